@@ -1,0 +1,120 @@
+# revtrail: GNU Make, pkg-config, C11.
+#   make                       ./revtrail
+#   make demo                  install missing packages (as root), build, run on examples/
+#   make test                  the same install step, then unit + end-to-end tests (prove)
+#   make test SANITIZE=address,undefined
+#   make unit-MODULE           one module's unit tests (ingest, rules, correlate, store)
+#   make fuzz                  libFuzzer harnesses (clang), FUZZ_SECONDS each
+#   make bench | install | clean
+
+PREFIX ?= /usr/local
+CC ?= cc
+PKGS := libpcre2-8 rdkafka libcjson sqlite3 zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+OPT ?= -O2
+CFLAGS ?= $(OPT) -g
+override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
+	-Iinclude $(PKG_CFLAGS)
+LDLIBS += $(PKG_LIBS) -lm
+
+ifneq ($(SANITIZE),)
+override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+override LDFLAGS += -fsanitize=$(SANITIZE)
+B := build/san
+BIN := $(B)/revtrail
+else
+B := build/rel
+BIN := revtrail
+endif
+
+MODULES := ingest rules correlate store
+src_of = $(sort $(wildcard $(1)/*.c))
+obj_of = $(patsubst %.c,$(B)/%.o,$(call src_of,$(1)))
+LIB_OBJ := $(foreach m,$(MODULES),$(call obj_of,$(m))) $(B)/rules/builtin_packs.o
+CLI_OBJ := $(call obj_of,cli)
+PACKS := $(sort $(wildcard rules/packs/*.rules))
+
+all: $(BIN)
+
+$(BIN): $(CLI_OBJ) $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The default packs are compiled into the binary so revtrail works anywhere.
+$(B)/tools/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -o $@ $<
+$(B)/rules/builtin_packs.c: $(PACKS) $(B)/tools/embed
+	@mkdir -p $(@D)
+	$(B)/tools/embed $(PACKS) > $@
+$(B)/rules/builtin_packs.o: $(B)/rules/builtin_packs.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# Unit tests: tests/unit/test_MODULE_*.c links only the modules it needs, so
+# one module's tests build while another module is half-written.
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+deps_ingest := ingest
+deps_rules := ingest rules
+deps_correlate := ingest rules correlate
+deps_store := ingest rules correlate store
+unit_mod = $(word 2,$(subst _, ,$(notdir $(1))))
+unit_objs = $(foreach m,$(deps_$(call unit_mod,$(1))),$(call obj_of,$(m))) \
+	$(if $(filter rules correlate store,$(call unit_mod,$(1))),$(B)/rules/builtin_packs.o)
+
+.SECONDEXPANSION:
+$(B)/tests/unit/%: $(B)/tests/unit/%.o $$(call unit_objs,%)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+pc := %
+unit-%: $$(filter $(B)/tests/unit/test_$$*_$$(pc),$(UNIT_BIN))
+	@for t in $^; do echo "# $$t"; $$t || exit 1; done
+
+# test and demo first install missing packages, then re-run make so that
+# pkg-config is asked again with the libraries present.
+test:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory check
+
+demo:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory $(BIN)
+	@tools/demo.sh $(abspath $(BIN))
+
+check: $(BIN) $(UNIT_BIN)
+	REVTRAIL=$(abspath $(BIN)) UNIT_DIR=$(abspath $(B)/tests/unit) \
+		prove -f tests/run-unit.sh tests/e2e/t*.sh
+
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+FUZZ_LIB_SRC := $(foreach m,$(MODULES),$(call src_of,$(m)))
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) build/rel/rules/builtin_packs.c
+	@mkdir -p $(@D)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude $(PKG_CFLAGS) \
+		-fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) -lm
+fuzz: $(FUZZ_BIN)
+	@for f in $^; do mkdir -p build/fuzz/corpus-$$(basename $$f); \
+		$$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus-$$(basename $$f) \
+		tests/fuzz/seeds || exit 1; done
+
+bench: $(BIN)
+	tests/bench/run.sh $(abspath $(BIN))
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/revtrail
+
+clean:
+	rm -rf build revtrail
+
+.PHONY: all test check demo fuzz bench install clean
+.SECONDARY: $(UNIT_BIN:=.o)
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,194 @@
+/*
+ * rt.h: the types every stage shares: string views, the per-batch arena,
+ * times, error codes and the normalised record that flows from a source to
+ * SQLite (see DESIGN.md "The record").
+ */
+#ifndef REVTRAIL_RT_H
+#define REVTRAIL_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Action functions return 0 or one of these. */
+enum {
+	RT_OK = 0,
+	RT_ENOMEM = -1,
+	RT_EIO = -2,
+	RT_EINVAL = -3,  /* bad option, rule file or argument */
+	RT_EPARSE = -4,  /* input that cannot be decoded */
+	RT_ELIMIT = -5,  /* a size, match or depth limit was hit */
+	RT_EDB = -6,     /* SQLite failure */
+	RT_EKAFKA = -7,  /* librdkafka failure */
+};
+
+/* Never NULL; a static string. */
+const char *rt_strerror(int err);
+
+/* A view into memory someone else owns (usually the batch arena). */
+struct rt_str {
+	const char *p;
+	size_t n;
+};
+
+#define RT_STR_NULL ((struct rt_str){ NULL, 0 })
+#define RT_STR_LIT(lit) ((struct rt_str){ (lit), sizeof(lit) - 1 })
+
+static inline struct rt_str rt_str_make(const char *p, size_t n)
+{
+	return (struct rt_str){ p, n };
+}
+
+/* True when s holds exactly the NUL-terminated string lit. */
+bool rt_str_eq(struct rt_str s, const char *lit);
+bool rt_str_has_prefix(struct rt_str s, const char *lit);
+
+/*
+ * Bump allocator: every string of a batch's records lives here and is freed
+ * with one rt_arena_reset() when the batch is stored.
+ */
+struct rt_arena_block;
+struct rt_arena {
+	struct rt_arena_block *head;
+	size_t used;    /* bytes handed out since the last reset */
+};
+
+void rt_arena_init(struct rt_arena *a);
+/* Aligned to 16 bytes. Returns NULL only when malloc fails. */
+void *rt_arena_alloc(struct rt_arena *a, size_t n);
+/* Copies n bytes and adds a NUL after them (not counted in .n). */
+struct rt_str rt_arena_strdup(struct rt_arena *a, const char *p, size_t n);
+/* Frees all but the first block, so a steady stream allocates nothing. */
+void rt_arena_reset(struct rt_arena *a);
+void rt_arena_release(struct rt_arena *a);
+
+/*
+ * Times are int64 nanoseconds since the Unix epoch, UTC; 0 means unknown.
+ * rt_time_parse accepts RFC 3339 with 0-9 fraction digits and Z or +hh:mm
+ * (also "+hhmm" and a space instead of T), Go's Time.String()
+ * "2024-05-01 12:15:13.1 +0200 CEST", ANSIC "Wed May  1 12:00:02 2024"
+ * (taken as UTC) and epoch seconds "1714558513" / "1714558513.25".
+ * Returns 0 or RT_EPARSE.
+ */
+int rt_time_parse(const char *s, size_t n, int64_t *ns);
+#define RT_TIME_BUFSZ 48
+/* Writes "2024-11-03T14:41:07.123456Z" (microseconds, always Z). */
+void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ]);
+
+enum rt_format {
+	RT_FMT_UNKNOWN = 0,
+	RT_FMT_K8S_EVENT,      /* core/v1 or events.k8s.io/v1 Event, any framing */
+	RT_FMT_EXPORTER,       /* kubernetes-event-exporter JSON */
+	RT_FMT_CRI,            /* containerd / CRI-O log line */
+	RT_FMT_DOCKER,         /* docker json-file line */
+	RT_FMT_FLUENTBIT,      /* Fluent Bit record with a kubernetes map */
+	RT_FMT_VECTOR,         /* Vector kubernetes_logs record */
+	RT_FMT_HELM_HISTORY,   /* helm history -o json, or its table */
+	RT_FMT_HELM_LIST,      /* helm list -o json, or its table */
+	RT_FMT_HELM_STATUS,    /* helm status -o json (a release) */
+	RT_FMT_HELM_STORAGE,   /* sh.helm.release.v1.* Secret or ConfigMap */
+	RT_FMT_HELM_TEXT,      /* helm / kubectl CLI output line */
+	RT_FMT_JSON,           /* any other JSON object (app structured log) */
+	RT_FMT_TEXT,           /* plain text line */
+	RT_FMT_COUNT
+};
+
+/* "k8s-event", "exporter", "cri", "docker", "fluentbit", "vector",
+ * "helm-history", "helm-list", "helm-status", "helm-storage", "helm-text",
+ * "json", "text"; "unknown" for RT_FMT_UNKNOWN. */
+const char *rt_format_name(enum rt_format f);
+/* RT_FMT_UNKNOWN when name is not one of the above. */
+enum rt_format rt_format_from_name(const char *name);
+
+enum rt_severity {
+	RT_SEV_NONE = 0,
+	RT_SEV_INFO,
+	RT_SEV_WARNING,
+	RT_SEV_ERROR,
+	RT_SEV_CRITICAL,
+};
+
+const char *rt_severity_name(enum rt_severity s);    /* "none", "info", ... */
+/* Returns -1 when name is not a severity. */
+int rt_severity_from_name(const char *name, size_t n);
+
+/* Where a record came from: a file and byte offset, or a Kafka message. */
+struct rt_pos {
+	const char *source;    /* path, "-", or topic; outlives the batch */
+	uint64_t offset;       /* byte offset of the record's first byte */
+	int32_t partition;     /* Kafka only, else -1 */
+	int64_t kafka_offset;  /* Kafka only, else -1 */
+};
+
+/*
+ * One revision of a Helm release, as a Helm record states it. History and
+ * list documents carry several; the correlator merges them by
+ * (ns, release, revision). Fields empty when the input lacks them.
+ */
+struct rt_revision {
+	struct rt_str ns, release;
+	int revision;                 /* > 0 */
+	struct rt_str status;         /* lower case: deployed, failed, ... */
+	struct rt_str chart, app_version, description;
+	int64_t updated_ns;           /* 0 when unknown */
+	/* From a decoded release payload (helm status, storage Secret). */
+	unsigned evidence;            /* RT_REV_* bits */
+	struct rt_str hook_configmaps;   /* "name1,name2": ConfigMap/Secret hooks
+	                                  * with before-hook-creation */
+};
+
+enum {
+	RT_REV_HOOK_CONFIG = 1u << 0,   /* config object templated as a hook */
+	RT_REV_NO_CHECKSUM = 1u << 1,   /* workload without checksum/config */
+	RT_REV_PAYLOAD = 1u << 2,       /* payload was decoded at all */
+};
+
+enum {
+	RT_REC_TRUNCATED = 1u << 0,   /* cut at the record size limit */
+	RT_REC_BAD_UTF8 = 1u << 1,    /* invalid UTF-8 replaced by U+FFFD */
+	RT_REC_BINARY = 1u << 2,      /* NUL or other control bytes seen */
+	RT_REC_MULTILINE = 1u << 3,   /* joined from partial lines */
+};
+
+/*
+ * The normalised record. Every rt_str is a view into the batch arena (or
+ * into static storage) and dies at rt_arena_reset(). Empty fields have
+ * .n == 0.
+ */
+struct rt_record {
+	uint64_t n;                  /* 1-based record number in this run */
+	enum rt_format format;
+	unsigned flags;              /* RT_REC_* */
+	int64_t ts_ns;               /* event time (last seen), 0 = unknown */
+	int64_t first_ns;            /* first seen, events only */
+	int64_t count;               /* occurrences, >= 1 */
+
+	struct rt_str ns;            /* namespace */
+	struct rt_str kind, name;    /* involved/regarding object */
+	struct rt_str pod, container, stream;
+	struct rt_str field_path;    /* spec.containers{web} */
+	struct rt_str reason, type;  /* type: Normal / Warning */
+	struct rt_str message;       /* the text rules read by default */
+	struct rt_str raw;           /* the whole input record */
+	struct rt_str uid;           /* event identity for dedupe, else empty */
+	struct rt_str component;     /* source.component / reportingController */
+	struct rt_str host;
+
+	/* Hints for the correlator. */
+	struct rt_str release;       /* app.kubernetes.io/instance,
+	                              * meta.helm.sh/release-name, helm-install-X */
+	struct rt_str release_ns;    /* meta.helm.sh/release-namespace */
+	struct rt_str owner_kind, owner_name;
+	struct rt_str template_hash; /* pod-template-hash */
+	struct rt_str chart;         /* helm.sh/chart */
+
+	struct rt_revision *revs;    /* Helm records: revisions stated */
+	size_t nrevs;
+
+	struct rt_pos pos;
+};
+
+/* Sets every field to empty, count to 1, partition/offsets to -1. */
+void rt_record_init(struct rt_record *r);
+
+#endif

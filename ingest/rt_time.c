@@ -1,0 +1,269 @@
+/*
+ * rt_time.c: the time forms Kubernetes, container runtimes and Helm print,
+ * parsed without libc's locale- and TZ-dependent functions (strptime and
+ * mktime read the process time zone; every time here carries its own).
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "revtrail/rt.h"
+
+#define NS_PER_SEC 1000000000LL
+
+/* Howard Hinnant's days_from_civil: proleptic Gregorian, any year. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int *y, unsigned *m, unsigned *d)
+{
+	int64_t era;
+	unsigned doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int)((int64_t)yoe + era * 400 + (*m <= 2));
+}
+
+struct cursor {
+	const char *p, *end;
+};
+
+static bool at_end(const struct cursor *c)
+{
+	return c->p >= c->end;
+}
+
+static bool take_char(struct cursor *c, char ch)
+{
+	if (at_end(c) || *c->p != ch)
+		return false;
+	c->p++;
+	return true;
+}
+
+/* Exactly `digits` decimal digits. */
+static bool take_num(struct cursor *c, int digits, int *out)
+{
+	int v = 0;
+
+	if (c->end - c->p < digits)
+		return false;
+	for (int i = 0; i < digits; i++) {
+		if (!isdigit((unsigned char)c->p[i]))
+			return false;
+		v = v * 10 + (c->p[i] - '0');
+	}
+	c->p += digits;
+	*out = v;
+	return true;
+}
+
+static void skip_spaces(struct cursor *c)
+{
+	while (!at_end(c) && *c->p == ' ')
+		c->p++;
+}
+
+/* ".123456789" (any number of digits; beyond 9 ignored) -> ns. */
+static int64_t take_fraction(struct cursor *c)
+{
+	int64_t ns = 0, scale = 100000000;
+
+	if (!take_char(c, '.') && !take_char(c, ','))
+		return 0;
+	while (!at_end(c) && isdigit((unsigned char)*c->p)) {
+		ns += (*c->p - '0') * scale;
+		scale /= 10;
+		c->p++;
+	}
+	return ns;
+}
+
+/* "Z", "+hh:mm", "+hhmm", "+hh", " +0200 CEST", " UTC", or nothing (UTC). */
+static bool take_zone(struct cursor *c, int64_t *offset_s)
+{
+	int hh = 0, mm = 0, sign;
+
+	*offset_s = 0;
+	skip_spaces(c);
+	if (at_end(c) || take_char(c, 'Z') || take_char(c, 'z'))
+		return true;
+	if (*c->p != '+' && *c->p != '-') {
+		/* A bare zone name: only UTC/GMT are unambiguous. */
+		return (c->end - c->p >= 3 && (strncmp(c->p, "UTC", 3) == 0 ||
+					       strncmp(c->p, "GMT", 3) == 0));
+	}
+	sign = *c->p++ == '-' ? -1 : 1;
+	if (!take_num(c, 2, &hh))
+		return false;
+	take_char(c, ':');
+	if (!at_end(c) && isdigit((unsigned char)*c->p) && !take_num(c, 2, &mm))
+		return false;
+	*offset_s = sign * (hh * 3600 + mm * 60);
+	return true;
+}
+
+static bool valid_civil(int mo, int d, int h, int mi, int s)
+{
+	return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 &&
+	       mi <= 59 && s <= 60;
+}
+
+static int64_t to_ns(int y, int mo, int d, int h, int mi, int s, int64_t frac,
+		     int64_t offset_s)
+{
+	int64_t secs = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+		       h * 3600 + mi * 60 + s - offset_s;
+
+	return secs * NS_PER_SEC + frac;
+}
+
+/* 2024-05-01T10:15:13.5Z and the space-separated relatives. */
+static int parse_iso(struct cursor c, int64_t *ns)
+{
+	int y, mo, d, h, mi, s;
+	int64_t frac, off;
+
+	if (!take_num(&c, 4, &y) || !take_char(&c, '-') ||
+	    !take_num(&c, 2, &mo) || !take_char(&c, '-') ||
+	    !take_num(&c, 2, &d))
+		return RT_EPARSE;
+	if (!take_char(&c, 'T') && !take_char(&c, 't') && !take_char(&c, ' '))
+		return RT_EPARSE;
+	if (!take_num(&c, 2, &h) || !take_char(&c, ':') ||
+	    !take_num(&c, 2, &mi) || !take_char(&c, ':') ||
+	    !take_num(&c, 2, &s))
+		return RT_EPARSE;
+	frac = take_fraction(&c);
+	if (!take_zone(&c, &off) || !valid_civil(mo, d, h, mi, s))
+		return RT_EPARSE;
+	*ns = to_ns(y, mo, d, h, mi, s, frac, off);
+	return RT_OK;
+}
+
+static int month_from_name(const char *p)
+{
+	static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+	for (int i = 0; i < 12; i++)
+		if (strncasecmp(p, names + 3 * i, 3) == 0)
+			return i + 1;
+	return 0;
+}
+
+/* Go ANSIC "Mon Jan  2 15:04:05 2006" (and UnixDate with a zone before
+ * the year): taken as UTC unless a numeric zone is given. */
+static int parse_ansic(struct cursor c, int64_t *ns)
+{
+	int mo, d = 0, h, mi, s, y;
+	int64_t frac, off = 0;
+
+	if (c.end - c.p < 8 || !isalpha((unsigned char)c.p[0]))
+		return RT_EPARSE;
+	c.p += 3;
+	skip_spaces(&c);
+	if (c.end - c.p < 3 || !(mo = month_from_name(c.p)))
+		return RT_EPARSE;
+	c.p += 3;
+	skip_spaces(&c);
+	while (!at_end(&c) && isdigit((unsigned char)*c.p) && d < 100)
+		d = d * 10 + (*c.p++ - '0');
+	skip_spaces(&c);
+	if (!take_num(&c, 2, &h) || !take_char(&c, ':') ||
+	    !take_num(&c, 2, &mi) || !take_char(&c, ':') ||
+	    !take_num(&c, 2, &s))
+		return RT_EPARSE;
+	frac = take_fraction(&c);
+	skip_spaces(&c);
+	if (!at_end(&c) && !isdigit((unsigned char)*c.p)) {
+		/* "MST 2006" or "+0200 2006": zone before the year. */
+		struct cursor z = c;
+
+		if (*c.p == '+' || *c.p == '-')
+			take_zone(&z, &off);
+		while (!at_end(&c) && *c.p != ' ')
+			c.p++;
+		skip_spaces(&c);
+	}
+	if (!take_num(&c, 4, &y) || !valid_civil(mo, d, h, mi, s))
+		return RT_EPARSE;
+	*ns = to_ns(y, mo, d, h, mi, s, frac, off);
+	return RT_OK;
+}
+
+/* "1714558513" or "1714558513.25": Unix seconds (helm labels, Fluent Bit). */
+static int parse_epoch(struct cursor c, int64_t *ns)
+{
+	int64_t secs = 0;
+	int digits = 0;
+
+	while (!at_end(&c) && isdigit((unsigned char)*c.p) && digits < 12) {
+		secs = secs * 10 + (*c.p++ - '0');
+		digits++;
+	}
+	if (digits < 9)
+		return RT_EPARSE;
+	int64_t frac = take_fraction(&c);
+	if (!at_end(&c))
+		return RT_EPARSE;
+	*ns = secs * NS_PER_SEC + frac;
+	return RT_OK;
+}
+
+int rt_time_parse(const char *s, size_t n, int64_t *ns)
+{
+	struct cursor c = { s, s + n };
+
+	while (c.p < c.end && isspace((unsigned char)*c.p))
+		c.p++;
+	while (c.end > c.p && isspace((unsigned char)c.end[-1]))
+		c.end--;
+	if (at_end(&c))
+		return RT_EPARSE;
+	if (parse_iso(c, ns) == RT_OK || parse_epoch(c, ns) == RT_OK ||
+	    parse_ansic(c, ns) == RT_OK)
+		return RT_OK;
+	return RT_EPARSE;
+}
+
+void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ])
+{
+	int64_t secs = ns / NS_PER_SEC, frac = ns % NS_PER_SEC;
+	int64_t days, rem;
+	int y;
+	unsigned mo, d;
+
+	if (frac < 0) {
+		frac += NS_PER_SEC;
+		secs--;
+	}
+	days = secs / 86400;
+	rem = secs % 86400;
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	civil_from_days(days, &y, &mo, &d);
+	snprintf(out, RT_TIME_BUFSZ, "%04d-%02u-%02uT%02d:%02d:%02d.%06dZ",
+		 y, mo, d, (int)(rem / 3600), (int)(rem / 60 % 60),
+		 (int)(rem % 60), (int)(frac / 1000));
+}

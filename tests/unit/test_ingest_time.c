@@ -1,0 +1,62 @@
+/* Times in every form FORMATS.md lists, and the arena that holds records. */
+#include <string.h>
+
+#include "revtrail/rt.h"
+#include "tap.h"
+
+static void check(const char *in, const char *want)
+{
+	int64_t ns = 0;
+	char out[RT_TIME_BUFSZ] = "";
+	int rc = rt_time_parse(in, strlen(in), &ns);
+
+	if (rc == RT_OK)
+		rt_time_format(ns, out);
+	if (!want) {
+		ok(rc == RT_EPARSE, "rejects '%s'", in);
+		return;
+	}
+	is_str(out, want, "parses '%s'", in);
+}
+
+int main(void)
+{
+	check("2024-05-01T10:15:13Z", "2024-05-01T10:15:13.000000Z");
+	check("2024-05-01T10:15:13.123456Z", "2024-05-01T10:15:13.123456Z");
+	check("2024-05-01T10:15:13.5Z", "2024-05-01T10:15:13.500000Z");
+	check("2024-05-01T12:15:14.000000001+02:00", "2024-05-01T10:15:14.000000Z");
+	check("2024-05-01T10:15:13.123456789+00:00", "2024-05-01T10:15:13.123456Z");
+	check("2024-05-01T12:15:13.1-05:30", "2024-05-01T17:45:13.100000Z");
+	check("2024-05-01 12:15:13.123456789 +0200 CEST", "2024-05-01T10:15:13.123456Z");
+	check("2024-05-01 12:15:13.1 +0200 +0200", "2024-05-01T10:15:13.100000Z");
+	check("2024-11-03 14:22:11 UTC", "2024-11-03T14:22:11.000000Z");
+	check("Wed May  1 12:00:02 2024", "2024-05-01T12:00:02.000000Z");
+	check("Sun Nov 3 14:41:07 2024", "2024-11-03T14:41:07.000000Z");
+	check("1714558513", "2024-05-01T10:15:13.000000Z");
+	check("1714558513.25", "2024-05-01T10:15:13.250000Z");
+	check("  2024-02-29T23:59:59Z ", "2024-02-29T23:59:59.000000Z");
+	check("1969-12-31T23:59:59.5Z", "1969-12-31T23:59:59.500000Z");
+	check("", NULL);
+	check("-", NULL);
+	check("2024-13-01T00:00:00Z", NULL);
+	check("not a time", NULL);
+	check("2024-05-01T10:15", NULL);
+
+	struct rt_arena a;
+	rt_arena_init(&a);
+	struct rt_str s = rt_arena_strdup(&a, "hello", 5);
+	is_rts(s, "hello", "arena strdup");
+	ok(s.p[5] == '\0', "arena strdup terminates");
+	void *big = rt_arena_alloc(&a, 3u << 20);
+	ok(big != NULL, "arena serves a block larger than its default");
+	ok(((uintptr_t)big & 15) == 0, "arena aligns to 16");
+	rt_arena_reset(&a);
+	is_int(a.used, 0, "reset clears usage");
+	ok(rt_arena_alloc(&a, 10) != NULL, "arena usable after reset");
+	rt_arena_release(&a);
+
+	is_str(rt_format_name(rt_format_from_name("helm-history")), "helm-history", "format names round trip");
+	is_int(rt_severity_from_name("Critical", 8), RT_SEV_CRITICAL, "severity names are case-insensitive");
+	is_int(rt_severity_from_name("fatal", 5), -1, "unknown severity");
+	return done_testing();
+}
