@@ -80,7 +80,7 @@ unit-%: $$(filter $(B)/tests/unit/test_$$*_$$(pc),$(UNIT_BIN))
 # pkg-config is asked again with the libraries present.
 test:
 	@tools/deps.sh
-	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory -j2 check
 
 demo:
 	@tools/deps.sh

@@ -216,11 +216,12 @@ static int parse_epoch(struct cursor c, int64_t *ns)
 	int64_t secs = 0;
 	int digits = 0;
 
-	while (!at_end(&c) && isdigit((unsigned char)*c.p) && digits < 12) {
+	while (!at_end(&c) && isdigit((unsigned char)*c.p) && digits < 11) {
 		secs = secs * 10 + (*c.p++ - '0');
 		digits++;
 	}
-	if (digits < 9)
+	/* 9 or 10 digits: 1973..2255; more would overflow int64 nanoseconds. */
+	if (digits < 9 || digits > 10 || secs >= 9000000000LL)
 		return RT_EPARSE;
 	int64_t frac = take_fraction(&c);
 	if (!at_end(&c))

@@ -1,0 +1,93 @@
+/*
+ * cli.h (private to cli/): the subcommands and the few helpers they share.
+ * Each subcommand lives in its own file cli/cmd_NAME.c, parses its own
+ * options (getopt_long) and returns the process exit code: 0 ok,
+ * 1 runtime failure, 2 usage or configuration error. Only main() exits.
+ */
+#ifndef REVTRAIL_CLI_H
+#define REVTRAIL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "revtrail/ingest.h"
+#include "revtrail/rules.h"
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+int cmd_classify(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_incidents(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_consume(int argc, char **argv);
+
+/* Options every command that classifies shares. */
+struct cli_rules_opts {
+	const char *paths[32];   /* --rules PATH, repeatable */
+	int npaths;
+	bool no_default;         /* --no-default-rules */
+};
+
+/* Loads built-in packs (unless no_default) and every --rules path, then
+ * compiles. On error prints "revtrail: FILE:LINE: problem" and returns NULL. */
+struct rules *cli_load_rules(const struct cli_rules_opts *o);
+
+/* --db: the flag, else $REVTRAIL_DB, else ./revtrail.db. */
+const char *cli_db_path(const char *flag);
+
+/* Prints "revtrail CMD: message" to stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Reads every input (paths, "-" or none = stdin) in large chunks and feeds
+ * them to ingest. After each chunk, between_chunks (may be NULL) runs: that
+ * is where callers flush a batch and reset the arena. Stops early and returns
+ * the first non-zero return of emit/between_chunks; returns CLI_FAIL when a
+ * file cannot be opened (reported on stderr) after reading the others.
+ */
+typedef int (*cli_chunk_fn)(void *ctx);
+int cli_read_inputs(struct ingest *in, char **paths, int npaths,
+		    struct rt_arena *arena, ingest_emit_fn emit,
+		    cli_chunk_fn between_chunks, void *ctx);
+
+/* Options of every command that reads input (classify, ingest, consume). */
+enum {
+	CLI_OPT_FORMAT = 256,
+	CLI_OPT_MAX_RECORD,
+	CLI_OPT_RULES,
+	CLI_OPT_NO_DEFAULT,
+	CLI_OPT_RELEASE,
+	CLI_OPT_FIRST_FREE,     /* commands number their own long options from here */
+};
+
+#define CLI_INPUT_LONG_OPTS \
+	{ "format", required_argument, NULL, CLI_OPT_FORMAT }, \
+	{ "max-record", required_argument, NULL, CLI_OPT_MAX_RECORD }, \
+	{ "rules", required_argument, NULL, CLI_OPT_RULES }, \
+	{ "no-default-rules", no_argument, NULL, CLI_OPT_NO_DEFAULT }, \
+	{ "release", required_argument, NULL, CLI_OPT_RELEASE }, \
+	{ "verbose", no_argument, NULL, 'v' }
+
+/*
+ * Handles one of the options above (and -v). Returns 1 when handled, 0 when
+ * opt is not one of them, CLI_USAGE after printing an error.
+ */
+int cli_input_opt(const char *cmd, int opt, const char *arg,
+		  struct ingest_opts *io, struct cli_rules_opts *ro);
+/* "NS/NAME" into io->release_ns/release_name (static storage). */
+int cli_parse_release(const char *arg, struct ingest_opts *io);
+/* "1048576", "512k", "1M" -> bytes; -1 when malformed or over 1 GiB. */
+int cli_parse_size(const char *arg, size_t *out);
+
+/* Output formats for -o. */
+enum cli_output { CLI_OUT_TABLE, CLI_OUT_JSON, CLI_OUT_CSV, CLI_OUT_TEXT };
+/* Returns -1 when name is none of table/json/csv/text. */
+int cli_output_from_name(const char *name);
+
+/* JSON string writer (quotes, escapes control bytes, passes UTF-8). */
+void cli_json_str(FILE *f, const char *p, size_t n);
+
+#endif

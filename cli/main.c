@@ -1,0 +1,48 @@
+/*
+ * main.c: the revtrail front end. A table of subcommands, each in its own
+ * cli/cmd_NAME.c; this file only dispatches and owns the process exit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "classify", cmd_classify, "tag records, print JSON Lines" },
+	{ "rules", cmd_rules, "list, check or test rule packs" },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: revtrail COMMAND [OPTIONS] [ARGS]\n\ncommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fputs("\nrevtrail COMMAND --help shows a command's options.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "revtrail: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return CLI_USAGE;
+}

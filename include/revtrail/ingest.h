@@ -1,0 +1,79 @@
+/*
+ * ingest.h: bytes in, normalised records out.
+ *
+ * A caller feeds raw bytes of one or more named streams (files, stdin) as
+ * they arrive; ingest frames them into records (lines, pretty-printed JSON
+ * objects, joined CRI/docker partials), detects each record's format and
+ * decodes it into a struct rt_record whose strings live in the caller's
+ * arena. Kafka values, which are already framed, go through
+ * ingest_decode_message().
+ */
+#ifndef REVTRAIL_INGEST_H
+#define REVTRAIL_INGEST_H
+
+#include <stdio.h>
+
+#include "revtrail/rt.h"
+
+#define INGEST_DEFAULT_MAX_RECORD (1u << 20)
+
+struct ingest_opts {
+	size_t max_record;          /* bytes; 0 = INGEST_DEFAULT_MAX_RECORD */
+	enum rt_format force;       /* RT_FMT_UNKNOWN = detect per record */
+	const char *release_ns;     /* --release NS/NAME: names the release of */
+	const char *release_name;   /* history inputs that lack it; may be NULL */
+	FILE *verbose;              /* -v: rejects are printed here; NULL = quiet */
+};
+
+struct ingest_stats {
+	uint64_t bytes;
+	uint64_t records;           /* emitted */
+	uint64_t rejects;           /* could not be decoded at all */
+	uint64_t truncated;         /* over max_record, cut and flagged */
+	uint64_t bad_utf8;          /* records with invalid UTF-8 repaired */
+	uint64_t binary;            /* records with NUL/control junk */
+	uint64_t skipped;           /* watch ERROR/BOOKMARK envelopes, headers */
+	uint64_t by_format[RT_FMT_COUNT];
+};
+
+/*
+ * Called once per decoded record. The record and its strings are valid until
+ * the arena passed to ingest_feed() is reset; the callback must not reset it.
+ * A non-zero return stops the feed and is returned by it.
+ */
+typedef int (*ingest_emit_fn)(void *ctx, struct rt_record *rec);
+
+struct ingest;
+
+/* Returns NULL on allocation failure. Copies what it needs from opts. */
+struct ingest *ingest_new(const struct ingest_opts *opts);
+void ingest_free(struct ingest *in);
+
+/*
+ * Feeds the next n bytes of the stream named source (kept by pointer: it
+ * must outlive the ingest). Framing state (a partial line, an open JSON
+ * object, CRI partials, the current `tail -F` header) is kept per source.
+ * Records complete within these bytes are emitted now. Returns 0, RT_ENOMEM,
+ * or the callback's non-zero return.
+ */
+int ingest_feed(struct ingest *in, const char *source, const char *buf,
+		size_t n, struct rt_arena *arena, ingest_emit_fn emit, void *ctx);
+
+/* End of the stream: emits what is pending (a last line without newline,
+ * unterminated partials) and forgets the source's state. */
+int ingest_finish(struct ingest *in, const char *source,
+		  struct rt_arena *arena, ingest_emit_fn emit, void *ctx);
+
+/*
+ * Decodes one already-framed message (a Kafka value). key may be NULL;
+ * kafka_ts_ns is the message timestamp (0 = none), used when the payload
+ * carries no time. A List or history document may emit several records.
+ */
+int ingest_decode_message(struct ingest *in, const char *buf, size_t n,
+			  const char *key, size_t keylen, int64_t kafka_ts_ns,
+			  const struct rt_pos *pos, struct rt_arena *arena,
+			  ingest_emit_fn emit, void *ctx);
+
+const struct ingest_stats *ingest_stats(const struct ingest *in);
+
+#endif

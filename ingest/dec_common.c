@@ -1,0 +1,58 @@
+/*
+ * dec_common.c: what every decoder shares (ingest/decode.h): emitting a
+ * record, and reading cJSON trees into arena strings.
+ */
+#include <string.h>
+
+#include "decode.h"
+
+/* Counts the record, numbers it, fills the Kafka time when the payload had
+ * none, and hands it to the callback; returns the callback's return. */
+int dec_emit(struct dec_ctx *d, struct rt_record *rec)
+{
+	if (!rec->ts_ns)
+		rec->ts_ns = d->hint_ts_ns;
+	if (rec->count < 1)
+		rec->count = 1;
+	if ((unsigned)rec->format >= RT_FMT_COUNT)
+		rec->format = RT_FMT_UNKNOWN;
+	rec->n = ++d->stats->records;
+	d->stats->by_format[rec->format]++;
+	return d->emit ? d->emit(d->emit_ctx, rec) : 0;
+}
+
+struct rt_str dec_json_str(struct dec_ctx *d, const cJSON *item)
+{
+	struct rt_str s;
+
+	if (!cJSON_IsString(item) || !item->valuestring)
+		return RT_STR_LIT("");
+	s = rt_arena_strdup(d->arena, item->valuestring,
+			    strlen(item->valuestring));
+	return s.p ? s : RT_STR_LIT("");
+}
+
+const cJSON *dec_json_get(const cJSON *obj, const char *key)
+{
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+const cJSON *dec_json_path(const cJSON *obj, const char *path)
+{
+	const char *dot;
+	char key[128];
+
+	while (obj && (dot = strchr(path, '.')) != NULL) {
+		size_t n = (size_t)(dot - path);
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		obj = dec_json_get(obj, key);
+		path = dot + 1;
+	}
+	return obj ? dec_json_get(obj, path) : NULL;
+}

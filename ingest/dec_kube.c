@@ -1,0 +1,358 @@
+/*
+ * dec_kube.c: Kubernetes API objects (FORMATS.md §1, §5): core/v1 and
+ * events.k8s.io/v1 Events and kubernetes-event-exporter events, bare,
+ * inside a watch envelope {"type","object"} or as items of a List. Objects
+ * that are not Events go to the Helm decoder (storage Secrets/ConfigMaps,
+ * release JSON, history/list arrays).
+ *
+ * Both event APIs and both client-go recorders are read through one set of
+ * fallbacks, because the API server converts between them and kubectl may
+ * show either view of the same object.
+ */
+#include <string.h>
+
+#include "decode.h"
+
+#define COMBINED_PREFIX "(combined from similar events): "
+
+static const cJSON *jget(const cJSON *obj, const char *key)
+{
+	return cJSON_IsObject(obj) ? dec_json_get(obj, key) : NULL;
+}
+
+/* The item when it is a non-empty string, else NULL. */
+static const cJSON *nonempty(const cJSON *it)
+{
+	return cJSON_IsString(it) && it->valuestring && it->valuestring[0] ?
+	       it : NULL;
+}
+
+static const cJSON *first_str(const cJSON *a, const cJSON *b,
+			      const cJSON *c)
+{
+	return nonempty(a) ? a : nonempty(b) ? b : nonempty(c);
+}
+
+static bool str_is(const cJSON *it, const char *lit)
+{
+	return cJSON_IsString(it) && it->valuestring &&
+	       strcmp(it->valuestring, lit) == 0;
+}
+
+/* 0 for null, "", absent or unparseable: all mean "unknown" here. */
+static int64_t json_time(const cJSON *it)
+{
+	int64_t ns = 0;
+
+	if (!nonempty(it) || rt_time_parse(it->valuestring,
+					   strlen(it->valuestring), &ns) != 0)
+		return 0;
+	return ns;
+}
+
+static int64_t first_time(const cJSON *a, const cJSON *b, const cJSON *c,
+			  const cJSON *e)
+{
+	int64_t ns;
+
+	if ((ns = json_time(a)) || (ns = json_time(b)) || (ns = json_time(c)))
+		return ns;
+	return json_time(e);
+}
+
+/* Go omits a zero int32 count, so absent and 0 both mean "not stated". */
+static int64_t json_count(const cJSON *it)
+{
+	return cJSON_IsNumber(it) && it->valuedouble >= 1 ?
+	       (int64_t)it->valuedouble : 0;
+}
+
+/* "spec.containers{web}" (also init/ephemeral) -> "web"; a view into fp.
+ * The "spec.containers[2]" form names no container, so it yields nothing. */
+static struct rt_str field_container(struct rt_str fp)
+{
+	static const char *const pre[] = {
+		"spec.containers{", "spec.initContainers{",
+		"spec.ephemeralContainers{",
+	};
+
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t len = strlen(pre[i]);
+		const char *close;
+
+		if (!rt_str_has_prefix(fp, pre[i]))
+			continue;
+		close = memchr(fp.p + len, '}', fp.n - len);
+		if (close && close > fp.p + len)
+			return rt_str_make(fp.p + len, (size_t)(close - fp.p) - len);
+	}
+	return RT_STR_NULL;
+}
+
+static bool is_event(const cJSON *obj)
+{
+	const cJSON *kind = jget(obj, "kind");
+
+	if (cJSON_IsString(kind))
+		return str_is(kind, "Event");
+	/* Informer and exporter payloads may drop apiVersion/kind. */
+	return (cJSON_IsObject(jget(obj, "involvedObject")) ||
+		cJSON_IsObject(jget(obj, "regarding"))) &&
+	       (jget(obj, "reason") || jget(obj, "message") ||
+		jget(obj, "note"));
+}
+
+static bool is_exporter(const cJSON *ev, const cJSON *ref)
+{
+	return jget(ev, "clusterName") || jget(ref, "labels") ||
+	       jget(ref, "annotations") || jget(ref, "ownerReferences") ||
+	       jget(ref, "deleted");
+}
+
+/* ownerReferences[]: the controller entry, else the first. */
+static const cJSON *pick_owner(const cJSON *owners)
+{
+	const cJSON *o;
+
+	if (!cJSON_IsArray(owners))
+		return NULL;
+	cJSON_ArrayForEach(o, owners)
+		if (cJSON_IsTrue(jget(o, "controller")))
+			return o;
+	return cJSON_GetArrayItem(owners, 0);
+}
+
+/*
+ * k3s helm-controller jobs are named helm-install-<chart> / helm-delete-
+ * <chart> (their pods add a suffix). The name alone could be any workload,
+ * so the release is only taken when the chart label confirms it.
+ */
+static const cJSON *helm_controller_release(const cJSON *ref,
+					    const cJSON *labels)
+{
+	const cJSON *chart = nonempty(jget(labels,
+					   "helmcharts.helm.cattle.io/chart"));
+	const cJSON *name = nonempty(jget(ref, "name"));
+	static const char *const pre[] = { "helm-install-", "helm-delete-" };
+
+	if (!chart || !name || !(str_is(jget(ref, "kind"), "Job") ||
+				 str_is(jget(ref, "kind"), "Pod")))
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		size_t pl = strlen(pre[i]), cl = strlen(chart->valuestring);
+		const char *n = name->valuestring;
+
+		if (strncmp(n, pre[i], pl) == 0 &&
+		    strncmp(n + pl, chart->valuestring, cl) == 0 &&
+		    (n[pl + cl] == '\0' || n[pl + cl] == '-'))
+			return chart;
+	}
+	return NULL;
+}
+
+/* §5: labels, annotations and owners the exporter adds to involvedObject. */
+static void exporter_hints(struct dec_ctx *d, struct rt_record *rec,
+			   const cJSON *ref)
+{
+	const cJSON *labels = jget(ref, "labels");
+	const cJSON *ann = jget(ref, "annotations");
+	const cJSON *rel, *owner;
+
+	rel = first_str(jget(ann, "meta.helm.sh/release-name"),
+			jget(labels, "app.kubernetes.io/instance"),
+			jget(labels, "release"));
+	if (!rel)
+		rel = nonempty(jget(labels, "helm.sh/release"));
+	if (!rel)
+		rel = helm_controller_release(ref, labels);
+	if (rel)
+		rec->release = dec_json_str(d, rel);
+	rec->release_ns = dec_json_str(d, jget(ann,
+					"meta.helm.sh/release-namespace"));
+	rec->template_hash = dec_json_str(d, jget(labels, "pod-template-hash"));
+	rec->chart = dec_json_str(d, jget(labels, "helm.sh/chart"));
+	owner = pick_owner(jget(ref, "ownerReferences"));
+	rec->owner_kind = dec_json_str(d, jget(owner, "kind"));
+	rec->owner_name = dec_json_str(d, jget(owner, "name"));
+}
+
+/* Event identity for dedupe: a re-sent or patched event keeps its uid and
+ * its namespace/name, whatever its count. */
+static struct rt_str event_uid(struct dec_ctx *d, const cJSON *meta,
+			       struct rt_str ns)
+{
+	const cJSON *name = nonempty(jget(meta, "name"));
+	size_t nn;
+	char *p;
+
+	if (nonempty(jget(meta, "uid")))
+		return dec_json_str(d, jget(meta, "uid"));
+	if (!name)
+		return RT_STR_NULL;
+	nn = strlen(name->valuestring);
+	if (!(p = rt_arena_alloc(d->arena, ns.n + nn + 2)))
+		return RT_STR_NULL;
+	if (ns.n)
+		memcpy(p, ns.p, ns.n);
+	p[ns.n] = '/';
+	memcpy(p + ns.n + 1, name->valuestring, nn + 1);
+	return rt_str_make(p, ns.n + 1 + nn);
+}
+
+static void event_message(struct dec_ctx *d, struct rt_record *rec,
+			  const cJSON *ev)
+{
+	rec->message = dec_json_str(d, first_str(jget(ev, "message"),
+						 jget(ev, "note"), NULL));
+	if (rt_str_has_prefix(rec->message, COMBINED_PREFIX)) {
+		rec->message.p += strlen(COMBINED_PREFIX);
+		rec->message.n -= strlen(COMBINED_PREFIX);
+	}
+}
+
+/* Last seen, first seen and count, per FORMATS.md §1.3. */
+static void event_times(struct dec_ctx *d, struct rt_record *rec,
+			const cJSON *ev)
+{
+	const cJSON *series = jget(ev, "series");
+	int64_t count;
+
+	rec->ts_ns = first_time(jget(ev, "lastTimestamp"),
+				jget(ev, "deprecatedLastTimestamp"),
+				jget(series, "lastObservedTime"),
+				jget(ev, "eventTime"));
+	if (!rec->ts_ns)
+		rec->ts_ns = json_time(jget(jget(ev, "metadata"),
+					    "creationTimestamp"));
+	if (!rec->ts_ns && d->hint_ts_ns)
+		rec->ts_ns = d->hint_ts_ns;
+	rec->first_ns = first_time(jget(ev, "firstTimestamp"),
+				   jget(ev, "deprecatedFirstTimestamp"),
+				   jget(ev, "eventTime"), NULL);
+	if ((count = json_count(jget(ev, "count"))) ||
+	    (count = json_count(jget(series, "count"))) ||
+	    (count = json_count(jget(ev, "deprecatedCount"))))
+		rec->count = count;
+	else
+		rec->count = 1;
+}
+
+static int kube_event(struct dec_ctx *d, const cJSON *ev)
+{
+	struct rt_record rec = *d->base;
+	const cJSON *meta = jget(ev, "metadata");
+	const cJSON *ref = jget(ev, "involvedObject");
+	const cJSON *src = jget(ev, "source");
+	int rc;
+
+	if (!cJSON_IsObject(ref))
+		ref = jget(ev, "regarding");
+	if (!cJSON_IsObject(src))
+		src = jget(ev, "deprecatedSource");
+	rec.format = is_exporter(ev, ref) ? RT_FMT_EXPORTER : RT_FMT_K8S_EVENT;
+	/* The event describes its involved object, not whatever pod wrote the
+	 * file it came from, so path-derived names are replaced. */
+	rec.ns = dec_json_str(d, first_str(jget(meta, "namespace"),
+					   jget(ref, "namespace"), NULL));
+	rec.kind = dec_json_str(d, jget(ref, "kind"));
+	rec.name = dec_json_str(d, jget(ref, "name"));
+	rec.pod = rt_str_eq(rec.kind, "Pod") ? rec.name : RT_STR_NULL;
+	rec.field_path = dec_json_str(d, jget(ref, "fieldPath"));
+	rec.container = field_container(rec.field_path);
+	rec.reason = dec_json_str(d, jget(ev, "reason"));
+	rec.type = dec_json_str(d, jget(ev, "type"));
+	event_message(d, &rec, ev);
+	rec.component = dec_json_str(d, first_str(jget(ev, "reportingComponent"),
+						  jget(ev, "reportingController"),
+						  jget(src, "component")));
+	rec.host = dec_json_str(d, jget(src, "host"));
+	rec.uid = event_uid(d, meta, rec.ns);
+	event_times(d, &rec, ev);
+	if (rec.format == RT_FMT_EXPORTER)
+		exporter_hints(d, &rec, ref);
+	rec.revs = NULL;
+	rec.nrevs = 0;
+	if ((rc = dec_emit(d, &rec)) != 0)
+		return rc;
+	return DEC_YES;
+}
+
+/* One object as if it stood alone: an Event, or something Helm. */
+static int kube_item(struct dec_ctx *d, const cJSON *obj)
+{
+	if (!cJSON_IsObject(obj))
+		return DEC_NO;
+	if (is_event(obj))
+		return kube_event(d, obj);
+	return dec_helm_json(d, obj);
+}
+
+/* Item results: DEC_NO for an item we do not read is counted, not fatal. */
+static int kube_counted(struct dec_ctx *d, const cJSON *obj)
+{
+	int rc = kube_item(d, obj);
+
+	if (rc == DEC_NO) {
+		d->stats->skipped++;
+		return DEC_YES;
+	}
+	return rc;
+}
+
+static bool is_watch_type(const cJSON *t)
+{
+	static const char *const types[] = {
+		"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR",
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (str_is(t, types[i]))
+			return true;
+	return false;
+}
+
+static bool is_list(const cJSON *obj)
+{
+	const cJSON *kind = jget(obj, "kind");
+	size_t n;
+
+	if (!cJSON_IsString(kind) || !cJSON_IsArray(jget(obj, "items")))
+		return false;
+	n = strlen(kind->valuestring);
+	/* kubectl prints "List"; the API server "EventList", "SecretList". */
+	return n >= 4 && strcmp(kind->valuestring + n - 4, "List") == 0;
+}
+
+int dec_kube_json(struct dec_ctx *d, const cJSON *root)
+{
+	const cJSON *type, *object, *item;
+	int rc;
+
+	if (cJSON_IsArray(root)) {
+		/* `kubectl get events -o json | jq .items`: a bare array. */
+		if (!is_event(cJSON_GetArrayItem(root, 0)))
+			return dec_helm_json(d, root);
+		cJSON_ArrayForEach(item, root)
+			if ((rc = kube_counted(d, item)) != DEC_YES)
+				return rc;
+		return DEC_YES;
+	}
+	if (!cJSON_IsObject(root))
+		return DEC_NO;
+	type = jget(root, "type");
+	object = jget(root, "object");
+	if (is_watch_type(type) && cJSON_IsObject(object)) {
+		if (str_is(type, "ERROR") || str_is(type, "BOOKMARK")) {
+			d->stats->skipped++;
+			return DEC_YES;
+		}
+		return kube_counted(d, object);
+	}
+	if (is_list(root)) {
+		cJSON_ArrayForEach(item, jget(root, "items"))
+			if ((rc = kube_counted(d, item)) != DEC_YES)
+				return rc;
+		return DEC_YES;
+	}
+	return kube_item(d, root);
+}

@@ -1,0 +1,557 @@
+/*
+ * dec_logs.c: container log shapes (FORMATS.md §2): CRI lines, docker
+ * json-file, Fluent Bit and Vector records, and any other JSON object (an
+ * application's structured log, a proxy's JSON access log).
+ *
+ * CRI content and docker `log` strings are often JSON themselves
+ * (`... stdout F {"level":"error","msg":"db timeout"}`); their message is
+ * taken from msg/message/log/error/err by a small allocation-free scanner
+ * rather than cJSON, because that path runs once per container log line.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+
+const struct rt_str ing_stream_names[2] = {
+	RT_STR_LIT("stdout"), RT_STR_LIT("stderr"),
+};
+
+/* The keys a message or a level is read from, best first. */
+static const char *const msg_keys[] = {
+	"msg", "message", "log", "error", "err", NULL,
+};
+static const char *const level_keys[] = {
+	"level", "severity", "lvl", "levelname", "loglevel", "log.level", NULL,
+};
+static const char *const time_keys[] = {
+	"time", "ts", "timestamp", "@timestamp", "time_local", "date", NULL,
+};
+
+int ing_cri_parse(const char *p, size_t n, struct ing_cri *c)
+{
+	size_t k = ing_rfc3339(p, n, &c->ts_ns);
+
+	if (!k || n - k < 9 || p[k] != ' ')
+		return -1;
+	k++;
+	if (memcmp(p + k, "stdout ", 7) == 0)
+		c->stream = 0;
+	else if (memcmp(p + k, "stderr ", 7) == 0)
+		c->stream = 1;
+	else
+		return -1;
+	k += 7;
+	if (p[k] != 'P' && p[k] != 'F')
+		return -1;
+	c->partial = p[k] == 'P';
+	k++;
+	/* Further tags are ':'-separated; only the first one matters. */
+	if (k < n && p[k] == ':')
+		while (k < n && p[k] != ' ')
+			k++;
+	if (k < n && p[k] != ' ')
+		return -1;
+	c->content = k < n ? k + 1 : n;
+	return 0;
+}
+
+/* ---- a scanner for one-line JSON objects (no allocation) ---- */
+
+enum { JV_STR, JV_NUM, JV_OTHER };
+
+struct jscan {
+	const char *p;
+	size_t n, i;
+};
+
+static void js_ws(struct jscan *s)
+{
+	while (s->i < s->n && ing_is_space(s->p[s->i]))
+		s->i++;
+}
+
+/* At a '"': moves past the closing quote. */
+static bool js_string(struct jscan *s)
+{
+	for (s->i++; s->i < s->n; s->i++) {
+		if (s->p[s->i] == '\\')
+			s->i++;
+		else if (s->p[s->i] == '"') {
+			s->i++;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool js_skip_nested(struct jscan *s)
+{
+	int depth = 0;
+
+	while (s->i < s->n) {
+		char c = s->p[s->i];
+
+		if (c == '"') {
+			if (!js_string(s))
+				return false;
+			continue;
+		}
+		if (c == '{' || c == '[')
+			depth++;
+		else if ((c == '}' || c == ']') && --depth == 0) {
+			s->i++;
+			return true;
+		}
+		s->i++;
+	}
+	return false;
+}
+
+struct jmember {
+	const char *key, *val;
+	size_t keyn, valn;
+	int kind;
+};
+
+/* Next member of the top-level object; false at its end or on bad input
+ * (*bad set). */
+static bool js_member(struct jscan *s, struct jmember *m, bool *bad)
+{
+	size_t at;
+
+	js_ws(s);
+	if (s->i < s->n && s->p[s->i] == '}')
+		return false;
+	if (s->i >= s->n || s->p[s->i] != '"')
+		goto bad;
+	at = s->i;
+	if (!js_string(s))
+		goto bad;
+	m->key = s->p + at + 1;
+	m->keyn = s->i - at - 2;
+	js_ws(s);
+	if (s->i >= s->n || s->p[s->i] != ':')
+		goto bad;
+	s->i++;
+	js_ws(s);
+	if (s->i >= s->n)
+		goto bad;
+	at = s->i;
+	if (s->p[at] == '"') {
+		if (!js_string(s))
+			goto bad;
+		m->kind = JV_STR;
+		m->val = s->p + at + 1;
+		m->valn = s->i - at - 2;
+	} else if (s->p[at] == '{' || s->p[at] == '[') {
+		if (!js_skip_nested(s))
+			goto bad;
+		m->kind = JV_OTHER;
+		m->val = s->p + at;
+		m->valn = s->i - at;
+	} else {
+		while (s->i < s->n && s->p[s->i] != ',' && s->p[s->i] != '}' &&
+		       !ing_is_space(s->p[s->i]))
+			s->i++;
+		m->kind = (s->p[at] == '-' || (s->p[at] >= '0' && s->p[at] <= '9'))
+				  ? JV_NUM : JV_OTHER;
+		m->val = s->p + at;
+		m->valn = s->i - at;
+	}
+	js_ws(s);
+	if (s->i < s->n && s->p[s->i] == ',')
+		s->i++;
+	else if (s->i >= s->n || s->p[s->i] != '}')
+		goto bad;
+	return true;
+bad:
+	*bad = true;
+	return false;
+}
+
+static int key_rank(const char *const *keys, const char *k, size_t kn)
+{
+	for (int i = 0; keys[i]; i++)
+		if (strlen(keys[i]) == kn && memcmp(keys[i], k, kn) == 0)
+			return i;
+	return -1;
+}
+
+/* pino/bunyan numeric levels. */
+static struct rt_str level_num(double v)
+{
+	if (v >= 60)
+		return RT_STR_LIT("fatal");
+	if (v >= 50)
+		return RT_STR_LIT("error");
+	if (v >= 40)
+		return RT_STR_LIT("warn");
+	if (v >= 30)
+		return RT_STR_LIT("info");
+	if (v >= 20)
+		return RT_STR_LIT("debug");
+	return RT_STR_LIT("trace");
+}
+
+/* Go and zap loggers put the cause beside the message
+ * ({"msg":"cannot connect","error":"dial tcp ...: connection refused"}):
+ * the rules need both, so the message becomes "msg: error". */
+static struct rt_str join_cause(struct dec_ctx *d, struct rt_str msg,
+				struct rt_str cause)
+{
+	char *p;
+
+	if (!cause.n || !msg.n)
+		return msg.n ? msg : cause;
+	p = rt_arena_alloc(d->arena, msg.n + 2 + cause.n + 1);
+	if (!p)
+		return msg;
+	memcpy(p, msg.p, msg.n);
+	memcpy(p + msg.n, ": ", 2);
+	memcpy(p + msg.n + 2, cause.p, cause.n);
+	p[msg.n + 2 + cause.n] = '\0';
+	return rt_str_make(p, msg.n + 2 + cause.n);
+}
+
+static struct rt_str chomp(struct rt_str s)
+{
+	while (s.n && (s.p[s.n - 1] == '\n' || s.p[s.n - 1] == '\r'))
+		s.n--;
+	return s;
+}
+
+/* Index of the first cause key in msg_keys: keys before it are messages. */
+#define MSG_KEY_CAUSE 3
+
+/*
+ * content holds a JSON object: its msg-like member (joined with an error
+ * member beside it) becomes the message and its level the record's type.
+ * Anything else leaves rec as it is.
+ */
+static void payload_json(struct dec_ctx *d, struct rt_record *rec,
+			 struct rt_str content)
+{
+	struct jscan s = { content.p, content.n, 0 };
+	struct jmember m = { 0 }, best = { 0 }, lvl = { 0 }, cause = { 0 };
+	int rank = 100, r;
+	bool bad = false, have_lvl = false;
+
+	js_ws(&s);
+	if (s.i >= s.n || s.p[s.i] != '{')
+		return;
+	s.i++;
+	while (js_member(&s, &m, &bad)) {
+		if (m.kind == JV_STR && m.valn &&
+		    (r = key_rank(msg_keys, m.key, m.keyn)) >= 0) {
+			if (r >= MSG_KEY_CAUSE && !cause.valn)
+				cause = m;
+			if (r < rank) {
+				rank = r;
+				best = m;
+			}
+		}
+		if (!have_lvl && m.kind != JV_OTHER &&
+		    key_rank(level_keys, m.key, m.keyn) >= 0) {
+			lvl = m;
+			have_lvl = true;
+		}
+	}
+	if (bad)
+		return;
+	if (rank < 100) {
+		struct rt_str msg = ing_json_unescape(d->arena, best.val, best.valn);
+
+		if (msg.p && rank < MSG_KEY_CAUSE && cause.valn)
+			msg = join_cause(d, chomp(msg), chomp(
+				ing_json_unescape(d->arena, cause.val, cause.valn)));
+		if (msg.p)
+			rec->message = chomp(msg);
+	}
+	if (have_lvl && lvl.kind == JV_STR)
+		rec->type = ing_json_unescape(d->arena, lvl.val, lvl.valn);
+	else if (have_lvl)
+		rec->type = level_num(strtod(lvl.val, NULL));
+}
+
+int ing_log_emit(struct dec_ctx *d, struct rt_record *rec,
+		 enum rt_format fmt, struct rt_str content)
+{
+	size_t i = 0;
+
+	rec->format = fmt;
+	rec->message = content;
+	while (i < content.n && ing_is_space(content.p[i]))
+		i++;
+	if (i < content.n && content.p[i] == '{')
+		payload_json(d, rec, content);
+	return dec_emit(d, rec);
+}
+
+/* ---- cJSON shapes ---- */
+
+static bool key_in(const char *k, const char *const *set)
+{
+	for (int i = 0; set[i]; i++)
+		if (strcmp(k, set[i]) == 0)
+			return true;
+	return false;
+}
+
+bool ing_is_docker(const cJSON *root)
+{
+	static const char *const keys[] = { "log", "stream", "time", "attrs",
+					    NULL };
+	const cJSON *it;
+
+	if (!cJSON_IsObject(root) || !cJSON_IsString(dec_json_get(root, "time")))
+		return false;
+	cJSON_ArrayForEach(it, root)
+		if (!it->string || !key_in(it->string, keys))
+			return false;
+	it = dec_json_get(root, "log");
+	return it == NULL || cJSON_IsString(it);
+}
+
+static int64_t json_time(const cJSON *it)
+{
+	int64_t ns;
+
+	if (cJSON_IsString(it) && it->valuestring[0] &&
+	    ing_time_parse(it->valuestring, strlen(it->valuestring), &ns) == 0)
+		return ns;
+	if (cJSON_IsNumber(it) && it->valuedouble > 0) {
+		double v = it->valuedouble;
+
+		/* Epoch seconds (Fluent Bit's @timestamp double), or ms/us/ns.
+		 * A double holds about a microsecond at this magnitude, so the
+		 * fraction is rounded to microseconds. */
+		double scale = v > 1e17 ? 1 : v > 1e14 ? 1e3 : v > 1e11 ? 1e6 : 1e9;
+		double ip = floor(v), frac = v - ip;
+
+		return (int64_t)ip * (int64_t)scale +
+		       llround(frac * scale / 1e3) * 1000;
+	}
+	return 0;
+}
+
+static struct rt_str stream_of(struct dec_ctx *d, const cJSON *it)
+{
+	if (!cJSON_IsString(it))
+		return RT_STR_NULL;
+	if (strcmp(it->valuestring, "stdout") == 0)
+		return ing_stream_names[0];
+	if (strcmp(it->valuestring, "stderr") == 0)
+		return ing_stream_names[1];
+	return dec_json_str(d, it);
+}
+
+/* Sets dst from a JSON string that is not empty; keeps it otherwise. */
+static void take_str(struct dec_ctx *d, struct rt_str *dst, const cJSON *it)
+{
+	if (cJSON_IsString(it) && it->valuestring[0])
+		*dst = dec_json_str(d, it);
+}
+
+void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
+		       const cJSON *root)
+{
+	const cJSON *attrs = dec_json_get(root, "attrs");
+	int64_t ts = json_time(dec_json_get(root, "time"));
+
+	if (ts)
+		rec->ts_ns = ts;
+	rec->stream = stream_of(d, dec_json_get(root, "stream"));
+	if (!cJSON_IsObject(attrs))
+		return;
+	/* --log-opt labels=... with the dockershim's container labels. */
+	take_str(d, &rec->pod, dec_json_get(attrs, "io.kubernetes.pod.name"));
+	take_str(d, &rec->ns, dec_json_get(attrs, "io.kubernetes.pod.namespace"));
+	take_str(d, &rec->container,
+		 dec_json_get(attrs, "io.kubernetes.container.name"));
+}
+
+/* Release hints a pod's labels and annotations carry (FORMATS.md §3.5). */
+static void labels(struct dec_ctx *d, struct rt_record *rec,
+		   const cJSON *lab, const cJSON *ann)
+{
+	take_str(d, &rec->release, dec_json_get(lab, "release"));
+	take_str(d, &rec->release, dec_json_get(lab, "helm.sh/release"));
+	take_str(d, &rec->release,
+		 dec_json_get(lab, "app.kubernetes.io/instance"));
+	take_str(d, &rec->release,
+		 dec_json_get(ann, "meta.helm.sh/release-name"));
+	take_str(d, &rec->release_ns,
+		 dec_json_get(ann, "meta.helm.sh/release-namespace"));
+	take_str(d, &rec->template_hash,
+		 dec_json_get(lab, "pod-template-hash"));
+	take_str(d, &rec->chart, dec_json_get(lab, "helm.sh/chart"));
+}
+
+static struct rt_str json_cause(struct dec_ctx *d, const cJSON *root)
+{
+	for (int i = MSG_KEY_CAUSE; msg_keys[i]; i++) {
+		const cJSON *it = dec_json_get(root, msg_keys[i]);
+
+		if (cJSON_IsString(it) && it->valuestring[0])
+			return chomp(dec_json_str(d, it));
+	}
+	return RT_STR_NULL;
+}
+
+/* The fields every JSON log shape shares: message, level, time, stream. */
+static void common_fields(struct dec_ctx *d, struct rt_record *rec,
+			  const cJSON *root)
+{
+	const cJSON *it;
+	int64_t ts;
+
+	for (int i = 0; msg_keys[i]; i++) {
+		it = dec_json_get(root, msg_keys[i]);
+		if (cJSON_IsString(it) && it->valuestring[0]) {
+			rec->message = chomp(dec_json_str(d, it));
+			if (i < MSG_KEY_CAUSE)
+				rec->message = join_cause(d, rec->message,
+							  json_cause(d, root));
+			break;
+		}
+	}
+	for (int i = 0; level_keys[i]; i++) {
+		it = dec_json_get(root, level_keys[i]);
+		if (cJSON_IsString(it) && it->valuestring[0]) {
+			rec->type = dec_json_str(d, it);
+			break;
+		}
+		if (cJSON_IsNumber(it)) {
+			rec->type = level_num(it->valuedouble);
+			break;
+		}
+	}
+	for (int i = 0; time_keys[i]; i++)
+		if ((ts = json_time(dec_json_get(root, time_keys[i]))) != 0) {
+			rec->ts_ns = ts;
+			break;
+		}
+	it = dec_json_get(root, "stream");
+	if (cJSON_IsString(it))
+		rec->stream = stream_of(d, it);
+	/* Fluent Bit Keep_Log / Vector without parsing: JSON in the message. */
+	if (rec->message.n && rec->message.p != rec->raw.p)
+		payload_json(d, rec, rec->message);
+}
+
+static void fluentbit(struct dec_ctx *d, struct rt_record *rec,
+		      const cJSON *k8s)
+{
+	const cJSON *owners = dec_json_get(k8s, "owner_references"), *o, *pick;
+
+	take_str(d, &rec->pod, dec_json_get(k8s, "pod_name"));
+	take_str(d, &rec->ns, dec_json_get(k8s, "namespace_name"));
+	take_str(d, &rec->container, dec_json_get(k8s, "container_name"));
+	take_str(d, &rec->host, dec_json_get(k8s, "host"));
+	labels(d, rec, dec_json_get(k8s, "labels"),
+	       dec_json_get(k8s, "annotations"));
+	pick = cJSON_GetArrayItem(owners, 0);
+	cJSON_ArrayForEach(o, owners)
+		if (cJSON_IsTrue(dec_json_get(o, "controller")))
+			pick = o;
+	if (pick) {
+		take_str(d, &rec->owner_kind, dec_json_get(pick, "kind"));
+		take_str(d, &rec->owner_name, dec_json_get(pick, "name"));
+	}
+}
+
+static void vector(struct dec_ctx *d, struct rt_record *rec,
+		   const cJSON *root, const cJSON *k8s)
+{
+	const cJSON *owner = dec_json_get(k8s, "pod_owner"),
+		    *file = dec_json_get(root, "file");
+	struct rt_str pod, ns, ctr;
+
+	/* Without API metadata only the path says who logged. */
+	if (cJSON_IsString(file) &&
+	    ing_path_parse(file->valuestring, strlen(file->valuestring), &pod,
+			   &ns, &ctr)) {
+		rec->pod = rt_arena_strdup(d->arena, pod.p, pod.n);
+		rec->ns = rt_arena_strdup(d->arena, ns.p, ns.n);
+		rec->container = rt_arena_strdup(d->arena, ctr.p, ctr.n);
+	}
+	take_str(d, &rec->pod, dec_json_get(k8s, "pod_name"));
+	take_str(d, &rec->ns, dec_json_get(k8s, "pod_namespace"));
+	take_str(d, &rec->container, dec_json_get(k8s, "container_name"));
+	take_str(d, &rec->host, dec_json_get(k8s, "pod_node_name"));
+	labels(d, rec, dec_json_get(k8s, "pod_labels"),
+	       dec_json_get(k8s, "pod_annotations"));
+	if (cJSON_IsString(owner)) {
+		struct rt_str o = dec_json_str(d, owner);
+		const char *slash = o.p ? memchr(o.p, '/', o.n) : NULL;
+
+		if (slash) {
+			rec->owner_kind = rt_str_make(o.p, (size_t)(slash - o.p));
+			rec->owner_name = rt_str_make(slash + 1,
+					o.n - (size_t)(slash + 1 - o.p));
+		}
+	}
+}
+
+static bool has(const cJSON *obj, const char *key)
+{
+	return dec_json_get(obj, key) != NULL;
+}
+
+static enum rt_format shape(const struct dec_ctx *d, const cJSON *root,
+			    const cJSON *k8s)
+{
+	enum rt_format f = d->opts->force;
+	const cJSON *st = dec_json_get(root, "source_type");
+	bool vec_src = cJSON_IsString(st) &&
+		       strcmp(st->valuestring, "kubernetes_logs") == 0;
+
+	if (f == RT_FMT_FLUENTBIT || f == RT_FMT_VECTOR || f == RT_FMT_JSON)
+		return f;
+	if (f == RT_FMT_DOCKER)
+		return ing_is_docker(root) ? f : RT_FMT_UNKNOWN;
+	if (cJSON_IsObject(k8s)) {
+		if (vec_src || has(k8s, "pod_namespace") ||
+		    has(k8s, "pod_labels") || has(k8s, "pod_owner"))
+			return RT_FMT_VECTOR;
+		return RT_FMT_FLUENTBIT;
+	}
+	if (vec_src)
+		return RT_FMT_VECTOR;
+	if (has(root, "_p") || has(root, "logtag"))
+		return RT_FMT_FLUENTBIT;
+	if (ing_is_docker(root))
+		return RT_FMT_DOCKER;
+	return RT_FMT_JSON;
+}
+
+int dec_log_json(struct dec_ctx *d, const cJSON *root)
+{
+	const cJSON *k8s = dec_json_get(root, "kubernetes");
+	struct rt_record rec = *d->base;
+	enum rt_format f;
+	int rc;
+
+	if (!cJSON_IsObject(root))
+		return DEC_NO;
+	f = shape(d, root, k8s);
+	if (f == RT_FMT_UNKNOWN)
+		return DEC_NO;
+	rec.format = f;
+	if (f == RT_FMT_DOCKER) {
+		struct rt_str log = chomp(dec_json_str(d, dec_json_get(root, "log")));
+
+		ing_docker_fields(d, &rec, root);
+		rc = ing_log_emit(d, &rec, f, log);
+		return rc ? rc : DEC_YES;
+	}
+	common_fields(d, &rec, root);
+	if (f == RT_FMT_FLUENTBIT && cJSON_IsObject(k8s))
+		fluentbit(d, &rec, k8s);
+	else if (f == RT_FMT_VECTOR)
+		vector(d, &rec, root, k8s);
+	rc = dec_emit(d, &rec);
+	return rc ? rc : DEC_YES;
+}

@@ -1,0 +1,110 @@
+/*
+ * decode.h (private to ingest/): the contract between the framer/dispatcher
+ * (ingest.c, detect.c) and the format decoders (dec_*.c).
+ *
+ * The framer cuts bytes into frames (a line, or a whole pretty-printed JSON
+ * document), fills a base record (raw text, position, flags, and what the
+ * file name or `tail -F` header says about pod/namespace/container), then
+ * asks the decoders in turn. A decoder either does not recognise the frame
+ * (returns DEC_NO) or emits zero or more records built from the base and
+ * returns DEC_YES (or a negative RT_E* / the callback's return).
+ */
+#ifndef REVTRAIL_INGEST_DECODE_H
+#define REVTRAIL_INGEST_DECODE_H
+
+#include <cJSON.h>
+
+#include "revtrail/ingest.h"
+
+enum { DEC_NO = 0, DEC_YES = 1 };
+
+/* Per-source state the line decoders keep between lines. */
+struct dec_helm_state {
+	int table;            /* DEC_TABLE_*: inside a helm table */
+	int ncols;
+	signed char col[12];  /* column index -> DEC_COL_* */
+	int indent;           /* header's leading blanks */
+	int tabbed, desc_at;  /* header TAB-separated; else DESCRIPTION offset */
+	int rows, cont;       /* rows since the header, continuation lines */
+	/* `$ helm history NAME -n NS` seen just before a history table */
+	char cmd_release[64], cmd_ns[64];
+	/* `helm install/upgrade/status` text block: NAME:, NAMESPACE:, ... */
+	char name[128], ns[128], status[32], when[64];
+	int revision;
+	/* kubectl tables: column start offsets from the header; and the
+	 * object a `kubectl describe` is about (Name:, Namespace:, Node:). */
+	short at[12];
+	char obj_name[128], obj_ns[64];
+	int obj_pod;
+};
+
+enum {
+	DEC_TABLE_NONE = 0, DEC_TABLE_HISTORY, DEC_TABLE_LIST,
+	DEC_TABLE_EVENTS,     /* kubectl get events */
+	DEC_TABLE_DESCRIBE,   /* the Events: section of kubectl describe */
+};
+
+struct dec_ctx {
+	struct rt_arena *arena;
+	const struct ingest_opts *opts;
+	struct ingest_stats *stats;
+	const struct rt_record *base;   /* copy it, then fill in */
+	int64_t hint_ts_ns;             /* Kafka timestamp or 0 */
+	ingest_emit_fn emit;
+	void *emit_ctx;
+};
+
+/* Emits a record: counts it, assigns rec->n, calls the callback. */
+int dec_emit(struct dec_ctx *d, struct rt_record *rec);
+
+/* Arena copy of a cJSON string item; empty when item is not a string. */
+struct rt_str dec_json_str(struct dec_ctx *d, const cJSON *item);
+/* Object member by key (case-sensitive), or NULL. */
+const cJSON *dec_json_get(const cJSON *obj, const char *key);
+/* obj.a.b.c: path of keys separated by '.', or NULL. */
+const cJSON *dec_json_path(const cJSON *obj, const char *path);
+
+/*
+ * dec_kube.c, dec_helm.c: Kubernetes API objects and Helm documents.
+ * Handles Event (core/v1, events.k8s.io/v1), exporter events, watch
+ * envelopes {"type","object"} (ERROR/BOOKMARK counted as skipped), List
+ * documents (each item dispatched), Helm storage Secrets/ConfigMaps, helm
+ * status/history/list JSON. DEC_NO for any other JSON value.
+ */
+int dec_kube_json(struct dec_ctx *d, const cJSON *root);
+
+/*
+ * dec_helm.c: the Helm half of dec_kube_json (which calls it for arrays and
+ * for objects that are not Events): history/list arrays, a release (helm
+ * status -o json), storage Secrets/ConfigMaps. DEC_NO when not Helm.
+ */
+int dec_helm_json(struct dec_ctx *d, const cJSON *root);
+
+/*
+ * helm_payload.c: peels base64 layers and gzip off a storage object's
+ * `release` value until JSON appears. On success *json is a malloc'd,
+ * NUL-terminated copy the caller frees; returns RT_EPARSE on malformed or
+ * over-limit input (decompressed size bounded by DEC_HELM_PAYLOAD_MAX).
+ */
+#define DEC_HELM_PAYLOAD_MAX ((size_t)64 << 20)
+int dec_helm_payload_unwrap(const char *s, size_t n, char **json,
+			    size_t *jsonlen);
+
+/*
+ * Helm table rows and helm/kubectl CLI text. Called for every text line
+ * (after CRI/docker unwrapping for log content is NOT done: only for plain
+ * text frames). Returns DEC_YES when the line was consumed (a table header
+ * or row, a status block line) and records were emitted as needed.
+ */
+int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
+		       const char *line, size_t n);
+
+/*
+ * dec_logs.c: container log shapes. dec_log_json handles docker json-file,
+ * Fluent Bit, Vector and any other JSON object (structured app logs: the
+ * message is msg/message/log/error/err, else the raw text). dec_cri_line
+ * handles one CRI line; partial joining lives in the framer.
+ */
+int dec_log_json(struct dec_ctx *d, const cJSON *root);
+
+#endif

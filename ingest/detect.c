@@ -1,0 +1,477 @@
+/*
+ * detect.c: the dispatcher. Takes one frame from the framer (or one Kafka
+ * value), decides its format and hands it to a decoder:
+ *
+ *   CRI line             -> joined per (file, stream) when partial, then
+ *                           dec_logs (ing_log_emit)
+ *   JSON ({ or [)        -> docker json-file (joined per (file, stream)),
+ *                           else dec_kube_json (Events, Helm), else
+ *                           dec_log_json (Fluent Bit, Vector, any object)
+ *   anything else        -> dec_helm_text_line, else a plain text record
+ *
+ * JSON that does not parse is plain text (DESIGN.md). The frame is copied
+ * into the arena once, sanitised (text.c); every decoder reads that copy.
+ * opts.force narrows the choice; a frame the forced decoder refuses is a
+ * reject, as is a text frame made mostly of binary junk.
+ */
+#include <string.h>
+
+#include "frame.h"
+
+static int emit_wrap(void *ctx, struct rt_record *rec)
+{
+	struct ingest *in = ctx;
+	int rc = in->emit ? in->emit(in->emit_ctx, rec) : 0;
+
+	if (rc)
+		in->stop = rc;
+	return rc;
+}
+
+static void dctx_init(struct ingest *in, struct dec_ctx *d,
+		      const struct rt_record *base)
+{
+	d->arena = in->arena;
+	d->opts = &in->opts;
+	d->stats = &in->stats;
+	d->base = base;
+	d->hint_ts_ns = in->hint_ts_ns;
+	d->emit = emit_wrap;
+	d->emit_ctx = in;
+}
+
+/* The file context's pod/namespace/container, valid for this call. */
+static void ctx_fill(struct ingest *in, struct ing_src *src,
+		     struct ing_ctx *ctx, struct rt_record *rec)
+{
+	if (!ctx->pod.n)
+		return;
+	if (ctx == &src->ctx[0]) {
+		/* Views into the source name, which outlives the ingest. */
+		rec->pod = ctx->pod;
+		rec->ns = ctx->ns;
+		rec->container = ctx->container;
+		return;
+	}
+	if (ctx->gen != in->gen) {
+		ctx->apod = rt_arena_strdup(in->arena, ctx->pod.p, ctx->pod.n);
+		ctx->ans = rt_arena_strdup(in->arena, ctx->ns.p, ctx->ns.n);
+		ctx->acontainer = rt_arena_strdup(in->arena, ctx->container.p,
+						  ctx->container.n);
+		ctx->gen = in->gen;
+	}
+	rec->pod = ctx->apod;
+	rec->ns = ctx->ans;
+	rec->container = ctx->acontainer;
+}
+
+static void base_init(struct ingest *in, struct rt_record *rec,
+		      struct ing_src *src, struct ing_ctx *ctx,
+		      const struct rt_pos *pos, struct rt_str raw,
+		      unsigned flags)
+{
+	rt_record_init(rec);
+	rec->raw = raw;
+	rec->message = raw;
+	rec->pos = *pos;
+	rec->flags = flags;
+	if (src && ctx)
+		ctx_fill(in, src, ctx, rec);
+}
+
+static struct ing_ctx *cur_ctx(const struct ing_frame *f)
+{
+	return f->src ? &f->src->ctx[f->src->cur] : NULL;
+}
+
+static void count_flags(struct ingest *in, unsigned flags)
+{
+	in->stats.truncated += !!(flags & RT_REC_TRUNCATED);
+	in->stats.bad_utf8 += !!(flags & RT_REC_BAD_UTF8);
+	in->stats.binary += !!(flags & RT_REC_BINARY);
+}
+
+static int reject(struct ingest *in, const struct ing_frame *f,
+		  const char *reason)
+{
+	ing_reject(in, &f->pos, reason);
+	return 0;
+}
+
+/* A decoder's return: the callback's stop wins, errors other than ENOMEM
+ * reject the frame and let the stream go on. */
+static int outcome(struct ingest *in, const struct ing_frame *f, int rc)
+{
+	if (in->stop)
+		return in->stop;
+	if (rc == RT_ENOMEM)
+		return rc;
+	if (rc < 0)
+		return reject(in, f, rt_strerror(rc));
+	return 0;
+}
+
+/* ---- partial pieces (CRI P lines, docker pieces without "\n") ---- */
+
+/* Cuts b to at most max bytes, at a UTF-8 character boundary. */
+static bool cut_to(struct ing_buf *b, size_t max)
+{
+	if (b->n <= max)
+		return false;
+	b->n = max;
+	while (b->n && ((unsigned char)b->p[b->n] & 0xc0) == 0x80)
+		b->n--;
+	return true;
+}
+
+static int part_add(struct ingest *in, const struct ing_frame *f,
+		    struct ing_part *part, enum rt_format fmt, int64_t ts_ns,
+		    struct rt_str raw, struct rt_str text, unsigned flags)
+{
+	size_t max = in->opts.max_record;
+	int rc = 0;
+
+	if (!part->open) {
+		part->open = true;
+		part->off = f->pos.offset;
+		part->ts_ns = ts_ns;
+		part->flags = 0;
+		part->pieces = 0;
+		part->fmt = fmt;
+		part->raw.n = part->text.n = 0;
+	}
+	part->flags |= flags;
+	part->pieces++;
+	if (part->raw.n < max) {
+		if (part->raw.n)
+			rc = ing_buf_put(&part->raw, "\n", 1);
+		if (rc == 0)
+			rc = ing_buf_put(&part->raw, raw.p, raw.n);
+	}
+	if (rc == 0 && part->text.n <= max)
+		rc = ing_buf_put(&part->text, text.p, text.n);
+	if (cut_to(&part->raw, max) | cut_to(&part->text, max))
+		part->flags |= RT_REC_TRUNCATED;
+	return rc;
+}
+
+static int part_emit(struct ingest *in, struct ing_src *src,
+		     struct ing_ctx *ctx, int stream)
+{
+	struct ing_part *part = &ctx->part[stream];
+	struct rt_pos pos = { src->name, part->off, -1, -1 };
+	struct rt_str raw, text;
+	struct rt_record rec;
+	struct dec_ctx d;
+	unsigned flags = part->flags;
+
+	part->open = false;
+	raw = rt_arena_strdup(in->arena, part->raw.p, part->raw.n);
+	text = rt_arena_strdup(in->arena, part->text.p, part->text.n);
+	if (!raw.p || !text.p)
+		return RT_ENOMEM;
+	if (part->pieces > 1)
+		flags |= RT_REC_MULTILINE;
+	count_flags(in, flags);
+	base_init(in, &rec, src, ctx, &pos, raw, flags);
+	rec.ts_ns = part->ts_ns;
+	rec.stream = ing_stream_names[stream];
+	if (part->fmt == RT_FMT_DOCKER)
+		while (text.n && (text.p[text.n - 1] == '\n' ||
+				  text.p[text.n - 1] == '\r'))
+			text.n--;
+	dctx_init(in, &d, &rec);
+	return ing_log_emit(&d, &rec, part->fmt, text);
+}
+
+int ing_flush_parts(struct ingest *in, struct ing_src *src,
+		    struct ing_ctx *ctx)
+{
+	int rc = 0;
+
+	for (int i = 0; i < 2 && rc == 0; i++)
+		if (ctx->part[i].open)
+			rc = part_emit(in, src, ctx, i);
+	return in->stop ? in->stop : rc;
+}
+
+/* The other format's pieces of this stream cannot continue: emit them. */
+static int part_claim(struct ingest *in, const struct ing_frame *f,
+		      int stream, enum rt_format fmt, struct ing_part **out)
+{
+	struct ing_ctx *ctx = cur_ctx(f);
+
+	*out = NULL;
+	if (!ctx)
+		return 0;
+	*out = &ctx->part[stream];
+	if ((*out)->open && (*out)->fmt != fmt)
+		return part_emit(in, f->src, ctx, stream);
+	return 0;
+}
+
+/* ---- CRI ---- */
+
+static int cri_line(struct ingest *in, const struct ing_frame *f,
+		    const struct ing_cri *c)
+{
+	struct ing_part *part;
+	struct rt_record rec;
+	struct dec_ctx d;
+	struct rt_str clean, content;
+	unsigned flags = f->flags;
+	size_t junk = 0;
+	int rc;
+
+	if ((rc = part_claim(in, f, c->stream, RT_FMT_CRI, &part)) != 0)
+		return outcome(in, f, rc);
+	clean = ing_clean(in->arena, f->p, f->n, f->flags & RT_REC_TRUNCATED,
+			  &flags, &junk);
+	if (!clean.p)
+		return RT_ENOMEM;
+	/* The prefix is ASCII, so the content starts at the same offset. */
+	content = rt_str_make(clean.p + c->content, clean.n - c->content);
+	if (part && (c->partial || part->open)) {
+		rc = part_add(in, f, part, RT_FMT_CRI, c->ts_ns, clean, content,
+			      flags);
+		if (rc == 0 && !c->partial)
+			rc = part_emit(in, f->src, cur_ctx(f), c->stream);
+		return outcome(in, f, rc);
+	}
+	count_flags(in, flags);
+	base_init(in, &rec, f->src, cur_ctx(f), &f->pos, clean, flags);
+	rec.ts_ns = c->ts_ns;
+	rec.stream = ing_stream_names[c->stream];
+	dctx_init(in, &d, &rec);
+	return outcome(in, f, ing_log_emit(&d, &rec, RT_FMT_CRI, content));
+}
+
+/* ---- docker json-file ---- */
+
+static int docker_frame(struct ingest *in, const struct ing_frame *f,
+			struct rt_record *base, const cJSON *root)
+{
+	const cJSON *log = dec_json_get(root, "log"),
+		    *stream = dec_json_get(root, "stream");
+	const char *s = cJSON_IsString(log) ? log->valuestring : "";
+	size_t n = strlen(s);
+	int sx = cJSON_IsString(stream) &&
+		 strcmp(stream->valuestring, "stderr") == 0;
+	struct rt_str text;
+	struct ing_part *part;
+	struct dec_ctx d;
+	int rc;
+
+	dctx_init(in, &d, base);
+	ing_docker_fields(&d, base, root);
+	if ((rc = part_claim(in, f, sx, RT_FMT_DOCKER, &part)) != 0)
+		return outcome(in, f, rc);
+	/* A piece of a long line has no trailing newline. */
+	if (part && n && (s[n - 1] != '\n' || part->open)) {
+		rc = part_add(in, f, part, RT_FMT_DOCKER, base->ts_ns, base->raw,
+			      rt_str_make(s, n), base->flags);
+		if (rc == 0 && s[n - 1] == '\n')
+			rc = part_emit(in, f->src, cur_ctx(f), sx);
+		return outcome(in, f, rc);
+	}
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	text = rt_arena_strdup(in->arena, s, n);
+	if (!text.p)
+		return RT_ENOMEM;
+	count_flags(in, base->flags);
+	return outcome(in, f, ing_log_emit(&d, base, RT_FMT_DOCKER, text));
+}
+
+/* ---- JSON and text ---- */
+
+static bool kube_allowed(enum rt_format f)
+{
+	return f == RT_FMT_UNKNOWN || f == RT_FMT_K8S_EVENT ||
+	       f == RT_FMT_EXPORTER || f == RT_FMT_HELM_HISTORY ||
+	       f == RT_FMT_HELM_LIST || f == RT_FMT_HELM_STATUS ||
+	       f == RT_FMT_HELM_STORAGE;
+}
+
+static int text_frame(struct ingest *in, const struct ing_frame *f,
+		      struct rt_str clean, unsigned flags, size_t junk);
+
+/* One JSON value of a frame: Kubernetes/Helm first, then log shapes. */
+static int json_value(struct ingest *in, struct dec_ctx *d, const cJSON *v)
+{
+	enum rt_format force = in->opts.force;
+	int rc = DEC_NO;
+
+	if (kube_allowed(force))
+		rc = dec_kube_json(d, v);
+	if (rc == DEC_NO && (force == RT_FMT_UNKNOWN || !kube_allowed(force)))
+		rc = dec_log_json(d, v);
+	return rc;
+}
+
+static int json_frame(struct ingest *in, const struct ing_frame *f,
+		      const cJSON *root, struct rt_str clean, unsigned flags,
+		      size_t junk)
+{
+	enum rt_format force = in->opts.force;
+	struct rt_record base;
+	struct dec_ctx d;
+	const cJSON *it;
+	int rc;
+
+	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
+	if (cJSON_IsObject(root) && ing_is_docker(root) &&
+	    (force == RT_FMT_UNKNOWN || force == RT_FMT_DOCKER))
+		return docker_frame(in, f, &base, root);
+	dctx_init(in, &d, &base);
+	rc = json_value(in, &d, root);
+	if (rc == DEC_NO && !in->stop && cJSON_IsArray(root) &&
+	    force == RT_FMT_UNKNOWN) {
+		/* jq .items and friends: an array of objects. */
+		bool any = false;
+
+		cJSON_ArrayForEach(it, root) {
+			if (!cJSON_IsObject(it))
+				continue;
+			any = true;
+			rc = json_value(in, &d, it);
+			if (in->stop || rc < 0)
+				break;
+		}
+		if (!any)
+			return text_frame(in, f, clean, flags, junk);
+		rc = DEC_YES;
+	}
+	count_flags(in, flags);
+	if (rc != DEC_NO || in->stop)
+		return outcome(in, f, rc);
+	if (force != RT_FMT_UNKNOWN)
+		return reject(in, f, force == RT_FMT_DOCKER
+				? "not a docker json-file line"
+				: "not a record of the forced format");
+	return reject(in, f, "JSON value with nothing to decode");
+}
+
+static bool helm_allowed(enum rt_format f)
+{
+	return f == RT_FMT_UNKNOWN || f == RT_FMT_HELM_TEXT ||
+	       f == RT_FMT_HELM_HISTORY || f == RT_FMT_HELM_LIST;
+}
+
+/*
+ * `kubectl logs --prefix`: "[pod/NAME/CONTAINER] text". The prefix names
+ * the pod and container; the message is the text after it.
+ */
+static void kubectl_prefix(struct rt_record *rec)
+{
+	const char *p = rec->message.p, *end = p + rec->message.n;
+	const char *close, *slash;
+
+	if (rec->message.n < 9 || memcmp(p, "[pod/", 5) != 0)
+		return;
+	close = memchr(p + 5, ']', (size_t)(end - p - 5));
+	if (!close || close + 1 >= end || close[1] != ' ')
+		return;
+	slash = memchr(p + 5, '/', (size_t)(close - p - 5));
+	if (!slash || slash == p + 5 || slash + 1 == close)
+		return;
+	rec->pod = rt_str_make(p + 5, (size_t)(slash - p - 5));
+	rec->container = rt_str_make(slash + 1, (size_t)(close - slash - 1));
+	rec->message = rt_str_make(close + 2, (size_t)(end - close - 2));
+}
+
+static int text_frame(struct ingest *in, const struct ing_frame *f,
+		      struct rt_str clean, unsigned flags, size_t junk)
+{
+	enum rt_format force = in->opts.force;
+	struct rt_record rec;
+	struct dec_ctx d;
+	int rc;
+
+	count_flags(in, flags);
+	if (junk * 2 > f->n)
+		return reject(in, f, "binary data");
+	base_init(in, &rec, f->src, cur_ctx(f), &f->pos, clean, flags);
+	dctx_init(in, &d, &rec);
+	if (!f->doc && helm_allowed(force)) {
+		rc = dec_helm_text_line(&d, f->helm, clean.p, clean.n);
+		if (rc != DEC_NO || in->stop)
+			return outcome(in, f, rc);
+	}
+	if (force == RT_FMT_HELM_HISTORY || force == RT_FMT_HELM_LIST)
+		return reject(in, f, "not a helm table line");
+	if (force != RT_FMT_UNKNOWN && force != RT_FMT_TEXT &&
+	    force != RT_FMT_HELM_TEXT)
+		return reject(in, f, "not JSON");
+	if (force == RT_FMT_HELM_TEXT) {
+		rec.format = RT_FMT_HELM_TEXT;
+		rec.ts_ns = ing_leading_time(clean.p, clean.n);
+		return outcome(in, f, dec_emit(&d, &rec));
+	}
+	kubectl_prefix(&rec);
+	rec.ts_ns = ing_leading_time(rec.message.p, rec.message.n);
+	if (force == RT_FMT_TEXT) {
+		rec.format = RT_FMT_TEXT;
+		return outcome(in, f, dec_emit(&d, &rec));
+	}
+	return outcome(in, f, ing_log_emit(&d, &rec, RT_FMT_TEXT, rec.message));
+}
+
+/* Not a record, but it ends a Helm table or status block. */
+static int blank_line(struct ingest *in, const struct ing_frame *f)
+{
+	struct rt_record rec;
+	struct dec_ctx d;
+	int rc = DEC_NO;
+
+	if (!f->doc && helm_allowed(in->opts.force)) {
+		base_init(in, &rec, f->src, cur_ctx(f), &f->pos,
+			  RT_STR_LIT(""), 0);
+		dctx_init(in, &d, &rec);
+		rc = dec_helm_text_line(&d, f->helm, "", 0);
+	}
+	if (rc == DEC_NO && !in->stop)
+		in->stats.skipped++;
+	return outcome(in, f, rc);
+}
+
+int ing_dispatch(struct ingest *in, const struct ing_frame *f)
+{
+	enum rt_format force = in->opts.force;
+	unsigned flags = f->flags;
+	struct rt_str clean;
+	struct ing_cri c;
+	size_t i = 0, junk = 0;
+	char first;
+
+	while (i < f->n && ing_is_space(f->p[i]))
+		i++;
+	if (i == f->n)
+		return blank_line(in, f);
+	first = f->p[i];
+	if (!f->doc && i == 0 && first >= '0' && first <= '9' &&
+	    (force == RT_FMT_UNKNOWN || force == RT_FMT_CRI) &&
+	    ing_cri_parse(f->p, f->n, &c) == 0)
+		return cri_line(in, f, &c);
+	if (force == RT_FMT_CRI)
+		return reject(in, f, "not a CRI log line");
+	clean = ing_clean(in->arena, f->p, f->n, flags & RT_REC_TRUNCATED,
+			  &flags, &junk);
+	if (!clean.p)
+		return RT_ENOMEM;
+	if ((first == '{' || first == '[') && force != RT_FMT_TEXT &&
+	    force != RT_FMT_HELM_TEXT) {
+		/* The arena copy is NUL-terminated: parse it whole, no
+		 * trailing garbage allowed. */
+		cJSON *root = cJSON_ParseWithLengthOpts(clean.p, clean.n + 1,
+							NULL, 1);
+
+		if (root) {
+			int rc = json_frame(in, f, root, clean, flags, junk);
+
+			cJSON_Delete(root);
+			return rc;
+		}
+	}
+	return text_frame(in, f, clean, flags, junk);
+}

@@ -1,0 +1,171 @@
+/*
+ * frame.h (private to ingest/): the state shared by the framer (frame.c),
+ * the public entry points and source table (ingest.c), the dispatcher
+ * (detect.c), the log decoders (dec_logs.c) and the text helpers (text.c).
+ *
+ * Bytes of a source become lines; lines become frames (a line, or a whole
+ * pretty-printed JSON document); frames are sanitised into the arena and
+ * dispatched. CRI `P` lines and docker split pieces wait in a per
+ * (source, file context, stream) buffer until their final piece arrives.
+ */
+#ifndef REVTRAIL_INGEST_FRAME_H
+#define REVTRAIL_INGEST_FRAME_H
+
+#include "decode.h"
+
+/* A growable byte buffer kept for the life of a source (not per record). */
+struct ing_buf {
+	char *p;
+	size_t n, cap;
+};
+
+/* Appends; returns 0 or RT_ENOMEM. */
+int ing_buf_put(struct ing_buf *b, const void *p, size_t n);
+void ing_buf_release(struct ing_buf *b);
+
+/* Pending partial pieces of one stream (CRI P lines, docker pieces). */
+struct ing_part {
+	struct ing_buf raw;     /* physical lines, '\n'-joined, sanitised */
+	struct ing_buf text;    /* content so far, sanitised */
+	uint64_t off;           /* stream offset of the first piece */
+	int64_t ts_ns;          /* time of the first piece */
+	unsigned flags;         /* RT_REC_* of all pieces so far */
+	unsigned pieces;
+	enum rt_format fmt;     /* RT_FMT_CRI or RT_FMT_DOCKER */
+	bool open;
+};
+
+/*
+ * What the file a line came from says: the source's own path, or the file
+ * named by the last `tail -F` header. Strings point into path.
+ */
+struct ing_ctx {
+	char *path;                     /* malloc'd; NULL for the source path */
+	struct rt_str pod, ns, container;
+	struct ing_part part[2];        /* stdout, stderr */
+	uint64_t used;                  /* LRU tick */
+	/* Arena copies, valid during one ingest call (generation gen). */
+	uint64_t gen;
+	struct rt_str apod, ans, acontainer;
+};
+
+#define ING_MAX_CTX 8
+
+struct ing_src {
+	struct ing_src *next;
+	const char *name;
+	uint64_t off;                   /* stream offset of the next byte */
+
+	/* A line that spans chunks; capped at max_record + 1 bytes. */
+	struct ing_buf line;
+	uint64_t line_off;
+	bool line_over;                 /* bytes beyond the cap were dropped */
+
+	/* An open pretty-printed JSON document. */
+	bool in_doc, doc_skip, doc_str, doc_esc;
+	int doc_depth;
+	unsigned doc_flags;
+	uint64_t doc_off;
+	struct ing_buf doc;
+
+	struct ing_ctx ctx[ING_MAX_CTX];   /* [0]: the source's own path */
+	int nctx, cur;
+
+	struct dec_helm_state helm;
+};
+
+struct ingest {
+	struct ingest_opts opts;
+	struct ingest_stats stats;
+	struct ing_src *srcs;
+	uint64_t gen, tick;
+	struct dec_helm_state msg_helm;    /* Kafka values */
+	int64_t hint_ts_ns;                /* Kafka timestamp of this call */
+
+	/* The current call's arena and callback; stop keeps the callback's
+	 * non-zero return so it is never mistaken for DEC_YES. */
+	struct rt_arena *arena;
+	ingest_emit_fn emit;
+	void *emit_ctx;
+	int stop;
+};
+
+/* One frame on its way to the decoders. */
+struct ing_frame {
+	const char *p;          /* raw bytes, not sanitised, no newline */
+	size_t n;
+	struct rt_pos pos;
+	unsigned flags;         /* RT_REC_TRUNCATED from the framer */
+	bool doc;               /* a multi-line JSON document */
+	struct ing_src *src;    /* NULL for Kafka values: no joins, no context */
+	struct dec_helm_state *helm;
+};
+
+/* ingest.c */
+void ing_reject(struct ingest *in, const struct rt_pos *pos,
+		const char *reason);
+int ing_set_header(struct ingest *in, struct ing_src *src, const char *path,
+		   size_t n);
+/* Views into path: pod, namespace and container for a kubelet log path. */
+bool ing_path_parse(const char *path, size_t n, struct rt_str *pod,
+		    struct rt_str *ns, struct rt_str *container);
+
+/* frame.c: bytes of a source to frames. */
+int ing_frame_bytes(struct ingest *in, struct ing_src *src, const char *buf,
+		    size_t n);
+int ing_frame_finish(struct ingest *in, struct ing_src *src);
+
+/* detect.c: one frame to records; emits or rejects. */
+int ing_dispatch(struct ingest *in, const struct ing_frame *f);
+/* Emits what a context still holds (EOF, eviction). */
+int ing_flush_parts(struct ingest *in, struct ing_src *src,
+		    struct ing_ctx *ctx);
+void ing_ctx_release(struct ing_ctx *ctx);
+
+/* dec_logs.c */
+struct ing_cri {
+	int64_t ts_ns;
+	int stream;             /* 0 stdout, 1 stderr */
+	bool partial;
+	size_t content;         /* offset of the content in the line */
+};
+/* 0 when the line is a CRI log line, else -1. Allocation free. */
+int ing_cri_parse(const char *p, size_t n, struct ing_cri *c);
+/* A docker json-file object: keys only from log, stream, time, attrs. */
+bool ing_is_docker(const cJSON *root);
+/* A docker line's time, stream and attrs (io.kubernetes.* labels). */
+void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
+		       const cJSON *root);
+/* Sets message (unwrapping a JSON payload's msg/message/error and level),
+ * format and emits. content must live in the arena. */
+int ing_log_emit(struct dec_ctx *d, struct rt_record *rec,
+		 enum rt_format fmt, struct rt_str content);
+extern const struct rt_str ing_stream_names[2];
+
+/* text.c */
+/* Copies p into the arena with invalid UTF-8 and control bytes replaced by
+ * U+FFFD; ORs RT_REC_BAD_UTF8/RT_REC_BINARY into *flags, adds the number of
+ * bad bytes to *junk. cut: the input was truncated, so an incomplete last
+ * character is dropped rather than flagged. .p is NULL on ENOMEM. */
+struct rt_str ing_clean(struct rt_arena *a, const char *p, size_t n, bool cut,
+			unsigned *flags, size_t *junk);
+/* Same into b (appended). Returns 0 or RT_ENOMEM. */
+int ing_clean_buf(struct ing_buf *b, const char *p, size_t n, bool cut,
+		  unsigned *flags);
+/* RFC 3339 at p (no trailing text checks): bytes consumed, 0 if none. */
+size_t ing_rfc3339(const char *p, size_t n, int64_t *ns);
+/* Any time form found in logs: RFC 3339, rt_time_parse's forms, and the
+ * nginx time_local "01/May/2024:10:15:13 +0000". 0 or RT_EPARSE. */
+int ing_time_parse(const char *p, size_t n, int64_t *ns);
+/* A timestamp leading a text line, or 0. */
+int64_t ing_leading_time(const char *p, size_t n);
+/* JSON string body (between the quotes) decoded into the arena. */
+struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n);
+
+static inline bool ing_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' ||
+	       c == '\v';
+}
+
+#endif

@@ -1,0 +1,405 @@
+/*
+ * text.c: byte hygiene and time stamps for the framer and decoders.
+ *
+ * Every frame is copied into the arena once; that copy is where invalid
+ * UTF-8 and binary junk are replaced by U+FFFD, so nothing downstream (the
+ * JSON parser, PCRE2 in UTF mode, SQLite, JSON output) ever sees them. The
+ * common clean line costs one scan and one memcpy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+
+int ing_buf_put(struct ing_buf *b, const void *p, size_t n)
+{
+	if (b->cap - b->n < n) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *q;
+
+		while (cap - b->n < n)
+			cap *= 2;
+		q = realloc(b->p, cap);
+		if (!q)
+			return RT_ENOMEM;
+		b->p = q;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->n, p, n);
+	b->n += n;
+	return 0;
+}
+
+void ing_buf_release(struct ing_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->n = b->cap = 0;
+}
+
+/* Tab, CR, LF (inside documents) and ESC (colour codes) are text. */
+static inline bool byte_ok(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\r' ||
+	       c == '\n' || c == 0x1b;
+}
+
+static size_t clean_prefix(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && byte_ok((unsigned char)p[i]))
+		i++;
+	return i;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at p[0] (lead byte >= 0x80): 2..4,
+ * 0 when invalid, SIZE_MAX when valid so far but cut by the end.
+ */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;	/* no UTF-16 surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if (i >= n)
+			return SIZE_MAX;
+		if (p[i] < lo || p[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+static const char fffd[3] = { (char)0xef, (char)0xbf, (char)0xbd };
+
+/* out must hold 3 * n bytes. Returns the bytes written. */
+static size_t clean_into(char *out, const char *p, size_t n, bool cut,
+			 unsigned *flags, size_t *junk)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		size_t k = clean_prefix(p + i, n - i);
+
+		memcpy(out + o, p + i, k);
+		i += k;
+		o += k;
+		if (i >= n)
+			break;
+		if (s[i] < 0x80) {
+			*flags |= RT_REC_BINARY;
+			k = 1;
+		} else {
+			k = utf8_len(s + i, n - i);
+			if (k == SIZE_MAX && cut)
+				break;	/* a character cut by truncation */
+			if (k != 0 && k != SIZE_MAX) {
+				memcpy(out + o, p + i, k);
+				i += k;
+				o += k;
+				continue;
+			}
+			*flags |= RT_REC_BAD_UTF8;
+			k = 1;
+		}
+		memcpy(out + o, fffd, 3);
+		o += 3;
+		i += k;
+		(*junk)++;
+	}
+	return o;
+}
+
+struct rt_str ing_clean(struct rt_arena *a, const char *p, size_t n, bool cut,
+			unsigned *flags, size_t *junk)
+{
+	char *out;
+	size_t o;
+
+	if (clean_prefix(p, n) == n)
+		return rt_arena_strdup(a, p, n);
+	out = rt_arena_alloc(a, 3 * n + 1);
+	if (!out)
+		return RT_STR_NULL;
+	o = clean_into(out, p, n, cut, flags, junk);
+	out[o] = '\0';
+	return rt_str_make(out, o);
+}
+
+int ing_clean_buf(struct ing_buf *b, const char *p, size_t n, bool cut,
+		  unsigned *flags)
+{
+	size_t junk = 0;
+
+	if (clean_prefix(p, n) == n)
+		return ing_buf_put(b, p, n);
+	if (ing_buf_put(b, NULL, 3 * n) < 0)
+		return RT_ENOMEM;
+	b->n -= 3 * n;
+	b->n += clean_into(b->p + b->n, p, n, cut, flags, &junk);
+	return 0;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static bool digits(const char *p, size_t n, int *out)
+{
+	int v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (p[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static int64_t civil_ns(int y, int mo, int d, int h, int mi, int s)
+{
+	return ((days_from_civil(y, mo, d) * 86400) + h * 3600 + mi * 60 + s) *
+	       (int64_t)1000000000;
+}
+
+static bool civil_ok(int mo, int d, int h, int mi, int s)
+{
+	return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 &&
+	       mi <= 59 && s <= 60;
+}
+
+/*
+ * YYYY-MM-DDThh:mm:ss[.f](Z|+hh:mm). Written here rather than calling
+ * rt_time_parse because it sits on the CRI hot path: no locale, no
+ * scanning for alternatives.
+ */
+size_t ing_rfc3339(const char *p, size_t n, int64_t *ns)
+{
+	int y, mo, d, h, mi, s, oh, om;
+	int64_t frac = 0, scale = 100000000;
+	size_t k = 19;
+
+	if (n < 20 || p[4] != '-' || p[7] != '-' ||
+	    (p[10] != 'T' && p[10] != 't') || p[13] != ':' || p[16] != ':' ||
+	    !digits(p, 4, &y) || !digits(p + 5, 2, &mo) ||
+	    !digits(p + 8, 2, &d) || !digits(p + 11, 2, &h) ||
+	    !digits(p + 14, 2, &mi) || !digits(p + 17, 2, &s) ||
+	    !civil_ok(mo, d, h, mi, s))
+		return 0;
+	if (p[k] == '.') {
+		k++;
+		if (k >= n || p[k] < '0' || p[k] > '9')
+			return 0;
+		for (; k < n && p[k] >= '0' && p[k] <= '9'; k++) {
+			frac += (p[k] - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (k >= n)
+		return 0;
+	*ns = civil_ns(y, mo, d, h, mi, s) + frac;
+	if (p[k] == 'Z' || p[k] == 'z')
+		return k + 1;
+	if ((p[k] != '+' && p[k] != '-') || n - k < 6 || p[k + 3] != ':' ||
+	    !digits(p + k + 1, 2, &oh) || !digits(p + k + 4, 2, &om) ||
+	    oh > 23 || om > 59)
+		return 0;
+	*ns -= (p[k] == '+' ? 1 : -1) * (int64_t)(oh * 3600 + om * 60) *
+	       1000000000;
+	return k + 6;
+}
+
+/* nginx $time_local / common log format: 01/May/2024:10:15:13 +0000 */
+static int clf_time(const char *p, size_t n, int64_t *ns)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	int d, y, h, mi, s, oh, om, mo = 0;
+
+	if (n != 26 || p[2] != '/' || p[6] != '/' || p[11] != ':' ||
+	    p[14] != ':' || p[17] != ':' || p[20] != ' ' ||
+	    (p[21] != '+' && p[21] != '-'))
+		return RT_EPARSE;
+	for (int i = 0; i < 12; i++)
+		if (memcmp(p + 3, months + 3 * i, 3) == 0)
+			mo = i + 1;
+	if (!mo || !digits(p, 2, &d) || !digits(p + 7, 4, &y) ||
+	    !digits(p + 12, 2, &h) || !digits(p + 15, 2, &mi) ||
+	    !digits(p + 18, 2, &s) || !digits(p + 22, 2, &oh) ||
+	    !digits(p + 24, 2, &om) || !civil_ok(mo, d, h, mi, s))
+		return RT_EPARSE;
+	*ns = civil_ns(y, mo, d, h, mi, s) -
+	      (p[21] == '+' ? 1 : -1) * (int64_t)(oh * 3600 + om * 60) *
+		      1000000000;
+	return 0;
+}
+
+int ing_time_parse(const char *p, size_t n, int64_t *ns)
+{
+	if (n && ing_rfc3339(p, n, ns) == n)
+		return 0;
+	if (clf_time(p, n, ns) == 0)
+		return 0;
+	return rt_time_parse(p, n, ns) == 0 ? 0 : RT_EPARSE;
+}
+
+/*
+ * "2024-05-01T10:15:13Z msg", "[2024-05-01 10:15:13,123] msg" (Python's
+ * comma fraction). klog's "E0501 10:15:13.123456" has no year: left to the
+ * caller's context, so not parsed here.
+ */
+int64_t ing_leading_time(const char *p, size_t n)
+{
+	char tmp[40];
+	int64_t ns = 0;
+	size_t k, len;
+
+	if (n && p[0] == '[') {
+		p++;
+		n--;
+	}
+	if (n < 19 || p[4] != '-' || p[0] < '0' || p[0] > '9')
+		return 0;
+	k = ing_rfc3339(p, n, &ns);
+	if (k && (k == n || ing_is_space(p[k]) || p[k] == ']' || p[k] == ','))
+		return ns;
+	if (p[10] != ' ')
+		return 0;
+	/* Date, space, time (up to the next space or bracket). */
+	for (len = 11; len < n && len < sizeof(tmp) - 1 && p[len] != ' ' &&
+		       p[len] != ']';
+	     len++)
+		;
+	memcpy(tmp, p, len);
+	tmp[len] = '\0';
+	if (len > 19 && tmp[19] == ',')
+		tmp[19] = '.';
+	if (rt_time_parse(tmp, len, &ns) == 0)
+		return ns;
+	return 0;
+}
+
+static int hex4(const char *p)
+{
+	int v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+static size_t put_utf8(char *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | cp >> 12);
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | cp >> 18);
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* \uXXXX at p (p[0] == '\\', p[1] == 'u'), with a surrogate pair. */
+static unsigned json_u(const char *p, size_t n, size_t *used)
+{
+	int hi = n >= 6 ? hex4(p + 2) : -1, lo;
+
+	*used = n >= 6 ? 6 : n;
+	if (hi < 0)
+		return 0xfffd;
+	if (hi < 0xd800 || hi > 0xdfff)
+		return (unsigned)hi;
+	if (hi >= 0xdc00 || n < 12 || p[6] != '\\' || p[7] != 'u' ||
+	    (lo = hex4(p + 8)) < 0xdc00 || lo > 0xdfff)
+		return 0xfffd;
+	*used = 12;
+	return 0x10000 + (((unsigned)hi - 0xd800) << 10) + ((unsigned)lo - 0xdc00);
+}
+
+struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n)
+{
+	char *out;
+	size_t o = 0;
+
+	if (!memchr(p, '\\', n))
+		return rt_arena_strdup(a, p, n);
+	/* Escapes never grow, except a cut "\u" at the very end (+1). */
+	out = rt_arena_alloc(a, n + 4);
+	if (!out)
+		return RT_STR_NULL;
+	for (size_t i = 0; i < n;) {
+		size_t used = 2;
+		char c;
+
+		if (p[i] != '\\' || i + 1 >= n) {
+			out[o++] = p[i++];
+			continue;
+		}
+		switch ((c = p[i + 1])) {
+		case 'b': out[o++] = '\b'; break;
+		case 'f': out[o++] = '\f'; break;
+		case 'n': out[o++] = '\n'; break;
+		case 'r': out[o++] = '\r'; break;
+		case 't': out[o++] = '\t'; break;
+		case 'u': o += put_utf8(out + o, json_u(p + i, n - i, &used)); break;
+		default: out[o++] = c; break;
+		}
+		i += used;
+	}
+	out[o] = '\0';
+	return rt_str_make(out, o);
+}

@@ -1,0 +1,246 @@
+/*
+ * classify.c: tags one record. The prefilter scan of each field a rule reads
+ * yields candidate (pattern, field) pairs; PCRE2 runs only on those, in
+ * catalog order, and the first match of a rule adds its id, tags, severity
+ * and named captures. A line that holds no literal costs one scan per field
+ * and no PCRE2 call at all.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_int.h"
+
+struct texts {
+	struct rt_str f[FIELD_COUNT];
+};
+
+/* Generation counters stamp arrays instead of clearing them per record. */
+static uint32_t next_gen(uint32_t *gen, uint32_t *stamp, size_t n)
+{
+	if (++*gen == 0) {
+		memset(stamp, 0, n * sizeof(*stamp));
+		*gen = 1;
+	}
+	return *gen;
+}
+
+static void add_cand(struct rules *r, size_t *nc, uint32_t pat, unsigned f,
+		     uint32_t only)
+{
+	uint32_t key = pat * FIELD_COUNT + f;
+
+	if (only != RULES_ALL && r->pats[pat].rule != only)
+		return;
+	if (!(r->rules[r->pats[pat].rule].fields & 1u << f) ||
+	    r->cand_stamp[key] == r->gen)
+		return;
+	r->cand_stamp[key] = r->gen;
+	r->cands[(*nc)++] = key;
+}
+
+static void add_all(struct rules *r, size_t *nc, unsigned f, uint32_t only)
+{
+	for (uint32_t p = 0; p < r->npats; p++)
+		add_cand(r, nc, p, f, only);
+}
+
+/* Candidates of one field. Raw is scanned right after message; when the
+ * message was empty both are the same text and the hits are reused. */
+static void field_cands(struct rules *r, size_t *nc, const struct texts *t,
+			unsigned f, uint32_t only, int *last_hits)
+{
+	struct rt_str s = t->f[f];
+	int nh;
+
+	if (f == FIELD_RAW && *last_hits != -2 &&
+	    t->f[FIELD_MESSAGE].p == s.p && t->f[FIELD_MESSAGE].n == s.n) {
+		nh = *last_hits;
+	} else {
+		uint32_t gen = next_gen(&r->lit_gen, r->lit_stamp,
+					pf_nlits(r->pf) + 1);
+
+		nh = pf_scan(r->pf, s.p, s.n, r->lit_stamp, gen, r->hits);
+		if (f == FIELD_MESSAGE)
+			*last_hits = nh;
+	}
+	if (nh < 0) {
+		add_all(r, nc, f, only);
+		return;
+	}
+	for (int h = 0; h < nh; h++) {
+		size_t np;
+		const uint32_t *pats = pf_lit_pats(r->pf, r->hits[h], &np);
+
+		for (size_t k = 0; k < np; k++)
+			add_cand(r, nc, pats[k], f, only);
+	}
+	for (size_t k = 0; k < r->nalways[f]; k++)
+		add_cand(r, nc, r->always[f][k], f, only);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void sort_cands(uint32_t *c, size_t n)
+{
+	if (n > 16) {
+		qsort(c, n, sizeof(*c), cmp_u32);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint32_t v = c[i];
+		size_t j = i;
+
+		for (; j && c[j - 1] > v; j--)
+			c[j] = c[j - 1];
+		c[j] = v;
+	}
+}
+
+static bool has_field(const struct rt_class *out, const struct rules_capname *cn)
+{
+	for (unsigned k = 0; k < out->nfields; k++)
+		if (out->fields[k].key.n == cn->len &&
+		    !memcmp(out->fields[k].key.p, cn->name, cn->len))
+			return true;
+	return false;
+}
+
+static void add_captures(struct rules *r, const struct rules_pattern *p,
+			 struct rt_str text, struct rt_arena *arena,
+			 struct rt_class *out)
+{
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+	uint32_t novec = pcre2_get_ovector_count(r->md);
+
+	for (uint32_t k = 0; k < p->ncaps && out->nfields < RULES_MAX_FIELDS;
+	     k++) {
+		const struct rules_capname *cn = &p->caps[k];
+		PCRE2_SIZE s, e;
+		struct rt_str val;
+
+		if (cn->group >= novec)
+			continue;
+		s = ov[2 * cn->group];
+		e = ov[2 * cn->group + 1];
+		if (s == PCRE2_UNSET || e <= s || e > text.n || has_field(out, cn))
+			continue;
+		val = arena ? rt_arena_strdup(arena, text.p + s, e - s) :
+			      rt_str_make(text.p + s, e - s);
+		if (!val.p)
+			continue;
+		out->fields[out->nfields].key = rt_str_make(cn->name, cn->len);
+		out->fields[out->nfields++].val = val;
+	}
+}
+
+/* Tags in catalog order: the rule's tag indexes merged into a sorted,
+ * duplicate-free list. */
+static void add_tags(struct rules *r, const struct rules_rule *ru,
+		     uint32_t *idx, unsigned *n)
+{
+	for (uint32_t k = 0; k < ru->ntags; k++) {
+		uint32_t t = ru->tags[k];
+		unsigned j = 0;
+
+		while (j < *n && idx[j] < t)
+			j++;
+		if ((j < *n && idx[j] == t) || *n == RULES_MAX_TAGS)
+			continue;
+		memmove(idx + j + 1, idx + j, (*n - j) * sizeof(*idx));
+		idx[j] = t;
+		(*n)++;
+	}
+	(void)r;
+}
+
+static bool limit_error(int rc)
+{
+	return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+	       rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT;
+}
+
+static void run_cands(struct rules *r, size_t nc, const struct texts *t,
+		      struct rt_arena *arena, struct rt_class *out)
+{
+	uint32_t tagidx[RULES_MAX_TAGS];
+	unsigned ntag = 0;
+
+	for (size_t i = 0; i < nc; i++) {
+		uint32_t pat = r->cands[i] / FIELD_COUNT;
+		unsigned f = r->cands[i] % FIELD_COUNT;
+		const struct rules_pattern *p = &r->pats[pat];
+		const struct rules_rule *ru = &r->rules[p->rule];
+		struct rt_str s = t->f[f];
+		int rc;
+
+		if (r->rule_stamp[p->rule] == r->gen)
+			continue;
+		rc = pcre2_match(p->code, (PCRE2_SPTR)s.p, s.n, 0, 0, r->md,
+				 r->mctx);
+		if (limit_error(rc))
+			out->limit_hits++;
+		if (rc < 0)
+			continue;
+		r->rule_stamp[p->rule] = r->gen;
+		if (out->nrules < RULES_MAX_HITS)
+			out->rules[out->nrules++] = ru->id;
+		if (ru->severity > out->severity)
+			out->severity = ru->severity;
+		add_tags(r, ru, tagidx, &ntag);
+		add_captures(r, p, s, arena, out);
+	}
+	for (unsigned k = 0; k < ntag; k++)
+		out->tags[k] = r->tags[tagidx[k]];
+	out->ntags = ntag;
+}
+
+unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
+			    struct rt_arena *arena, struct rt_class *out,
+			    bool prefilter, uint32_t only)
+{
+	struct texts t;
+	size_t nc = 0;
+	int last_hits = -2;
+
+	out->ntags = out->nrules = out->nfields = out->limit_hits = 0;
+	out->severity = RT_SEV_NONE;
+	if (!r || !r->compiled || !rec)
+		return 0;
+	t.f[FIELD_MESSAGE] = rec->message.n ? rec->message : rec->raw;
+	t.f[FIELD_REASON] = rec->reason;
+	t.f[FIELD_RAW] = rec->raw;
+	next_gen(&r->gen, r->cand_stamp, r->npats * FIELD_COUNT + 1);
+	if (r->gen == 1)        /* the stamps were just cleared */
+		memset(r->rule_stamp, 0, (r->nrules + 1) * sizeof(uint32_t));
+	/* Raw right after message, so an empty message's raw fallback can
+	 * reuse the scan; candidates are sorted afterwards anyway. */
+	for (unsigned i = 0; i < FIELD_COUNT; i++) {
+		static const unsigned order[FIELD_COUNT] = {
+			FIELD_MESSAGE, FIELD_RAW, FIELD_REASON };
+		unsigned f = order[i];
+
+		if (!(r->field_mask & 1u << f) || !t.f[f].n)
+			continue;
+		if (prefilter)
+			field_cands(r, &nc, &t, f, only, &last_hits);
+		else
+			add_all(r, &nc, f, only);
+	}
+	if (!nc)
+		return 0;
+	sort_cands(r->cands, nc);
+	run_cands(r, nc, &t, arena, out);
+	return out->ntags;
+}
+
+unsigned rules_classify(struct rules *r, const struct rt_record *rec,
+			struct rt_arena *arena, struct rt_class *out)
+{
+	return rules_classify_opt(r, rec, arena, out, r && !r->prefilter_off,
+				  RULES_ALL);
+}

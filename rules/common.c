@@ -1,0 +1,120 @@
+/*
+ * common.c: a rough model of ordinary log text, so the prefilter prefers
+ * literals and anchors that rarely occur in it. Picking "status" or "code"
+ * as the literal of an HTTP 503 rule would run the pattern on every access
+ * log line; "503" is the better choice even though it is shorter.
+ *
+ * The model: a rarity per byte (letter frequency) and a set of the 3- and
+ * 4-byte windows of very common log words. It only steers choices; any
+ * choice is correct.
+ */
+#include <string.h>
+#include <threads.h>
+
+#include "rules_int.h"
+
+#define COMMON_SLOTS 4096
+
+/* Lower case, one space between words; the windows include the spaces
+ * around each word. */
+static const char common_words[] =
+	" the and for with from that this not are was has have will can"
+	" info debug warn warning error errors err fatal trace level message"
+	" msg time timestamp status code request response method path user"
+	" name namespace value true false null none default service server"
+	" client http https get post put content type json application"
+	" started starting stopped running ready update updated create"
+	" created delete deleted version config container pod node kube"
+	" kubernetes event events reason object duration latency size bytes"
+	" port host address session uid source controller handler process"
+	" failed success successfully completed total count unknown api org"
+	" com www localhost data result results key id ok done new old all ";
+
+static uint32_t slots[COMMON_SLOTS];     /* 0: empty */
+static once_flag built = ONCE_FLAG_INIT;
+
+static uint32_t slot_of(uint32_t key)
+{
+	return (key * 0x9E3779B1u) >> 20;       /* 12 bits: COMMON_SLOTS */
+}
+
+static uint32_t gram(const unsigned char *p, size_t n)
+{
+	uint32_t key = 0;
+
+	for (size_t i = 0; i < n; i++)
+		key |= (uint32_t)p[i] << (8 * i);
+	return key;
+}
+
+static void insert(uint32_t key)
+{
+	uint32_t h = slot_of(key);
+
+	while (slots[h] && slots[h] != key)
+		h = (h + 1) & (COMMON_SLOTS - 1);
+	slots[h] = key;
+}
+
+static void build(void)
+{
+	const unsigned char *w = (const unsigned char *)common_words;
+	size_t n = sizeof(common_words) - 1;
+
+	for (size_t i = 0; i + 3 <= n; i++) {
+		insert(gram(w + i, 3));
+		if (i + 4 <= n)
+			insert(gram(w + i, 4));
+	}
+}
+
+/* p: 3 or 4 lower-case bytes. */
+bool lit_common(const unsigned char *p, size_t n)
+{
+	uint32_t key = gram(p, n), h = slot_of(key);
+
+	call_once(&built, build);
+	while (slots[h]) {
+		if (slots[h] == key)
+			return true;
+		h = (h + 1) & (COMMON_SLOTS - 1);
+	}
+	return false;
+}
+
+unsigned lit_rarity(unsigned char c)
+{
+	static const char frequent[] = " etaoinsrhldcum";
+	const char *p = c ? strchr(frequent, c) : NULL;
+
+	if (p)
+		return 1 + (unsigned)(p - frequent) / 3;
+	if (c >= '0' && c <= '9')
+		return 5;
+	return 7;
+}
+
+/* Sum of the byte rarities, counting only bytes that some uncommon window
+ * covers: "code" and "status" score 0, "503" scores 15. */
+unsigned lit_score(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned score = 0;
+	size_t covered = 0;     /* bytes [0, covered) are counted */
+
+	if (n < 4) {
+		if (n == 3 && lit_common(u, n))
+			return 0;
+		for (size_t k = 0; k < n; k++)
+			score += lit_rarity(u[k]);
+		return score;
+	}
+	for (size_t i = 0; i + 4 <= n; i++) {
+		if (lit_common(u + i, 4))
+			continue;
+		for (size_t k = i > covered ? i : covered; k < i + 4; k++)
+			score += lit_rarity(u[k]);
+		covered = i + 4;
+	}
+	return score;
+}

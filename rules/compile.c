@@ -1,0 +1,215 @@
+/*
+ * compile.c: turns loaded rules into something fast to run: PCRE2 JIT code,
+ * one match context with limits, one shared match data, the named-capture
+ * tables and the literal prefilter (prefilter.c) that decides which
+ * patterns a text can possibly match.
+ *
+ * Options: patterns are caseless, UTF with Unicode classes, and
+ * PCRE2_MATCH_INVALID_UTF so raw junk bytes are simply never matched
+ * instead of making pcre2_match fail. Limits keep a catastrophic pattern
+ * from stalling ingestion: the match is abandoned and counted.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_int.h"
+
+#define MATCH_LIMIT 100000
+#define DEPTH_LIMIT 5000
+#define HEAP_LIMIT_KIB 20000
+#define JIT_STACK_MIN (32 * 1024)
+#define JIT_STACK_MAX (1024 * 1024)
+
+pcre2_code *rules_pcre2_compile(struct rules *r, const char *src, size_t n,
+				size_t *erroff, char *msg, size_t msglen)
+{
+	pcre2_code *code;
+	int errcode;
+
+	if (!r->cctx) {
+		if (!(r->cctx = pcre2_compile_context_create(NULL))) {
+			snprintf(msg, msglen, "out of memory");
+			*erroff = 0;
+			return NULL;
+		}
+		pcre2_set_max_pattern_length(r->cctx, RULES_MAX_PATTERN);
+	}
+	code = pcre2_compile((PCRE2_SPTR)src, n, RULES_PCRE2_OPTIONS,
+			     &errcode, erroff, r->cctx);
+	if (!code) {
+		PCRE2_UCHAR buf[256];
+
+		if (pcre2_get_error_message(errcode, buf, sizeof(buf)) < 0)
+			snprintf((char *)buf, sizeof(buf), "error %d", errcode);
+		snprintf(msg, msglen, "%s", (const char *)buf);
+	}
+	return code;
+}
+
+void rules_compile_release(struct rules *r)
+{
+	pcre2_match_data_free(r->md);
+	pcre2_jit_stack_free(r->jit);
+	pcre2_match_context_free(r->mctx);
+	pf_free(r->pf);
+	for (int f = 0; f < FIELD_COUNT; f++) {
+		free(r->always[f]);
+		r->always[f] = NULL;
+		r->nalways[f] = 0;
+	}
+	free(r->lit_stamp);
+	free(r->hits);
+	free(r->cand_stamp);
+	free(r->rule_stamp);
+	free(r->cands);
+	r->md = NULL;
+	r->jit = NULL;
+	r->mctx = NULL;
+	r->pf = NULL;
+	r->lit_stamp = r->hits = r->cand_stamp = r->rule_stamp = r->cands = NULL;
+	r->compiled = false;
+}
+
+static int make_match_state(struct rules *r, uint32_t maxcap)
+{
+	if (!(r->mctx = pcre2_match_context_create(NULL)))
+		return RT_ENOMEM;
+	pcre2_set_match_limit(r->mctx, MATCH_LIMIT);
+	pcre2_set_depth_limit(r->mctx, DEPTH_LIMIT);
+	pcre2_set_heap_limit(r->mctx, HEAP_LIMIT_KIB);
+	/* Without a JIT stack JIT code uses 32 KiB of machine stack; a stack
+	 * of its own lets deep but legitimate matches finish. */
+	if ((r->jit = pcre2_jit_stack_create(JIT_STACK_MIN, JIT_STACK_MAX,
+					     NULL)))
+		pcre2_jit_stack_assign(r->mctx, NULL, r->jit);
+	if (!(r->md = pcre2_match_data_create(maxcap + 1, NULL)))
+		return RT_ENOMEM;
+	return 0;
+}
+
+/* Named groups, so classify copies captures without parsing the table. */
+static int load_capnames(struct rules *r, struct rules_pattern *p)
+{
+	uint32_t count = 0, size = 0;
+	PCRE2_SPTR table;
+
+	pcre2_pattern_info(p->code, PCRE2_INFO_NAMECOUNT, &count);
+	pcre2_pattern_info(p->code, PCRE2_INFO_NAMEENTRYSIZE, &size);
+	pcre2_pattern_info(p->code, PCRE2_INFO_NAMETABLE, &table);
+	p->ncaps = 0;
+	if (!count)
+		return 0;
+	if (!(p->caps = rules_alloc(r, count * sizeof(*p->caps))))
+		return RT_ENOMEM;
+	for (uint32_t i = 0; i < count; i++) {
+		PCRE2_SPTR e = table + (size_t)i * size;
+		const char *name = (const char *)e + 2;
+
+		p->caps[i].group = (uint32_t)e[0] << 8 | e[1];
+		p->caps[i].len = strlen(name);
+		if (!(p->caps[i].name = rules_strndup(r, name, p->caps[i].len)))
+			return RT_ENOMEM;
+	}
+	p->ncaps = count;
+	return 0;
+}
+
+/* Derived literals when the regex yields some, else the rule's declared
+ * ones, else none: the pattern then runs on every record. */
+static int pattern_literals(struct rules *r, struct rules_pattern *p)
+{
+	const struct rules_rule *ru = &r->rules[p->rule];
+	struct lit_set set;
+
+	lit_derive(p->src, strlen(p->src), &set);
+	p->derived = set.n > 0;
+	if (!set.n) {
+		p->lits = ru->lits;
+		p->nlits = ru->nlits;
+		return 0;
+	}
+	if (!(p->lits = rules_alloc(r, set.n * sizeof(*p->lits))))
+		return RT_ENOMEM;
+	for (unsigned k = 0; k < set.n; k++)
+		if (!(p->lits[k] = rules_strndup(r, set.s[k], set.len[k])))
+			return RT_ENOMEM;
+	p->nlits = set.n;
+	return 0;
+}
+
+static int build_prefilter(struct rules *r)
+{
+	size_t n = r->npats;
+
+	if (!(r->pf = pf_new()))
+		return RT_ENOMEM;
+	for (int f = 0; f < FIELD_COUNT; f++)
+		if (!(r->always[f] = malloc((n + 1) * sizeof(uint32_t))))
+			return RT_ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rules_pattern *p = &r->pats[i];
+		unsigned fields = r->rules[p->rule].fields;
+
+		if (pattern_literals(r, p))
+			return RT_ENOMEM;
+		for (uint32_t k = 0; k < p->nlits; k++)
+			if (pf_add(r->pf, p->lits[k], strlen(p->lits[k]), i))
+				return RT_ENOMEM;
+		for (int f = 0; f < FIELD_COUNT; f++)
+			if (!p->nlits && (fields & 1u << f))
+				r->always[f][r->nalways[f]++] = i;
+		r->field_mask |= fields;
+	}
+	return pf_build(r->pf);
+}
+
+static int alloc_scratch(struct rules *r)
+{
+	size_t nl = pf_nlits(r->pf) + 1, nc = r->npats * FIELD_COUNT + 1;
+
+	r->lit_stamp = calloc(nl, sizeof(uint32_t));
+	r->hits = malloc(nl * sizeof(uint32_t));
+	r->cand_stamp = calloc(nc, sizeof(uint32_t));
+	r->cands = malloc(nc * sizeof(uint32_t));
+	r->rule_stamp = calloc(r->nrules + 1, sizeof(uint32_t));
+	if (!r->lit_stamp || !r->hits || !r->cand_stamp || !r->cands ||
+	    !r->rule_stamp)
+		return RT_ENOMEM;
+	r->gen = r->lit_gen = 0;
+	return 0;
+}
+
+int rules_compile(struct rules *r, char *err, size_t errlen)
+{
+	uint32_t maxcap = 0;
+	int rc;
+
+	rules_compile_release(r);
+	r->field_mask = 0;
+	for (size_t i = 0; i < r->npats; i++) {
+		struct rules_pattern *p = &r->pats[i];
+		uint32_t cap = 0;
+
+		/* A JIT failure (no JIT on this CPU, or out of executable
+		 * memory) is fine: pcre2_match then interprets. */
+		pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE);
+		pcre2_pattern_info(p->code, PCRE2_INFO_CAPTURECOUNT, &cap);
+		maxcap = cap > maxcap ? cap : maxcap;
+		if ((rc = load_capnames(r, p)))
+			goto fail;
+	}
+	if ((rc = make_match_state(r, maxcap)) || (rc = build_prefilter(r)) ||
+	    (rc = alloc_scratch(r)))
+		goto fail;
+	r->compiled = true;
+	return 0;
+fail:
+	snprintf(err, errlen, "rules: %s", rt_strerror(rc));
+	rules_compile_release(r);
+	return rc;
+}
+
+void rules_set_prefilter(struct rules *r, bool on)
+{
+	r->prefilter_off = !on;
+}

@@ -1,0 +1,151 @@
+/*
+ * rules_int.h: the rule engine's private types, shared by the pack parser
+ * (parse.c), the compiler (compile.c), literal derivation (literal.c), the
+ * prefilter (prefilter.c), the classifier (classify.c) and the catalog
+ * accessors (catalog.c). Unit tests include it for the internal switches.
+ */
+#ifndef REVTRAIL_RULES_INT_H
+#define REVTRAIL_RULES_INT_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "revtrail/rules.h"
+
+/* The record fields a rule can read, in the order they are tried. */
+enum { FIELD_MESSAGE, FIELD_REASON, FIELD_RAW, FIELD_COUNT };
+
+/* PCRE2 options every pattern gets; see compile.c for why. */
+#define RULES_PCRE2_OPTIONS (PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | \
+			     PCRE2_MATCH_INVALID_UTF)
+#define RULES_MAX_PATTERN 8192     /* bytes; keeps compile time bounded */
+
+/* An example or counterexample and the line it came from. */
+struct rules_text {
+	const char *text;
+	int line;
+};
+
+struct rules_capname {
+	const char *name;
+	size_t len;
+	uint32_t group;
+};
+
+struct rules_pattern {
+	const char *src;
+	int line;
+	uint32_t rule;                  /* index into rules.rules */
+	pcre2_code *code;
+	struct rules_capname *caps;     /* named groups (pool), after compile */
+	uint32_t ncaps;
+	const char **lits;              /* prefilter literals, lower case */
+	uint32_t nlits;                 /* 0: always a candidate */
+	bool derived;                   /* lits come from the regex itself */
+};
+
+struct rules_rule {
+	const char *id, *file, *explain;
+	int line;
+	enum rt_severity severity;
+	unsigned fields;                /* 1 << FIELD_* */
+	unsigned first_field;           /* where examples are put */
+	uint32_t *tags;                 /* indexes into rules.tags */
+	uint32_t ntags;
+	uint32_t pat0, npats;           /* range in rules.pats */
+	const char **lits;              /* declared `literal` lines */
+	uint32_t nlits;
+	struct rules_text *examples, *counters;
+	uint32_t nexamples, ncounters;
+};
+
+struct rules_pool;
+struct pf;
+
+struct rules {
+	struct rules_pool *pool;        /* every string and small array */
+	struct rules_rule *rules;
+	size_t nrules, caprules;
+	struct rules_pattern *pats;
+	size_t npats, cappats;
+	struct rules_diagnosis *diags;
+	size_t ndiags, capdiags;
+	const char **tags;              /* catalog order: first load wins */
+	size_t ntags, captags;
+	pcre2_compile_context *cctx;
+
+	/* Built by rules_compile, released by compile_release. */
+	bool compiled;
+	bool prefilter_off;             /* test switch: every pattern runs */
+	pcre2_match_context *mctx;
+	pcre2_jit_stack *jit;
+	pcre2_match_data *md;
+	struct pf *pf;
+	unsigned field_mask;            /* fields some rule reads */
+	uint32_t *always[FIELD_COUNT];  /* patterns with no literal */
+	size_t nalways[FIELD_COUNT];
+	uint32_t *lit_stamp, lit_gen;   /* per prefilter literal */
+	uint32_t *hits;                 /* literal ids of one scan */
+	uint32_t *cand_stamp, gen;      /* per pattern x field */
+	uint32_t *rule_stamp;           /* per rule: hit this record */
+	uint32_t *cands;                /* pattern * FIELD_COUNT + field */
+};
+
+/* pool.c-like helpers in catalog.c: memory freed by rules_free. */
+void *rules_alloc(struct rules *r, size_t n);
+char *rules_strndup(struct rules *r, const char *p, size_t n);
+
+/* compile.c */
+void rules_compile_release(struct rules *r);
+/* Compiles one pattern with the engine's options; on failure writes
+ * "OFFSET: MESSAGE" detail into msg and returns NULL. */
+pcre2_code *rules_pcre2_compile(struct rules *r, const char *src, size_t n,
+				size_t *erroff, char *msg, size_t msglen);
+
+/* classify.c */
+#define RULES_ALL ((uint32_t)-1)
+/* Classifies with or without the prefilter, optionally one rule only. */
+unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
+			    struct rt_arena *arena, struct rt_class *out,
+			    bool prefilter, uint32_t only_rule);
+
+/* literal.c: required literals of a regex, for the prefilter. */
+#define LIT_MAX 16      /* alternatives per pattern */
+#define LIT_LEN 48      /* longer runs are cut: a piece is still required */
+#define LIT_MIN 3       /* shorter literals do not filter */
+struct lit_set {
+	unsigned n;     /* 0: no usable literal, the pattern always runs */
+	unsigned char len[LIT_MAX];
+	char s[LIT_MAX][LIT_LEN];
+};
+/* Fills out with lower-case strings such that every match of re (as
+ * compiled with RULES_PCRE2_OPTIONS) contains at least one of them. */
+void lit_derive(const char *re, size_t n, struct lit_set *out);
+
+/* common.c: how ordinary log text looks, to pick selective literals. */
+unsigned lit_rarity(unsigned char c);
+bool lit_common(const unsigned char *p, size_t n);      /* n: 3 or 4 */
+/* Higher for literals less likely in ordinary logs; 0 for common words. */
+unsigned lit_score(const char *s, size_t n);
+
+/* prefilter.c: one multi-literal scan over a text. */
+struct pf *pf_new(void);
+void pf_free(struct pf *pf);
+/* Registers that pattern pat requires literal s (any case). */
+int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat);
+int pf_build(struct pf *pf);
+size_t pf_nlits(const struct pf *pf);
+const uint32_t *pf_lit_pats(const struct pf *pf, uint32_t lit, size_t *n);
+/*
+ * Finds the literals present in text. Each literal found (and whose
+ * stamp[] != gen) is stamped and appended to hits. Returns the number
+ * appended, or -1 when the text holds a character that caseless UTF
+ * matching equates with an ASCII letter (every pattern must run).
+ */
+int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
+	    uint32_t gen, uint32_t *hits);
+
+/* Test switch: false runs every pattern on every record. */
+void rules_set_prefilter(struct rules *r, bool on);
+
+#endif

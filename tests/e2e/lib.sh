@@ -1,0 +1,68 @@
+# lib.sh: the helper every end-to-end test sources. TAP output for prove.
+#   . "$(dirname "$0")/lib.sh"
+#   run_rt classify x.log      # runs $REVTRAIL, stdout -> $OUT, stderr -> $ERR, exit -> $RC
+#   ok CMD...                   passes when CMD exits 0
+#   is GOT WANT NAME            string equality
+#   like GOT REGEX NAME         grep -E on GOT
+#   unlike GOT REGEX NAME
+#   done_testing
+# Never pipe the binary into another command inside an assertion: a pipe
+# hides crashes. Capture with run_rt, then assert on the files.
+set -u
+: "${REVTRAIL:=$(cd "$(dirname "$0")/../.." && pwd)/revtrail}"
+DATA=$(cd "$(dirname "$0")/../data" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/revtrail-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+OUT=$T/stdout ERR=$T/stderr RC=0
+_n=0 _failed=0
+
+_result() {   # _result STATUS NAME
+	_n=$((_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_n - $2"
+	else
+		echo "not ok $_n - $2"
+		_failed=$((_failed + 1))
+	fi
+	return "$1"
+}
+
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+run_rt() {
+	RC=0
+	"$REVTRAIL" "$@" >"$OUT" 2>"$ERR" || RC=$?
+	# A sanitizer report or a crash fails the test that caused it.
+	if [ "$RC" -ge 128 ] || grep -qE 'ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:' "$ERR"; then
+		_result 1 "revtrail $* ran cleanly (exit $RC)"
+		diag "$(head -c 3000 "$ERR")"
+	fi
+	return 0
+}
+
+ok() {
+	local name="$*" rc=0
+	"$@" >"$T/ok.out" 2>&1 || rc=$?
+	_result $rc "$name" || diag "$(head -c 2000 "$T/ok.out")"
+}
+
+is() {
+	if [ "$1" = "$2" ]; then _result 0 "$3"; else
+		_result 1 "$3"; diag "got:  $1" "want: $2"; fi
+}
+
+like() {
+	if printf '%s\n' "$1" | grep -qE -- "$2"; then _result 0 "$3"; else
+		_result 1 "$3"; diag "got:  $(printf '%s' "$1" | head -c 2000)" "want match: $2"; fi
+}
+
+unlike() {
+	if printf '%s\n' "$1" | grep -qE -- "$2"; then
+		_result 1 "$3"; diag "got:  $(printf '%s' "$1" | head -c 2000)" "want no match: $2"; else _result 0 "$3"; fi
+}
+
+# JSON output is read with jq (installed by .ci/run, a test-only tool).
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" -eq 0 ]
+}

@@ -1,0 +1,313 @@
+/*
+ * Container log shapes (FORMATS.md §2, §5, §6 items 3, 4, 7, 8): CRI lines
+ * and their P/F joins, docker json-file pieces, Fluent Bit, Vector, and any
+ * other JSON object; leading timestamps of text lines.
+ */
+#include <string.h>
+
+#include "revtrail/ingest.h"
+#include "tap.h"
+#include "ingest_collect.h"
+
+static struct collect C;
+
+#define RUN(opts, src, text) \
+	collect_run(&C, (opts), (src), (text), sizeof(text) - 1, 0)
+
+static int64_t T(const char *s)
+{
+	int64_t ns = 0;
+
+	rt_time_parse(s, strlen(s), &ns);
+	return ns;
+}
+
+static void test_cri_times(void)
+{
+	static const char in[] =
+		"2024-05-01T10:15:13.123456789Z stdout F {\"level\":\"error\",\"msg\":\"db timeout\"}\n"
+		"2024-05-01T10:15:13.5Z stderr F containerd trimmed\n"
+		"2024-05-01T10:15:13Z stdout F no fraction\n"
+		"2024-05-01T12:15:14.000000001+02:00 stdout F listening on :8080\n"
+		"2024-05-01T10:15:13.123456789+00:00 stdout F cri-o\n"
+		"2024-05-01T10:15:15Z stdout F \n"
+		"2024-05-01T10:15:16Z stdout F\n"
+		"2024-05-01T10:15:17Z stdout F:x:y tagged\n"
+		"2024-05-01T10:15:18Z stdin F not cri\n"
+		"2024-05-01T10:15:19Z stdout X not cri\n";
+	struct ingest *ing = RUN(NULL, "-", in);
+
+	is_int(C.n, 10, "cri: ten records");
+	is_int(C.rec[0].r.format, RT_FMT_CRI, "cri: JSON content keeps cri");
+	is_str(C.rec[0].message, "db timeout", "cri: message from msg");
+	is_str(C.rec[0].type, "error", "cri: level");
+	is_int(C.rec[0].r.ts_ns, T("2024-05-01T10:15:13Z") + 123456789,
+	       "cri: 9 fraction digits");
+	is_str(C.rec[0].stream, "stdout", "cri: stream");
+	is_int(C.rec[1].r.ts_ns, T("2024-05-01T10:15:13Z") + 500000000,
+	       "cri: trimmed fraction");
+	is_str(C.rec[1].stream, "stderr", "cri: stderr");
+	is_str(C.rec[1].message, "containerd trimmed", "cri: content");
+	is_int(C.rec[2].r.ts_ns, T("2024-05-01T10:15:13Z"), "cri: no fraction");
+	is_int(C.rec[3].r.ts_ns, T("2024-05-01T10:15:14Z") + 1,
+	       "cri: +02:00 offset to UTC");
+	is_int(C.rec[4].r.ts_ns, T("2024-05-01T10:15:13Z") + 123456789,
+	       "cri: CRI-O +00:00");
+	is_str(C.rec[4].message, "cri-o", "cri: CRI-O content");
+	is_int(C.rec[5].r.format, RT_FMT_CRI, "cri: empty content is a record");
+	is_str(C.rec[5].message, "", "cri: empty content");
+	is_int(C.rec[6].r.format, RT_FMT_CRI, "cri: no space after tag");
+	is_str(C.rec[6].message, "", "cri: no space, empty content");
+	is_str(C.rec[7].message, "tagged", "cri: extra tags ignored");
+	is_int(C.rec[8].r.format, RT_FMT_TEXT, "cri: bad stream is text");
+	is_int(C.rec[8].r.ts_ns, T("2024-05-01T10:15:18Z"),
+	       "text: leading timestamp");
+	is_int(C.rec[9].r.format, RT_FMT_TEXT, "cri: bad tag is text");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
+static void test_cri_join(void)
+{
+	static const char in[] =
+		"2024-05-01T10:15:13.1Z stderr P panic: runtime error: \n"
+		"2024-05-01T10:15:13.2Z stdout P out one \n"
+		"2024-05-01T10:15:13.3Z stderr P index out of range [5]\n"
+		"2024-05-01T10:15:13.4Z stdout F out two\n"
+		"2024-05-01T10:15:13.5Z stderr F  with len 3\n"
+		"2024-05-01T10:15:14Z stdout F single\n"
+		"2024-05-01T10:15:15Z stderr P dangling at eof";
+	struct ingest *ing = RUN(NULL, "/var/log/pods/shop_web-1_uid/web/0.log", in);
+
+	is_int(C.n, 4, "join: four logical lines");
+	is_str(C.rec[0].message, "out one out two", "join: stdout joined");
+	is_int(C.rec[0].r.pos.offset, strstr(in, "2024-05-01T10:15:13.2Z") - in,
+	       "join: offset of the first piece");
+	is_int(C.rec[0].r.ts_ns, T("2024-05-01T10:15:13.2Z"),
+	       "join: time of the first piece");
+	ok(C.rec[0].r.flags & RT_REC_MULTILINE, "join: flagged multiline");
+	is_str(C.rec[1].message,
+	       "panic: runtime error: index out of range [5] with len 3",
+	       "join: stderr P/P/F joined around stdout");
+	is_str(C.rec[1].stream, "stderr", "join: stream");
+	is_str(C.rec[1].pod, "web-1", "join: pod from /var/log/pods path");
+	is_str(C.rec[1].ns, "shop", "join: namespace from path");
+	is_str(C.rec[1].container, "web", "join: container from path");
+	is_str(C.rec[2].message, "single", "join: plain F line");
+	is_int(C.rec[2].r.flags, 0, "join: single line not multiline");
+	is_str(C.rec[3].message, "dangling at eof", "join: P flushed at finish");
+	is_int(C.rec[3].r.n, 4, "join: n in emission order");
+	ingest_free(ing);
+	collect_reset(&C);
+
+	/* Bounded: a P run over max_record is cut, and the F still ends it. */
+	{
+		struct ingest_opts o = { .max_record = 80 };
+		static const char big[] =
+			"2024-05-01T10:15:13Z stdout P aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"
+			"2024-05-01T10:15:13Z stdout P bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n"
+			"2024-05-01T10:15:13Z stdout F cccc\n"
+			"2024-05-01T10:15:14Z stdout F next\n";
+
+		ing = RUN(&o, "-", big);
+		is_int(C.n, 2, "join bound: two records");
+		ok(C.rec[0].r.flags & RT_REC_TRUNCATED, "join bound: flagged");
+		ok(strlen(C.rec[0].message) <= 80, "join bound: message bounded");
+		ok(strlen(C.rec[0].raw) <= 80, "join bound: raw bounded");
+		is_str(C.rec[1].message, "next", "join bound: next line fine");
+		is_int(ingest_stats(ing)->truncated, 1, "join bound: counted");
+		ingest_free(ing);
+		collect_reset(&C);
+	}
+}
+
+static void test_docker(void)
+{
+	static const char in[] =
+		"{\"log\":\"GET /healthz 200\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:15:13.12345Z\"}\n"
+		"{\"log\":\"first piece \",\"stream\":\"stderr\",\"time\":\"2024-05-01T10:15:14Z\"}\n"
+		"{\"log\":\"other stream\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:15:14.1Z\"}\n"
+		"{\"log\":\"second piece \",\"stream\":\"stderr\",\"time\":\"2024-05-01T10:15:14.2Z\"}\n"
+		"{\"log\":\"end\\n\",\"stream\":\"stderr\",\"time\":\"2024-05-01T10:15:14.3Z\"}\n"
+		"{\"log\":\"with attrs\\r\\n\",\"stream\":\"stdout\",\"attrs\":{\"io.kubernetes.pod.name\":\"web-1\",\"io.kubernetes.pod.namespace\":\"shop\",\"io.kubernetes.container.name\":\"web\"},\"time\":\"2024-05-01T10:15:15Z\"}\n"
+		"{\"log\":\"\\u003chtml\\u003e \\u0026 line one\\nline two\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:15:16Z\"}\n"
+		"{\"log\":\"{\\\"level\\\":\\\"warn\\\",\\\"message\\\":\\\"slow query\\\"}\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:15:17Z\"}\n";
+	struct ingest *ing = RUN(NULL, "-", in);
+
+	is_int(C.n, 6, "docker: six records");
+	is_int(C.rec[0].r.format, RT_FMT_DOCKER, "docker: format");
+	is_str(C.rec[0].message, "GET /healthz 200", "docker: newline stripped");
+	is_int(C.rec[0].r.ts_ns, T("2024-05-01T10:15:13Z") + 123450000,
+	       "docker: time");
+	is_str(C.rec[1].message, "other stream", "docker: other stream first");
+	is_str(C.rec[2].message, "first piece second piece end",
+	       "docker: pieces joined per stream");
+	is_str(C.rec[2].stream, "stderr", "docker: joined stream");
+	is_int(C.rec[2].r.ts_ns, T("2024-05-01T10:15:14Z"),
+	       "docker: joined time of the first piece");
+	ok(C.rec[2].r.flags & RT_REC_MULTILINE, "docker: joined flagged");
+	is_str(C.rec[3].message, "with attrs", "docker: CRLF stripped");
+	is_str(C.rec[3].pod, "web-1", "docker: pod from attrs");
+	is_str(C.rec[3].ns, "shop", "docker: namespace from attrs");
+	is_str(C.rec[3].container, "web", "docker: container from attrs");
+	is_str(C.rec[4].message, "<html> & line one\nline two",
+	       "docker: escapes and inner newline");
+	is_str(C.rec[5].message, "slow query", "docker: JSON payload message");
+	is_str(C.rec[5].type, "warn", "docker: JSON payload level");
+	is_int(C.rec[5].r.format, RT_FMT_DOCKER, "docker: JSON payload keeps docker");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
+static void test_fluentbit(void)
+{
+	static const char in[] =
+		"{\"time\":\"2024-05-01T10:15:13.123456789Z\",\"stream\":\"stderr\",\"_p\":\"F\",\"log\":\"db timeout\","
+		"\"kubernetes\":{\"pod_name\":\"web-7d9c8b6f5-x2k4p\",\"namespace_name\":\"shop\",\"pod_id\":\"3f0c\","
+		"\"labels\":{\"app.kubernetes.io/instance\":\"web\",\"pod-template-hash\":\"7d9c8b6f5\",\"helm.sh/chart\":\"web-1.5.0\"},"
+		"\"annotations\":{},\"host\":\"node-1\",\"container_name\":\"web\",\"docker_id\":\"ab12\",\"container_image\":\"nginx:1.25\"}}\n"
+		"{\"@timestamp\":1714558513.25,\"message\":\"classic parser\",\"logtag\":\"F\",\"stream\":\"stdout\","
+		"\"kubernetes\":{\"pod_name\":\"db-0\",\"namespace_name\":\"data\",\"container_name\":\"pg\","
+		"\"labels\":{\"release\":\"db\"},\"annotations\":{\"meta.helm.sh/release-name\":\"database\",\"meta.helm.sh/release-namespace\":\"data\"},"
+		"\"owner_references\":[{\"kind\":\"StatefulSet\",\"name\":\"db\",\"controller\":true}]}}\n"
+		"{\"@timestamp\":\"2024-05-01T10:15:13.000001Z\",\"log\":\"{\\\"msg\\\":\\\"inner\\\",\\\"level\\\":\\\"error\\\"}\","
+		"\"kubernetes\":{\"pod_name\":\"x\",\"namespace_name\":\"y\"}}\n";
+	struct ingest *ing = RUN(NULL, "-", in);
+
+	is_int(C.n, 3, "fluentbit: three records");
+	is_int(C.rec[0].r.format, RT_FMT_FLUENTBIT, "fluentbit: format");
+	is_str(C.rec[0].message, "db timeout", "fluentbit: log");
+	is_str(C.rec[0].pod, "web-7d9c8b6f5-x2k4p", "fluentbit: pod");
+	is_str(C.rec[0].ns, "shop", "fluentbit: namespace");
+	is_str(C.rec[0].container, "web", "fluentbit: container");
+	is_str(C.rec[0].release, "web", "fluentbit: release from instance");
+	is_str(C.rec[0].template_hash, "7d9c8b6f5", "fluentbit: template hash");
+	is_str(C.rec[0].chart, "web-1.5.0", "fluentbit: chart");
+	is_str(C.rec[0].host, "node-1", "fluentbit: host");
+	is_str(C.rec[0].stream, "stderr", "fluentbit: stream");
+	is_int(C.rec[0].r.ts_ns, T("2024-05-01T10:15:13Z") + 123456789,
+	       "fluentbit: time");
+	is_str(C.rec[1].message, "classic parser", "fluentbit: message key");
+	is_int(C.rec[1].r.ts_ns, T("2024-05-01T10:15:13Z") + 250000000,
+	       "fluentbit: @timestamp double");
+	is_str(C.rec[1].release, "database", "fluentbit: annotation wins");
+	is_str(C.rec[1].release_ns, "data", "fluentbit: release namespace");
+	is_str(C.rec[1].owner_kind, "StatefulSet", "fluentbit: owner kind");
+	is_str(C.rec[1].owner_name, "db", "fluentbit: owner name");
+	is_str(C.rec[2].message, "inner", "fluentbit: JSON in log");
+	is_str(C.rec[2].type, "error", "fluentbit: level in log");
+	is_int(C.rec[2].r.ts_ns, T("2024-05-01T10:15:13Z") + 1000,
+	       "fluentbit: ISO @timestamp");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
+static void test_vector(void)
+{
+	static const char in[] =
+		"{\"file\":\"/var/log/pods/shop_web-7d9c8b6f5-x2k4p_3f0c/web/0.log\",\"message\":\"upstream timed out\","
+		"\"source_type\":\"kubernetes_logs\",\"stream\":\"stdout\",\"timestamp\":\"2024-05-01T10:15:13.123Z\","
+		"\"kubernetes\":{\"container_id\":\"containerd://abc\",\"container_name\":\"web\",\"pod_name\":\"web-7d9c8b6f5-x2k4p\","
+		"\"pod_namespace\":\"shop\",\"pod_node_name\":\"node-2\",\"pod_owner\":\"ReplicaSet/web-7d9c8b6f5\","
+		"\"pod_labels\":{\"app.kubernetes.io/instance\":\"web\",\"pod-template-hash\":\"7d9c8b6f5\"}}}\n"
+		"{\"file\":\"/var/log/pods/data_db-0_uid/pg/1.log\",\"message\":\"path only\",\"source_type\":\"kubernetes_logs\","
+		"\"timestamp\":\"2024-05-01T10:15:14Z\"}\n";
+	struct ingest *ing = RUN(NULL, "-", in);
+
+	is_int(C.n, 2, "vector: two records");
+	is_int(C.rec[0].r.format, RT_FMT_VECTOR, "vector: format");
+	is_str(C.rec[0].message, "upstream timed out", "vector: message");
+	is_str(C.rec[0].pod, "web-7d9c8b6f5-x2k4p", "vector: pod");
+	is_str(C.rec[0].ns, "shop", "vector: namespace");
+	is_str(C.rec[0].container, "web", "vector: container");
+	is_str(C.rec[0].owner_kind, "ReplicaSet", "vector: owner kind");
+	is_str(C.rec[0].owner_name, "web-7d9c8b6f5", "vector: owner name");
+	is_str(C.rec[0].release, "web", "vector: release");
+	is_str(C.rec[0].template_hash, "7d9c8b6f5", "vector: template hash");
+	is_str(C.rec[0].host, "node-2", "vector: node");
+	is_int(C.rec[0].r.ts_ns, T("2024-05-01T10:15:13Z") + 123000000,
+	       "vector: timestamp");
+	is_int(C.rec[1].r.format, RT_FMT_VECTOR, "vector: no kubernetes map");
+	is_str(C.rec[1].pod, "db-0", "vector: pod from file");
+	is_str(C.rec[1].container, "pg", "vector: container from file");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
+static void test_generic_json(void)
+{
+	static const char in[] =
+		"{\"ts\":1714558513.5,\"level\":\"error\",\"msg\":\"payment failed\",\"error\":\"card declined\"}\n"
+		"{\"time\":\"2024-05-01T10:15:13Z\",\"severity\":\"WARNING\",\"message\":\"disk 91%\"}\n"
+		"{\"timestamp\":\"2024-05-01 12:15:13.5 +0200 CEST\",\"err\":\"boom\"}\n"
+		"{\"time_local\":\"01/May/2024:10:15:13 +0000\",\"status\":502,\"request\":\"GET / HTTP/1.1\"}\n"
+		"{\"level\":50,\"time\":1714558513000,\"msg\":\"pino\"}\n"
+		"{\"error\":{\"code\":1},\"log\":\"log key\\n\"}\n"
+		"{\"msg\":\"multi\\nline \\u003cb\\u003e \\ud83d\\ude00\"}\n";
+	struct ingest *ing = RUN(NULL, "-", in);
+
+	is_int(C.n, 7, "json: seven records");
+	is_int(C.rec[0].r.format, RT_FMT_JSON, "json: format");
+	is_str(C.rec[0].message, "payment failed: card declined", "json: msg joined with the error beside it");
+	is_str(C.rec[0].type, "error", "json: level");
+	is_int(C.rec[0].r.ts_ns, T("2024-05-01T10:15:13Z") + 500000000,
+	       "json: epoch seconds");
+	is_str(C.rec[1].message, "disk 91%", "json: message key");
+	is_str(C.rec[1].type, "WARNING", "json: severity");
+	is_int(C.rec[1].r.ts_ns, T("2024-05-01T10:15:13Z"), "json: time");
+	is_str(C.rec[2].message, "boom", "json: err key");
+	is_int(C.rec[2].r.ts_ns, T("2024-05-01T10:15:13Z") + 500000000,
+	       "json: Go Time.String()");
+	is_str(C.rec[3].message, C.rec[3].raw, "json: no message key, raw");
+	is_int(C.rec[3].r.ts_ns, T("2024-05-01T10:15:13Z"), "json: time_local");
+	is_str(C.rec[4].type, "error", "json: numeric level");
+	is_int(C.rec[4].r.ts_ns, T("2024-05-01T10:15:13Z"), "json: epoch ms");
+	is_str(C.rec[5].message, "log key", "json: log key, object error skipped");
+	is_str(C.rec[6].message, "multi\nline <b> \xf0\x9f\x98\x80",
+	       "json: escapes, surrogate pair");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
+static void test_text_times(void)
+{
+	static const char in[] =
+		"2024-05-01T10:15:13.25Z INFO started\n"
+		"[2024-05-01 10:15:13,500] ERROR boom\n"
+		"E0501 10:15:13.123456    1 reflector.go:138] failed\n"
+		"no time here\n"
+		"[pod/web-7d9c8b6f5-x2k4p/web] 2024-05-01T10:15:14Z {\"msg\":\"prefixed\"}\n"
+		"[pod/x] not a prefix\n";
+	struct ingest *ing = RUN(NULL, "-", in);
+
+	is_int(C.n, 6, "text: six records");
+	is_str(C.rec[4].pod, "web-7d9c8b6f5-x2k4p", "text: kubectl --prefix pod");
+	is_str(C.rec[4].container, "web", "text: kubectl --prefix container");
+	is_int(C.rec[4].r.ts_ns, T("2024-05-01T10:15:14Z"),
+	       "text: time after the prefix");
+	is_str(C.rec[4].message, "2024-05-01T10:15:14Z {\"msg\":\"prefixed\"}",
+	       "text: message after the prefix");
+	is_str(C.rec[5].pod, "", "text: malformed prefix ignored");
+	is_str(C.rec[5].message, "[pod/x] not a prefix", "text: line kept");
+	is_int(C.rec[0].r.ts_ns, T("2024-05-01T10:15:13Z") + 250000000,
+	       "text: RFC 3339 prefix");
+	is_int(C.rec[1].r.ts_ns, T("2024-05-01T10:15:13Z") + 500000000,
+	       "text: python logging prefix");
+	is_int(C.rec[3].r.ts_ns, 0, "text: none");
+	is_str(C.rec[2].message, "E0501 10:15:13.123456    1 reflector.go:138] failed",
+	       "text: message is the line");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
+int main(void)
+{
+	test_cri_times();
+	test_cri_join();
+	test_docker();
+	test_fluentbit();
+	test_vector();
+	test_generic_json();
+	test_text_times();
+	return done_testing();
+}

@@ -1,0 +1,463 @@
+/*
+ * test_rules_prefilter.c: literal derivation from regexes, the multi-literal
+ * scan, and the guarantee that matters: classification with the prefilter
+ * equals classification without it, over generated lines. Also prints the
+ * cost of a non-matching line (a report, not an assertion: machines vary).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../rules/rules_int.h"
+#include "tap.h"
+
+static char err[512];
+
+/* Derived literals as "a|b" in derivation order, or "" for none. */
+static const char *derive(const char *re)
+{
+	static char buf[LIT_MAX * (LIT_LEN + 1) + 1];
+	struct lit_set s;
+	size_t k = 0;
+
+	lit_derive(re, strlen(re), &s);
+	buf[0] = '\0';
+	for (unsigned i = 0; i < s.n; i++) {
+		if (i)
+			buf[k++] = '|';
+		memcpy(buf + k, s.s[i], s.len[i]);
+		k += s.len[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+static void derivation(void)
+{
+	static const struct { const char *re, *want; } cases[] = {
+		{ "configmaps? \"(?<configmap>[^\"]+)\" not found",
+		  "\" not found" },
+		{ "Back-off restarting failed container",
+		  "back-off restarting failed container" },
+		{ "OOMKilled|oom-kill", "oomkilled|oom-kill" },
+		{ "connection\\s+refused", "connection" },
+		{ "no such host\\.?", "no such host" },
+		{ "foo\\.bar\\(\\)", "foo.bar()" },
+		{ "colou?r", "colo" },
+		{ "colou*rful", "rful" },
+		{ "ab|cde", "" },
+		{ "(?:ErrImagePull|ImagePullBackOff)",
+		  "errimagepull|imagepullbackoff" },
+		{ "(?:foo)?barbaz", "barbaz" },
+		{ "(?:foobar)*baz", "baz" },
+		{ "(?:foobar){0,2}baz", "baz" },
+		{ "(?:foobar){1,2}baz", "foobarbaz" },
+		{ "[a-z]+ failed", " failed" },
+		{ "[]abc] xyz", "] xyz|a xyz|b xyz|c xyz" },
+		{ "[^]x] xyz", " xyz" },
+		{ "[[:alpha:]] xyz", " xyz" },
+		{ "x{0,3}yyy", "yyy" },
+		{ "ab{2,}cde", "bcde" },
+		{ "abc{1}def", "abcdef" },
+		{ "\\d+ errors?", " error" },
+		{ "(?x) foo bar", "" },
+		{ "foo(?x: bar)baz", "" },
+		{ "foo(*ACCEPT)barbazqux", "" },
+		{ "\\QK8s.io\\E", "" },
+		{ "(?i)Failed", "failed" },
+		{ "(?-i)Failed", "failed" },
+		{ "fail(?#comment)?edx", "" },
+		{ "timed out(?:\\b)? waiting", "timed out" },
+		{ "a(?=bcd)", "" },
+		{ "(?<!not )found it", "found it" },
+		{ "abc\\x41def", "abc" },
+		{ "ab\\x{41}cd", "" },
+		{ "\\bpermission denied\\b", "permission denied" },
+		{ "(foo|barx)(bazz|quxx)", "foobazz|fooquxx|barxbazz|barxquxx" },
+		{ "(a|bcd)efg", "aefg|bcdefg" },
+		{ "https?://", "://" },
+		{ "HTTP/1\\.[01]\" 503", "http/1.0\" 503|http/1.1\" 503" },
+		{ "\\p{L}+ crashed", " crashed" },
+		{ "\\pL crashed", " crashed" },
+		{ "caf\xc3\xa9 au lait", " au lait" },
+		{ "(?|(abc)|(abd))x", "abcx|abdx" },
+		{ "(?>atomic)", "atomic" },
+		{ "(?'n'named)", "named" },
+		{ "(?P<n>pyname)", "pyname" },
+		{ "(?P=n)abc", "abc" },
+		{ "(abc)\\1", "abc" },
+		{ "abcd\\12", "abcd" },
+		{ "(?(1)yes|no)xyz", "xyz" },
+		{ "(?1)wxyz(abc)", "wxyzabc" },
+		{ "a\\cZbc", "" },
+		{ "^\\s*$", "" },
+		{ "^FailedMount$", "failedmount" },
+		{ "a{,3}bcd", "bcd" },
+		{ "qq{ab}cd", "qq{ab}cd" },
+		{ "q\\E?xyz", "" },
+		{ "(?:(?:deep|deeper)er|est)x", "deeperx|deepererx|estx" },
+		{ "(?:(?:deep|deeper)er|estx)y", "deepery|deeperery|estxy" },
+		{ "x{2}{3}", "" },
+		{ "\\bEADDR(?:INUSE|NOTAVAIL)\\b", "eaddrinuse|eaddrnotavail" },
+		{ "\\bP30(?:06|09|18)\\b", "p3006|p3009|p3018" },
+		{ "\\d+ 50[234] \\d+", " 502 | 503 | 504 " },
+		{ "[Ff]ailed", "failed" },
+		{ "x(?:a|bcd)yz", "xayz|xbcdyz" },
+		{ "[a-c]x[a-z]yzw", "yzw" },
+		{ "ab[.,]cd", "ab.cd|ab,cd" },
+		{ "ab[\\d.]cdef", "cdef" },
+		{ "(?:abc|de)+fgh", "abcfgh|defgh" },
+		{ "(?:ab|cd)?efg", "efg" },
+		{ "(?:abc|)def", "abcdef|def" },
+		{ "(?:a(?:b|c)d|xyz)w", "abdw|acdw|xyzw" },
+		{ "(?:[ab]cd)+e", "acde|bcde" },
+		{ "0123456789012345678901234567890123456789012345678901234",
+		  "012345678901234567890123456789012345678901234567" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		is_str(derive(cases[i].re), cases[i].want, "derive %s",
+		       cases[i].re);
+}
+
+static int scan(struct pf *pf, const char *text, char *out, size_t outn)
+{
+	static uint32_t stamp[64], gen, hits[64];
+	int n = pf_scan(pf, text, strlen(text), stamp, ++gen, hits);
+	size_t k = 0;
+
+	out[0] = '\0';
+	for (int i = 1; i < n; i++)     /* hit order is not part of the API */
+		for (int j = i; j > 0 && hits[j - 1] > hits[j]; j--) {
+			uint32_t t = hits[j];
+
+			hits[j] = hits[j - 1];
+			hits[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++)
+		k += (size_t)snprintf(out + k, outn - k, "%s%u", i ? "," : "",
+				      hits[i]);
+	return n;
+}
+
+static void scanner(void)
+{
+	static const char *const lits[] = {
+		"oomkilled", "abc", "connection refused", "xyz", "ABCD",
+		"no such host", "a[b",
+	};
+	struct pf *pf = pf_new();
+	char out[256];
+
+	for (uint32_t i = 0; i < 7; i++)
+		pf_add(pf, lits[i], strlen(lits[i]), i * 10);
+	pf_add(pf, "abc", 3, 99);
+	is_int(pf_add(pf, "ab", 2, 1), RT_EINVAL, "2-byte literal refused");
+	is_int(pf_build(pf), 0, "build");
+	is_int(pf_nlits(pf), 7, "duplicate literal stored once");
+	scan(pf, "abc", out, sizeof(out));
+	is_str(out, "1", "3-byte literal is the whole text");
+	scan(pf, "xxabc", out, sizeof(out));
+	is_str(out, "1", "3-byte literal at the very end");
+	scan(pf, "Pod was OOMKILLED", out, sizeof(out));
+	is_str(out, "0", "caseless, at the end");
+	scan(pf, "OOMKilled and connection refused and no such host", out,
+	     sizeof(out));
+	is_str(out, "0,2,5", "several literals");
+	scan(pf, "abcd xyz", out, sizeof(out));
+	is_str(out, "1,3,4", "overlapping: abcd and abc, plus xyz");
+	scan(pf, "oomkille", out, sizeof(out));
+	is_str(out, "", "a prefix is not a hit");
+	scan(pf, "connection  refused", out, sizeof(out));
+	is_str(out, "", "near miss");
+	scan(pf, "ab", out, sizeof(out));
+	is_str(out, "", "text shorter than any literal");
+	scan(pf, "a{b a`b", out, sizeof(out));
+	is_str(out, "", "fold collisions are verified away");
+	scan(pf, "a{b A[B", out, sizeof(out));
+	is_str(out, "6", "punctuation compared exactly");
+	is_int(scan(pf, "\xe2\x84\xaa: nothing else", out, sizeof(out)), -1,
+	       "KELVIN SIGN: every pattern must run");
+	is_int(scan(pf, "ſ is a long s", out, sizeof(out)), -1,
+	       "LONG S: every pattern must run");
+	is_int(scan(pf, "caf\xc3\xa9 au lait", out, sizeof(out)), 0,
+	       "other UTF-8 is fine");
+	{
+		size_t np;
+		const uint32_t *p = pf_lit_pats(pf, 1, &np);
+
+		is_int(np, 2, "abc feeds two patterns");
+		ok(np == 2 && p[0] == 10 && p[1] == 99, "their ids");
+	}
+	pf_free(pf);
+}
+
+/* Every literal length at every alignment and distance from the end, in
+ * random case: the anchor for each start residue must catch it. */
+static void alignments(void)
+{
+	static const char base[] = "QuxzJvkwPyfgbQjzx.:!@#";
+	unsigned misses = 0, tries = 0, seed = 3;
+
+	for (size_t len = 3; len <= 14; len++) {
+		struct pf *pf = pf_new();
+		static uint32_t stamp[4], gen, hits[4];
+
+		pf_add(pf, base + 1, len, 0);
+		pf_build(pf);
+		for (size_t pre = 0; pre < 9; pre++)
+			for (size_t post = 0; post < 9; post++) {
+				char text[64];
+				size_t n = 0;
+
+				memset(text, '-', sizeof(text));
+				n = pre;
+				for (size_t k = 0; k < len; k++) {
+					char ch = base[1 + k];
+
+					seed = seed * 1103515245u + 12345u;
+					if ((seed >> 16) & 1 && ch >= 'a' && ch <= 'z')
+						ch = (char)(ch - 32);
+					else if ((seed >> 16) & 1 && ch >= 'A' &&
+						 ch <= 'Z')
+						ch = (char)(ch + 32);
+					text[n++] = ch;
+				}
+				n += post;
+				tries++;
+				if (pf_scan(pf, text, n, stamp, ++gen, hits) != 1)
+					misses++;
+				/* One byte short of the literal: no hit. */
+				if (pf_scan(pf, text + pre + 1, len - 1, stamp, ++gen,
+					    hits) != 0)
+					misses++;
+			}
+		pf_free(pf);
+	}
+	is_int(misses, 0, "literal found at every alignment (%u texts)", tries);
+}
+
+static unsigned rnd(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 16;
+}
+
+/* Compares two classifications field by field. */
+static bool same(const struct rt_class *a, const struct rt_class *b)
+{
+	if (a->ntags != b->ntags || a->nrules != b->nrules ||
+	    a->nfields != b->nfields || a->severity != b->severity)
+		return false;
+	for (unsigned k = 0; k < a->ntags; k++)
+		if (a->tags[k] != b->tags[k])
+			return false;
+	for (unsigned k = 0; k < a->nrules; k++)
+		if (a->rules[k] != b->rules[k])
+			return false;
+	for (unsigned k = 0; k < a->nfields; k++)
+		if (a->fields[k].key.n != b->fields[k].key.n ||
+		    a->fields[k].val.n != b->fields[k].val.n ||
+		    memcmp(a->fields[k].val.p, b->fields[k].val.p,
+			   a->fields[k].val.n))
+			return false;
+	return true;
+}
+
+static void mutate(char *s, size_t n, unsigned *seed)
+{
+	for (size_t k = 0; k < n; k++) {
+		unsigned x = rnd(seed) % 16;
+
+		if (x == 0 && s[k] >= 'a' && s[k] <= 'z')
+			s[k] = (char)(s[k] - 32);
+		else if (x == 1 && s[k] >= 'A' && s[k] <= 'Z')
+			s[k] = (char)(s[k] + 32);
+	}
+}
+
+/* Lines made of rule examples, near misses, case changes, KELVIN SIGN and
+ * junk bytes; message, reason and raw all vary. */
+static void equivalence(void)
+{
+	static const char *const frags[] = {
+		"configmap \"web\" not found", "couldn't get configMap a/b",
+		"secret \"s\" not found", "Back-off restarting failed container",
+		"backoff restarting failed container", "CrashLoopBackOff",
+		"ErrImagePull", "manifest for x:1 unknown", "manifest unknown",
+		"OOMKilled", "OOMKilling", "OOM\xe2\x84\xaailled",
+		"memory cgroup out of memory", "liveness probe failed",
+		"0/3 nodes are available", "connect: connection refused",
+		"Error 111 connecting to redis:6379", "ECONNREFUSED",
+		"password authentication failed for user \"u\"",
+		"Access denied for user 'root'", "Dirty database version 7",
+		"schema version 3 is dirty", "exec format error",
+		"executable file not found in $PATH", "no healthy upstream",
+		"HTTP/1.1\" 503", "cannot reuse a name that is still in use",
+		"another operation (install/upgrade/rollback) is in progress",
+		"UPGRADE FAILED", "timed out waiting for the condition",
+		"no such host", "Name or service not known", "permission denied",
+		"EACCES", "bind() to 0.0.0.0:80 failed", "address already in use",
+		"couldn't find key k in ConfigMap ns/cm", "configuration file",
+		"[ALERT] x Could not open configuration file /a.cfg",
+		"\"level\": \"error\"", "quota cpu exceeded", "resource quota",
+		"2024-05-01 12:00:00 [", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]",
+		"config file x not found", "cfg does not exist",
+		"GET /api/v1/orders 200", "\xff\xfe\xc3", "s\xc5\xbf", " ", " ",
+		" ", ": ", "\"", "connection", "refused", "probe", "failed",
+		"container", "not found", "quota", "exceeded", "Killed", "bind()",
+	};
+	static const char *const reasons[] = {
+		"", "", "FailedMount", "FailedAttachVolume", "FailedScheduling",
+		"BackOff", "failedmount",
+	};
+	struct rules *r = rules_new();
+	struct rt_arena a;
+	unsigned seed = 42, matched = 0, differ = 0, lines = 600;
+	char msg[600], raw[700];
+
+	rt_arena_init(&a);
+	if (!ok(!rules_load_path(r, "tests/data/rules/catalog.rules", err,
+				 sizeof(err)) && !rules_compile(r, err,
+								sizeof(err)),
+		"catalog pack: %s", err))
+		return;
+	for (unsigned i = 0; i < lines; i++) {
+		struct rt_record rec;
+		struct rt_class on, off;
+		size_t n = 0, nf = 1 + rnd(&seed) % 6;
+
+		for (size_t k = 0; k < nf; k++) {
+			const char *f = frags[rnd(&seed) % (sizeof(frags) /
+							    sizeof(*frags))];
+			size_t fl = strlen(f);
+
+			if (n + fl + 1 >= sizeof(msg))
+				break;
+			memcpy(msg + n, f, fl);
+			n += fl;
+			if (rnd(&seed) % 3)
+				msg[n++] = ' ';
+		}
+		msg[n] = '\0';
+		mutate(msg, n, &seed);
+		rt_record_init(&rec);
+		if (rnd(&seed) % 4)
+			rec.message = rt_str_make(msg, n);
+		rec.reason = rt_str_make(reasons[rnd(&seed) % 7], 0);
+		rec.reason.n = strlen(rec.reason.p);
+		if (rnd(&seed) % 2) {
+			snprintf(raw, sizeof(raw), "{\"level\":\"%s\",\"msg\":"
+				 "\"%s\"}", rnd(&seed) % 2 ? "error" : "info",
+				 msg);
+			rec.raw = rt_str_make(raw, strlen(raw));
+		}
+		rules_set_prefilter(r, true);
+		rules_classify(r, &rec, &a, &on);
+		rules_set_prefilter(r, false);
+		rules_classify(r, &rec, &a, &off);
+		matched += off.nrules > 0;
+		if (!same(&on, &off)) {
+			differ++;
+			printf("# differs: %s\n", msg);
+		}
+		rt_arena_reset(&a);
+	}
+	is_int(differ, 0, "prefilter on == off over %u lines", lines);
+	ok(matched > lines / 2 && matched < lines,
+	   "the lines are a real test: %u of %u matched", matched, lines);
+	rt_arena_release(&a);
+	rules_free(r);
+}
+
+static void listing(void)
+{
+	struct rules *r = rules_new();
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (rules_load_path(r, "tests/data/rules/catalog.rules", err,
+			    sizeof(err)) || rules_compile(r, err, sizeof(err)))
+		return;
+	f = open_memstream(&out, &n);
+	rules_list_prefilter(r, f);
+	fclose(f);
+	ok(strstr(out, "t.configmap.missing\ttests/data/rules/catalog.rules:7\t"
+		  "\"\\\" not found\"\n") != NULL, "derived literal listed");
+	ok(strstr(out, "t.always\ttests/data/rules/catalog.rules:157\t"
+		  "(always runs)\n") != NULL, "always-run pattern listed");
+	ok(strstr(out, "t.declared\ttests/data/rules/catalog.rules:162\t"
+		  "\"quota\" (declared)\n") != NULL, "declared literal listed");
+	ok(strstr(out, "\"errimagepull\" | \"imagepullbackoff\"") != NULL,
+	   "alternatives listed");
+	free(out);
+	rules_free(r);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* ns per 200-byte line that matches nothing, through rules_classify. */
+static void speed(void)
+{
+	static const char *const words[] = {
+		"GET", "/api/v1/orders", "status=200", "duration=12ms",
+		"user=alice@example.com", "INFO", "DEBUG", "request", "handled",
+		"trace=4bf92f3577b34da6", "cache", "hit", "for", "key", "session",
+		"[http-nio-8080-exec-7]", "c.e.shop.api.OrderController", "-",
+		"payment", "accepted", "id=12345", "region=eu-west-1", "ok",
+	};
+	struct rules *r = rules_new();
+	struct rt_arena a;
+	struct rt_record rec;
+	struct rt_class c;
+	unsigned seed = 7, hits = 0;
+	enum { NLINES = 256, ITER = 200000 };
+	static char lines[NLINES][256];
+	double t0, t1;
+
+	if (rules_load_path(r, "tests/data/rules/catalog.rules", err,
+			    sizeof(err)) || rules_compile(r, err, sizeof(err)))
+		return;
+	for (int i = 0; i < NLINES; i++) {
+		size_t n = snprintf(lines[i], 40, "2024-05-01T10:15:%02d.%03dZ ",
+				    i % 60, i);
+
+		while (n < 200) {
+			const char *w = words[rnd(&seed) % 23];
+
+			n += (size_t)snprintf(lines[i] + n, 256 - n, "%s ", w);
+		}
+		lines[i][200] = '\0';
+	}
+	rt_arena_init(&a);
+	rt_record_init(&rec);
+	t0 = now();
+	for (int i = 0; i < ITER; i++) {
+		rec.message = rt_str_make(lines[i % NLINES], 200);
+		hits += rules_classify(r, &rec, &a, &c);
+	}
+	t1 = now();
+	is_int(hits, 0, "speed lines match nothing");
+	printf("# %.1f ns per 200-byte non-matching line (%zu rules, %zu "
+	       "patterns)\n", (t1 - t0) * 1e9 / ITER, rules_count(r), r->npats);
+	rt_arena_release(&a);
+	rules_free(r);
+}
+
+int main(void)
+{
+	derivation();
+	scanner();
+	alignments();
+	equivalence();
+	listing();
+	speed();
+	return done_testing();
+}
