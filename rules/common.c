@@ -28,7 +28,14 @@ static const char common_words[] =
 	" kubernetes event events reason object duration latency size bytes"
 	" port host address session uid source controller handler process"
 	" failed success successfully completed total count unknown api org"
-	" com www localhost data result results key id ok done new old all ";
+	" com www localhost data result results key id ok done new old all"
+	" accept accepted exception execute executing exec operation"
+	" attempt attempted state request requests handled handling"
+	" connect connected connecting close closed closing open opened"
+	" read write send sent receive received check checking found"
+	" login logout auth token cache hit miss query select insert table"
+	" thread worker task job queue retry retrying next after before"
+	" start stop end begin finish finished load loaded loading ";
 
 static uint32_t slots[COMMON_SLOTS];     /* 0: empty */
 static once_flag built = ONCE_FLAG_INIT;
@@ -82,16 +89,24 @@ bool lit_common(const unsigned char *p, size_t n)
 	return false;
 }
 
+/* Byte rarity in log text, 1 (everywhere) to 7 (rare): letter frequency,
+ * and digits and the punctuation of timestamps, paths, key=value pairs and
+ * JSON are common too. */
 unsigned lit_rarity(unsigned char c)
 {
-	static const char frequent[] = " etaoinsrhldcum";
-	const char *p = c ? strchr(frequent, c) : NULL;
+	static const char *const tiers[] = {
+		" etaoinsr",                    /* 1 */
+		"hldcum0123456789.:-/=\",_",   /* 2 */
+		"fpgwyb",                       /* 4 */
+		"vk[](){}'@#$%&*+!?<>;|\\`~^",  /* 5 */
+		"xjqz",                         /* 7 */
+	};
+	static const unsigned score[] = { 1, 2, 4, 5, 7 };
 
-	if (p)
-		return 1 + (unsigned)(p - frequent) / 3;
-	if (c >= '0' && c <= '9')
-		return 5;
-	return 7;
+	for (unsigned t = 0; t < 5; t++)
+		if (c && strchr(tiers[t], c))
+			return score[t];
+	return 3;       /* control bytes, non-ASCII */
 }
 
 /* Sum of the byte rarities, counting only bytes that some uncommon window

@@ -93,14 +93,35 @@ static bool better(const struct lit_set *a, const struct lit_set *b)
 	return al > bl;
 }
 
-/* cur as a candidate: usable when every member has LIT_MIN bytes. */
+static bool contains(const char *h, size_t hn, const char *n, size_t nn)
+{
+	return nn <= hn && memmem(h, hn, n, nn) != NULL;
+}
+
+/* cur as a candidate: usable when every member has LIT_MIN bytes. A
+ * member holding another member adds nothing ("no such host." when "no
+ * such host" is in) and is dropped. */
 static void consider(struct lit_set *best, const struct lit_set *cur)
 {
-	for (unsigned k = 0; k < cur->n; k++)
+	struct lit_set c;
+
+	c.n = 0;
+	for (unsigned k = 0; k < cur->n; k++) {
+		bool redundant = false;
+
 		if (cur->len[k] < LIT_MIN)
 			return;
-	if (better(cur, best))
-		*best = *cur;
+		for (unsigned j = 0; j < cur->n && !redundant; j++)
+			redundant = j != k && contains(cur->s[k], cur->len[k],
+						       cur->s[j], cur->len[j]) &&
+				    (cur->len[j] < cur->len[k] || j < k);
+		if (redundant)
+			continue;
+		c.len[c.n] = cur->len[k];
+		memcpy(c.s[c.n++], cur->s[k], cur->len[k]);
+	}
+	if (better(&c, best))
+		*best = c;
 }
 
 static void set_reset(struct lit_set *s)
@@ -487,6 +508,7 @@ static void parse_quant(struct dctx *c, struct quant *q)
 		c->i--;         /* re-advanced below */
 	} else if (ch == '{' && loose_braces(c, &end)) {
 		q->min = 0;     /* could be {,n}: assume the atom is optional */
+		q->max = 0xffffffu;
 		c->i = end - 1;
 	} else {
 		q->present = false;
@@ -583,6 +605,15 @@ static bool apply(struct dctx *c, enum atom a, unsigned char lit,
 		 * too rare to model. */
 		c->bail |= q->present;
 		return true;
+	}
+	if (opt && q->max == 1 && (a == A_LIT || g->is_exact)) {
+		/* x? or (?:uration)?: the set plus the empty string, so
+		 * `colou?r` still gives "colour" and "color". */
+		struct lit_set with = a == A_LIT ? one : g->exact;
+		struct lit_set empty = { 1, { 0 }, { { 0 } } };
+
+		if (set_union(&with, &empty) && product(cur, &with))
+			return true;
 	}
 	if (a == A_OPAQUE || opt || (a == A_GROUP && !g->is_exact)) {
 		consider(best, cur);

@@ -8,7 +8,8 @@
  * upper to lower case, plus a few collisions that verification removes),
  * hashes it and tests one bit of a 32 KiB bitmap. Only on a set bit does it
  * look the window up in a small hash table of anchors and compare the
- * candidate literals for real.
+ * candidate literals for real (an 8-byte masked compare first, which
+ * rejects most hits of windows that only look like a literal's).
  *
  * A literal occurrence starts at some position p; for each of the 4
  * possible p mod 4 the literal contributes one anchor: a sampled window
@@ -32,6 +33,7 @@
 #include "rules_int.h"
 
 #define FOLD32 0x20202020u
+#define FOLD64 0x2020202020202020ull
 #define HIGH32 0x80808080u
 #define BITS_LG 18              /* 2^18 bits: 32 KiB */
 #define WC_LEAD 0xffffff00u     /* key mask: the window's first byte is free */
@@ -54,6 +56,9 @@ struct pf_anchor {
 	uint32_t key;           /* folded window; a wildcard byte is 0 */
 	uint32_t lit;
 	int32_t off;            /* window start minus literal start */
+	/* The literal's folded bytes over the 8 bytes from the window: one
+	 * compare rejects most hits of common windows ("tion"). */
+	uint64_t pre, premask;
 };
 
 struct pf_slot {
@@ -66,10 +71,13 @@ struct pf {
 	struct pf_pair *pairs;
 	size_t npairs, cappairs;
 	uint32_t *litpats;
-	uint64_t *bits;
+	uint64_t *bits;         /* any anchor might start here */
+	uint64_t *wc_bits;      /* ... one with a free byte: worth 2 lookups */
 	uint32_t *shorts;       /* literals shorter than SHORT_LEN */
 	uint32_t *short_off;    /* their anchor byte's offset */
 	size_t nshorts;
+	uint64_t short_mask[256];       /* shorts (< 64) anchored on a byte */
+	uint32_t *short_key, *short_keymask;    /* folded 4-byte prefix test */
 	unsigned char sbytes[MAX_SBYTES];
 	unsigned nsbytes;       /* > MAX_SBYTES: use sbyte_tab */
 	bool sbyte_tab[256];
@@ -108,10 +116,13 @@ void pf_free(struct pf *pf)
 	free(pf->pairs);
 	free(pf->litpats);
 	free(pf->bits);
+	free(pf->wc_bits);
 	free(pf->anchors);
 	free(pf->slots);
 	free(pf->shorts);
 	free(pf->short_off);
+	free(pf->short_key);
+	free(pf->short_keymask);
 	free(pf);
 }
 
@@ -184,6 +195,24 @@ static inline uint32_t load32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
+static inline uint64_t load64(const unsigned char *p)
+{
+	return (uint64_t)load32(p) | (uint64_t)load32(p + 4) << 32;
+}
+
+static void set_prefix(const struct pf_lit *l, struct pf_anchor *a)
+{
+	a->pre = a->premask = 0;
+	for (int i = 0; i < 8; i++) {
+		int j = a->off + i;
+
+		if (j < 0 || j >= (int)l->len)
+			continue;
+		a->pre |= (uint64_t)((unsigned char)l->s[j] | 0x20) << (8 * i);
+		a->premask |= 0xffull << (8 * i);
+	}
+}
+
 static inline uint32_t hash_bit(uint32_t key)
 {
 	return (key * 0x9E3779B1u) >> (32 - BITS_LG);
@@ -196,11 +225,11 @@ static inline uint64_t test_bit(const struct pf *pf, uint32_t key)
 	return pf->bits[h >> 6] >> (h & 63) & 1;
 }
 
-static void set_bit(struct pf *pf, uint32_t key)
+static void set_bit(uint64_t *bits, uint32_t key)
 {
 	uint32_t h = hash_bit(key);
 
-	pf->bits[h >> 6] |= 1ull << (h & 63);
+	bits[h >> 6] |= 1ull << (h & 63);
 }
 
 /* The window of l at offset e (may start before or end after l): its
@@ -233,22 +262,27 @@ static unsigned window(const struct pf_lit *l, int e, uint32_t *key,
 
 /* Best window for occurrences starting at p = r (mod stride): the window
  * then starts at p + e with p + e = 0 (mod stride) and e >= -r, so it
- * never starts before the text. Fewest free bytes, then rarest. */
+ * never starts before the text. At most one free byte (it costs 128 bits),
+ * then the rarest bytes; a free byte is worth it when the only windows
+ * without one are common text ("stat" of "sqlstate"). Returns the number
+ * of free bytes, 99 when no window qualifies. */
 static unsigned choose(const struct pf_lit *l, unsigned stride, unsigned r,
 		       struct pf_anchor *a)
 {
-	unsigned best_wc = 99, best_score = 0;
+	unsigned best_wc = 99;
+	int best_score = -100;
 
 	for (int e = -(int)r; e < (int)l->len; e += (int)stride) {
 		uint32_t key;
 		unsigned score, wc = window(l, e, &key, &score);
+		int adj = (int)score - 6 * (int)wc;
 
-		if (wc < best_wc || (wc == best_wc && score > best_score)) {
-			best_wc = wc;
-			best_score = score;
-			a->key = key;
-			a->off = e;
-		}
+		if (wc > 1 || adj <= best_score)
+			continue;
+		best_wc = wc;
+		best_score = adj;
+		a->key = key;
+		a->off = e;
 	}
 	return best_wc;
 }
@@ -264,7 +298,12 @@ static void add_short(struct pf *pf, uint32_t lit)
 		    lit_rarity((unsigned char)l->s[best]))
 			best = k;
 	pf->shorts[pf->nshorts] = lit;
-	pf->short_off[pf->nshorts++] = best;
+	pf->short_off[pf->nshorts] = best;
+	pf->short_keymask[pf->nshorts] = l->len == 3 ? 0xffffffu : 0xffffffffu;
+	pf->short_key[pf->nshorts] = 0;
+	for (unsigned k = 0; k < l->len; k++)
+		pf->short_key[pf->nshorts] |=
+			(uint32_t)((unsigned char)l->s[k] | 0x20) << (8 * k);
 	for (int upper = 0; upper < 2; upper++) {
 		unsigned char c = (unsigned char)l->s[best];
 
@@ -272,6 +311,8 @@ static void add_short(struct pf *pf, uint32_t lit)
 			break;
 		if (upper)
 			c -= 32;
+		if (pf->nshorts < 64)
+			pf->short_mask[c] |= 1ull << pf->nshorts;
 		if (pf->sbyte_tab[c])
 			continue;
 		pf->sbyte_tab[c] = true;
@@ -279,6 +320,7 @@ static void add_short(struct pf *pf, uint32_t lit)
 			pf->sbytes[pf->nsbytes] = c;
 		pf->nsbytes++;
 	}
+	pf->nshorts++;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -328,7 +370,10 @@ static int make_anchors(struct pf *pf)
 	pf->anchors = calloc(pf->nlits * STRIDE + 1, sizeof(*pf->anchors));
 	pf->shorts = malloc((pf->nlits + 1) * sizeof(uint32_t));
 	pf->short_off = malloc((pf->nlits + 1) * sizeof(uint32_t));
-	if (!pf->anchors || !pf->shorts || !pf->short_off)
+	pf->short_key = malloc((pf->nlits + 1) * sizeof(uint32_t));
+	pf->short_keymask = malloc((pf->nlits + 1) * sizeof(uint32_t));
+	if (!pf->anchors || !pf->shorts || !pf->short_off || !pf->short_key ||
+	    !pf->short_keymask)
 		return RT_ENOMEM;
 	for (size_t i = 0; i < pf->nlits; i++) {
 		if (pf->lits[i].len < SHORT_LEN) {
@@ -336,10 +381,11 @@ static int make_anchors(struct pf *pf)
 			continue;
 		}
 		for (unsigned r = 0; r < STRIDE; r++) {
-			struct pf_anchor a = { 0, (uint32_t)i, 0 };
+			struct pf_anchor a = { 0, (uint32_t)i, 0, 0, 0 };
 			bool dup = false;
 
 			choose(&pf->lits[i], STRIDE, r, &a);
+			set_prefix(&pf->lits[i], &a);
 			for (size_t k = 0; k < pf->nanchors && !dup; k++)
 				dup = pf->anchors[k].lit == a.lit &&
 				      pf->anchors[k].key == a.key &&
@@ -357,18 +403,22 @@ static int make_anchors(struct pf *pf)
 
 static int build_bitmap(struct pf *pf)
 {
-	if (!(pf->bits = calloc((1u << BITS_LG) / 64, sizeof(uint64_t))))
+	pf->bits = calloc((1u << BITS_LG) / 64, sizeof(uint64_t));
+	pf->wc_bits = calloc((1u << BITS_LG) / 64, sizeof(uint64_t));
+	if (!pf->bits || !pf->wc_bits)
 		return RT_ENOMEM;
 	for (size_t i = 0; i < pf->nanchors; i++) {
 		uint32_t key = pf->anchors[i].key;
 		unsigned shift = !(key & 0xffu) ? 0 : !(key >> 24) ? 24 : 32;
 
 		if (shift == 32) {
-			set_bit(pf, key);
+			set_bit(pf->bits, key);
 			continue;
 		}
-		for (uint32_t x = 0; x < 256; x++)
-			set_bit(pf, key | (x | 0x20) << shift);
+		for (uint32_t x = 0; x < 256; x++) {
+			set_bit(pf->bits, key | (x | 0x20) << shift);
+			set_bit(pf->wc_bits, key | (x | 0x20) << shift);
+		}
 	}
 	return 0;
 }
@@ -452,7 +502,12 @@ static void verify_key(struct scan *s, size_t pos, uint32_t key)
 		size_t start = pos - (size_t)(ptrdiff_t)a->off;
 
 		if ((a->off > 0 && pos < (size_t)a->off) ||
-		    start + l->len > s->n || s->stamp[a->lit] == s->gen ||
+		    start + l->len > s->n)
+			continue;
+		if (pos + 8 <= s->n &&
+		    ((load64(s->t + pos) | FOLD64) & a->premask) != a->pre)
+			continue;
+		if (s->stamp[a->lit] == s->gen ||
 		    !eq_lower(s->t + start, l->s, l->len))
 			continue;
 		s->stamp[a->lit] = s->gen;
@@ -462,30 +517,48 @@ static void verify_key(struct scan *s, size_t pos, uint32_t key)
 
 static void verify(struct scan *s, size_t pos, uint32_t key)
 {
+	uint32_t h = hash_bit(key);
+
 	verify_key(s, pos, key);
+	if (!(s->pf->wc_bits[h >> 6] >> (h & 63) & 1))
+		return;
 	if (s->pf->lead)
 		verify_key(s, pos, key & WC_LEAD);
 	if (s->pf->tail)
 		verify_key(s, pos, key & WC_TAIL);
 }
 
-/* The short literals whose anchor byte sits at text position i. */
-static void verify_short(struct scan *s, size_t i)
+static inline void verify_one_short(struct scan *s, size_t i, size_t k)
 {
 	const struct pf *pf = s->pf;
-	unsigned char c = lower_tab[s->t[i]];
+	uint32_t lit = pf->shorts[k], off = pf->short_off[k];
+	const struct pf_lit *l = &pf->lits[lit];
+	size_t start = i - off;
 
-	for (size_t k = 0; k < pf->nshorts; k++) {
-		uint32_t lit = pf->shorts[k], off = pf->short_off[k];
-		const struct pf_lit *l = &pf->lits[lit];
+	if (i < off || start + l->len > s->n)
+		return;
+	/* Most anchor-byte hits fail here, on one folded 4-byte compare. */
+	if (start + 4 <= s->n &&
+	    ((load32(s->t + start) | FOLD32) & pf->short_keymask[k]) !=
+	    pf->short_key[k])
+		return;
+	if (s->stamp[lit] == s->gen || !eq_lower(s->t + start, l->s, l->len))
+		return;
+	s->stamp[lit] = s->gen;
+	s->hits[s->nhits++] = lit;
+}
 
-		if ((unsigned char)l->s[off] != c || i < off ||
-		    i - off + l->len > s->n || s->stamp[lit] == s->gen ||
-		    !eq_lower(s->t + i - off, l->s, l->len))
-			continue;
-		s->stamp[lit] = s->gen;
-		s->hits[s->nhits++] = lit;
+/* The short literals whose anchor byte sits at text position i. */
+static inline void verify_short(struct scan *s, size_t i)
+{
+	uint64_t m = s->pf->short_mask[s->t[i]];
+
+	while (m) {
+		verify_one_short(s, i, (size_t)__builtin_ctzll(m));
+		m &= m - 1;
 	}
+	for (size_t k = 64; k < s->pf->nshorts; k++)
+		verify_one_short(s, i, k);
 }
 
 static void scan_short(struct scan *s)

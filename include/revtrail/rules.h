@@ -88,9 +88,13 @@ int rules_load_buffer(struct rules *r, const char *name, const char *text,
 int rules_compile(struct rules *r, char *err, size_t errlen);
 
 /*
- * Classifies rec. out is fully overwritten. Returns the number of tags
- * (0 for most lines). Never fails: a pattern that hits a match or depth
- * limit is skipped and counted in out->limit_hits.
+ * Classifies rec. out is fully overwritten (entries past the counts are
+ * unspecified). Returns the number of tags (0 for most lines). Never
+ * fails: a pattern that hits a match or depth limit is skipped and counted
+ * in out->limit_hits. Rules reading `message` read rec->raw when the
+ * message is empty; empty fields are never matched. Capture values are
+ * copied into arena (views into rec when arena is NULL); a capture that is
+ * empty or whose name an earlier hit already set is dropped.
  */
 unsigned rules_classify(struct rules *r, const struct rt_record *rec,
 			struct rt_arena *arena, struct rt_class *out);

@@ -36,14 +36,14 @@ static void derivation(void)
 {
 	static const struct { const char *re, *want; } cases[] = {
 		{ "configmaps? \"(?<configmap>[^\"]+)\" not found",
-		  "\" not found" },
+		  "configmaps \"|configmap \"" },
 		{ "Back-off restarting failed container",
 		  "back-off restarting failed container" },
 		{ "OOMKilled|oom-kill", "oomkilled|oom-kill" },
-		{ "connection\\s+refused", "connection" },
+		{ "connection\\s+refused", "refused" },
 		{ "no such host\\.?", "no such host" },
 		{ "foo\\.bar\\(\\)", "foo.bar()" },
-		{ "colou?r", "colo" },
+		{ "colou?r", "colour|color" },
 		{ "colou*rful", "rful" },
 		{ "ab|cde", "" },
 		{ "(?:ErrImagePull|ImagePullBackOff)",
@@ -67,7 +67,7 @@ static void derivation(void)
 		{ "(?i)Failed", "failed" },
 		{ "(?-i)Failed", "failed" },
 		{ "fail(?#comment)?edx", "" },
-		{ "timed out(?:\\b)? waiting", "timed out" },
+		{ "timed out(?:\\b)? waiting", "timed out waiting" },
 		{ "a(?=bcd)", "" },
 		{ "(?<!not )found it", "found it" },
 		{ "abc\\x41def", "abc" },
@@ -75,7 +75,7 @@ static void derivation(void)
 		{ "\\bpermission denied\\b", "permission denied" },
 		{ "(foo|barx)(bazz|quxx)", "foobazz|fooquxx|barxbazz|barxquxx" },
 		{ "(a|bcd)efg", "aefg|bcdefg" },
-		{ "https?://", "://" },
+		{ "https?://", "https://|http://" },
 		{ "HTTP/1\\.[01]\" 503", "http/1.0\" 503|http/1.1\" 503" },
 		{ "\\p{L}+ crashed", " crashed" },
 		{ "\\pL crashed", " crashed" },
@@ -108,7 +108,7 @@ static void derivation(void)
 		{ "ab[\\d.]cdef", "cdef" },
 		{ "(?:abc|de)+fgh", "abcfgh|defgh" },
 		{ "(?:ab|cd)?efg", "efg" },
-		{ "(?:abc|)def", "abcdef|def" },
+		{ "(?:abc|)def", "def" },
 		{ "(?:a(?:b|c)d|xyz)w", "abdw|acdw|xyzw" },
 		{ "(?:[ab]cd)+e", "acde|bcde" },
 		{ "0123456789012345678901234567890123456789012345678901234",
@@ -370,6 +370,109 @@ static void equivalence(void)
 	rules_free(r);
 }
 
+/* Random regexes from pieces the derivation must handle (groups,
+ * alternations, classes, quantifiers, lookarounds, escapes) against texts
+ * made of the same pieces: the prefilter must never change the answer. */
+static void gen_re(unsigned *seed, int depth, char *out, size_t cap)
+{
+	static const char *const atoms[] = {
+		"abc", "err", "fail", "xyz", "K", "s", "ed", "503", "http/",
+		"\\.", "\\(", "[abc]", "[0-9]", "[^x]", "[a-c]", "[.,]", "\\d",
+		"\\s", "\\w", ".", "^", "$", "\\b", " ", "-", "(?i)", "(?-i)",
+		"[Kk]", "\\x41", "(?#c)",
+	};
+	static const char *const quants[] = {
+		"", "", "", "", "?", "*", "+", "{2}", "{0,2}", "{1,}", "??", "+?",
+	};
+	int items = 1 + (int)(rnd(seed) % 4);
+
+	for (int i = 0; i < items; i++) {
+		size_t n = strlen(out);
+		unsigned pick = rnd(seed) % 10;
+
+		if (n + 64 >= cap)
+			return;
+		if (depth < 3 && pick == 0) {
+			strcat(out, rnd(seed) % 2 ? "(?:" : "(");
+			gen_re(seed, depth + 1, out, cap);
+			strcat(out, "|");
+			gen_re(seed, depth + 1, out, cap);
+			strcat(out, ")");
+		} else if (depth < 3 && pick == 1) {
+			strcat(out, rnd(seed) % 2 ? "(?=" : "(?!");
+			gen_re(seed, depth + 1, out, cap);
+			strcat(out, ")");
+		} else {
+			strcat(out, atoms[rnd(seed) % (sizeof(atoms) /
+						       sizeof(*atoms))]);
+		}
+		n = strlen(out);
+		if (out[n - 1] != '^' && out[n - 1] != '$' &&
+		    out[n - 1] != ')' && (n < 2 || strcmp(out + n - 2, "\\b")))
+			strcat(out, quants[rnd(seed) % (sizeof(quants) /
+							 sizeof(*quants))]);
+	}
+}
+
+static void random_patterns(void)
+{
+	static const char *const words[] = {
+		"abc", "ABC", "err", "fail", "failed", "xyz", "k", "\xe2\x84\xaa",
+		"s", "\xc5\xbf", "ed", "503", "HTTP/", "http/1.1", ".", "(",
+		"a", "b", "c", "0", "7", " ", "-", "x", "A", ",", "erred",
+		"abcabc", "\xff", "é",
+	};
+	unsigned seed = 99, compiled = 0, differ = 0, matched = 0, filtered = 0;
+	struct rt_arena a;
+
+	rt_arena_init(&a);
+	for (int it = 0; it < 1500; it++) {
+		char re[512] = "", pack[700];
+		struct rules *r = rules_new();
+
+		gen_re(&seed, 0, re, sizeof(re));
+		snprintf(pack, sizeof(pack), "rule r\n  tags t\n  pattern %s\n"
+			 "  example x\n", re);
+		if (rules_load_buffer(r, "g.rules", pack, strlen(pack), err,
+				      sizeof(err)) ||
+		    rules_compile(r, err, sizeof(err))) {
+			rules_free(r);
+			continue;
+		}
+		compiled++;
+		filtered += r->pats[0].nlits > 0;
+		for (int t = 0; t < 40; t++) {
+			char text[256] = "";
+			int nw = 1 + (int)(rnd(&seed) % 8);
+			struct rt_record rec;
+			struct rt_class on, off;
+
+			for (int w = 0; w < nw; w++)
+				strcat(text, words[rnd(&seed) % (sizeof(words) /
+								 sizeof(*words))]);
+			rt_record_init(&rec);
+			rec.message = rt_str_make(text, strlen(text));
+			rules_set_prefilter(r, true);
+			rules_classify(r, &rec, &a, &on);
+			rules_set_prefilter(r, false);
+			rules_classify(r, &rec, &a, &off);
+			matched += off.nrules;
+			if (on.nrules != off.nrules) {
+				if (differ++ < 5)
+					printf("# /%s/ on '%s': %u vs %u\n", re,
+					       text, on.nrules, off.nrules);
+			}
+			rt_arena_reset(&a);
+		}
+		rules_free(r);
+	}
+	ok(compiled > 1200, "%u random patterns compiled", compiled);
+	ok(matched > 4000, "%u random matches", matched);
+	ok(filtered > 400, "%u of them prefiltered", filtered);
+	is_int(differ, 0, "random patterns: prefilter on == off");
+	rt_arena_release(&a);
+}
+
 static void listing(void)
 {
 	struct rules *r = rules_new();
@@ -384,7 +487,10 @@ static void listing(void)
 	rules_list_prefilter(r, f);
 	fclose(f);
 	ok(strstr(out, "t.configmap.missing\ttests/data/rules/catalog.rules:7\t"
-		  "\"\\\" not found\"\n") != NULL, "derived literal listed");
+		  "\"configmaps \\\"\" | \"configmap \\\"\"\n") != NULL,
+	   "derived literals listed");
+	ok(strstr(out, "t.raw.json\ttests/data/rules/catalog.rules:150\t"
+		  "\"\\\"level\\\":\"\n") != NULL, "quotes escaped");
 	ok(strstr(out, "t.always\ttests/data/rules/catalog.rules:157\t"
 		  "(always runs)\n") != NULL, "always-run pattern listed");
 	ok(strstr(out, "t.declared\ttests/data/rules/catalog.rules:162\t"
@@ -403,7 +509,43 @@ static double now(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* ns per 200-byte line that matches nothing, through rules_classify. */
+/* Best of several runs of fn over the lines, in ns per line. */
+static double best_ns(struct rules *r, char lines[][256], int nlines,
+		      bool scan_only)
+{
+	struct rt_arena a;
+	struct rt_record rec;
+	struct rt_class c;
+	double best = 1e9;
+	unsigned hits = 0;
+
+	rt_arena_init(&a);
+	rt_record_init(&rec);
+	for (int rep = 0; rep < 10; rep++) {
+		double t0 = now();
+
+		for (int i = 0; i < 20000; i++) {
+			const char *l = lines[i % nlines];
+
+			if (scan_only) {
+				r->lit_gen++;
+				hits += (unsigned)pf_scan(r->pf, l, 200,
+							  r->lit_stamp,
+							  r->lit_gen, r->hits);
+				continue;
+			}
+			rec.message = rt_str_make(l, 200);
+			hits += rules_classify(r, &rec, &a, &c);
+		}
+		t0 = (now() - t0) * 1e9 / 20000;
+		best = t0 < best ? t0 : best;
+	}
+	rt_arena_release(&a);
+	return hits ? -1 : best;
+}
+
+/* The cost of a 200-byte line that matches nothing: a report, since
+ * machines (and neighbours on them) vary. */
 static void speed(void)
 {
 	static const char *const words[] = {
@@ -414,20 +556,18 @@ static void speed(void)
 		"payment", "accepted", "id=12345", "region=eu-west-1", "ok",
 	};
 	struct rules *r = rules_new();
-	struct rt_arena a;
-	struct rt_record rec;
-	struct rt_class c;
-	unsigned seed = 7, hits = 0;
-	enum { NLINES = 256, ITER = 200000 };
+	unsigned seed = 7;
+	enum { NLINES = 256 };
 	static char lines[NLINES][256];
-	double t0, t1;
+	double scan, all;
 
 	if (rules_load_path(r, "tests/data/rules/catalog.rules", err,
 			    sizeof(err)) || rules_compile(r, err, sizeof(err)))
 		return;
 	for (int i = 0; i < NLINES; i++) {
-		size_t n = snprintf(lines[i], 40, "2024-05-01T10:15:%02d.%03dZ ",
-				    i % 60, i);
+		size_t n = (size_t)snprintf(lines[i], 40,
+					    "2024-05-01T10:15:%02d.%03dZ ",
+					    i % 60, i);
 
 		while (n < 200) {
 			const char *w = words[rnd(&seed) % 23];
@@ -436,18 +576,12 @@ static void speed(void)
 		}
 		lines[i][200] = '\0';
 	}
-	rt_arena_init(&a);
-	rt_record_init(&rec);
-	t0 = now();
-	for (int i = 0; i < ITER; i++) {
-		rec.message = rt_str_make(lines[i % NLINES], 200);
-		hits += rules_classify(r, &rec, &a, &c);
-	}
-	t1 = now();
-	is_int(hits, 0, "speed lines match nothing");
-	printf("# %.1f ns per 200-byte non-matching line (%zu rules, %zu "
-	       "patterns)\n", (t1 - t0) * 1e9 / ITER, rules_count(r), r->npats);
-	rt_arena_release(&a);
+	scan = best_ns(r, lines, NLINES, true);
+	all = best_ns(r, lines, NLINES, false);
+	ok(scan > 0 && all > 0, "speed lines match nothing");
+	printf("# 200-byte non-matching line: prefilter scan %.0f ns, "
+	       "rules_classify %.0f ns (%zu rules, %zu patterns, one of "
+	       "which always runs)\n", scan, all, rules_count(r), r->npats);
 	rules_free(r);
 }
 
@@ -457,6 +591,7 @@ int main(void)
 	scanner();
 	alignments();
 	equivalence();
+	random_patterns();
 	listing();
 	speed();
 	return done_testing();
