@@ -94,15 +94,16 @@ check: $(BIN) $(UNIT_BIN)
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_SRC := $(foreach m,$(MODULES),$(call src_of,$(m)))
+FUZZ_LIB_SRC := $(call src_of,ingest) $(call src_of,rules)
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) build/rel/rules/builtin_packs.c
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) -lm
 fuzz: $(FUZZ_BIN)
-	@for f in $^; do mkdir -p build/fuzz/corpus-$$(basename $$f); \
-		$$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus-$$(basename $$f) \
-		tests/fuzz/seeds || exit 1; done
+	@for f in $^; do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		-artifact_prefix=build/fuzz/$$n- build/fuzz/corpus-$$n \
+		tests/fuzz/seeds/$${n#fuzz_} || exit 1; done
 
 bench: $(BIN)
 	tests/bench/run.sh $(abspath $(BIN))
