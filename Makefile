@@ -98,7 +98,7 @@ FUZZ_LIB_SRC := $(call src_of,ingest) $(call src_of,rules)
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) build/rel/rules/builtin_packs.c
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude $(PKG_CFLAGS) \
-		-fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) -lm
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $^ $(PKG_LIBS) -lm
 fuzz: $(FUZZ_BIN)
 	@for f in $^; do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \

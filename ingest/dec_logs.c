@@ -330,6 +330,8 @@ static int64_t json_time(const cJSON *it)
 		double scale = v > 1e17 ? 1 : v > 1e14 ? 1e3 : v > 1e11 ? 1e6 : 1e9;
 		double ip = floor(v), frac = v - ip;
 
+		if (ip * scale > 9.0e18)   /* past int64 nanoseconds: no time */
+			return 0;
 		return (int64_t)ip * (int64_t)scale +
 		       llround(frac * scale / 1e3) * 1000;
 	}

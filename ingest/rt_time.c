@@ -122,19 +122,17 @@ static bool take_zone(struct cursor *c, int64_t *offset_s)
 	return true;
 }
 
-static bool valid_civil(int mo, int d, int h, int mi, int s)
+int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
+		       int64_t frac_ns, int64_t offset_s, int64_t *ns)
 {
-	return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 &&
-	       mi <= 59 && s <= 60;
-}
-
-static int64_t to_ns(int y, int mo, int d, int h, int mi, int s, int64_t frac,
-		     int64_t offset_s)
-{
-	int64_t secs = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
-		       h * 3600 + mi * 60 + s - offset_s;
-
-	return secs * NS_PER_SEC + frac;
+	if (y < 1678 || y > 2261 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60 ||
+	    frac_ns < 0 || frac_ns >= NS_PER_SEC ||
+	    offset_s < -86400 || offset_s > 86400)
+		return RT_EPARSE;
+	*ns = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+	       h * 3600 + mi * 60 + s - offset_s) * NS_PER_SEC + frac_ns;
+	return RT_OK;
 }
 
 /* 2024-05-01T10:15:13.5Z and the space-separated relatives. */
@@ -154,10 +152,9 @@ static int parse_iso(struct cursor c, int64_t *ns)
 	    !take_num(&c, 2, &s))
 		return RT_EPARSE;
 	frac = take_fraction(&c);
-	if (!take_zone(&c, &off) || !valid_civil(mo, d, h, mi, s))
+	if (!take_zone(&c, &off))
 		return RT_EPARSE;
-	*ns = to_ns(y, mo, d, h, mi, s, frac, off);
-	return RT_OK;
+	return rt_time_from_civil(y, mo, d, h, mi, s, frac, off, ns);
 }
 
 static int month_from_name(const char *p)
@@ -204,10 +201,9 @@ static int parse_ansic(struct cursor c, int64_t *ns)
 			c.p++;
 		skip_spaces(&c);
 	}
-	if (!take_num(&c, 4, &y) || !valid_civil(mo, d, h, mi, s))
+	if (!take_num(&c, 4, &y))
 		return RT_EPARSE;
-	*ns = to_ns(y, mo, d, h, mi, s, frac, off);
-	return RT_OK;
+	return rt_time_from_civil(y, mo, d, h, mi, s, frac, off, ns);
 }
 
 /* "1714558513" or "1714558513.25": Unix seconds (helm labels, Fluent Bit). */

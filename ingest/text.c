@@ -161,19 +161,6 @@ int ing_clean_buf(struct ing_buf *b, const char *p, size_t n, bool cut,
 	return 0;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 static bool digits(const char *p, size_t n, int *out)
 {
 	int v = 0;
@@ -185,18 +172,6 @@ static bool digits(const char *p, size_t n, int *out)
 	}
 	*out = v;
 	return true;
-}
-
-static int64_t civil_ns(int y, int mo, int d, int h, int mi, int s)
-{
-	return ((days_from_civil(y, mo, d) * 86400) + h * 3600 + mi * 60 + s) *
-	       (int64_t)1000000000;
-}
-
-static bool civil_ok(int mo, int d, int h, int mi, int s)
-{
-	return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 &&
-	       mi <= 59 && s <= 60;
 }
 
 /*
@@ -214,8 +189,7 @@ size_t ing_rfc3339(const char *p, size_t n, int64_t *ns)
 	    (p[10] != 'T' && p[10] != 't') || p[13] != ':' || p[16] != ':' ||
 	    !digits(p, 4, &y) || !digits(p + 5, 2, &mo) ||
 	    !digits(p + 8, 2, &d) || !digits(p + 11, 2, &h) ||
-	    !digits(p + 14, 2, &mi) || !digits(p + 17, 2, &s) ||
-	    !civil_ok(mo, d, h, mi, s))
+	    !digits(p + 14, 2, &mi) || !digits(p + 17, 2, &s))
 		return 0;
 	if (p[k] == '.') {
 		k++;
@@ -228,15 +202,16 @@ size_t ing_rfc3339(const char *p, size_t n, int64_t *ns)
 	}
 	if (k >= n)
 		return 0;
-	*ns = civil_ns(y, mo, d, h, mi, s) + frac;
 	if (p[k] == 'Z' || p[k] == 'z')
-		return k + 1;
+		return rt_time_from_civil(y, mo, d, h, mi, s, frac, 0, ns) ?
+		       0 : k + 1;
 	if ((p[k] != '+' && p[k] != '-') || n - k < 6 || p[k + 3] != ':' ||
 	    !digits(p + k + 1, 2, &oh) || !digits(p + k + 4, 2, &om) ||
 	    oh > 23 || om > 59)
 		return 0;
-	*ns -= (p[k] == '+' ? 1 : -1) * (int64_t)(oh * 3600 + om * 60) *
-	       1000000000;
+	if (rt_time_from_civil(y, mo, d, h, mi, s, frac,
+			       (p[k] == '+' ? 1 : -1) * (oh * 3600 + om * 60), ns))
+		return 0;
 	return k + 6;
 }
 
@@ -256,12 +231,11 @@ static int clf_time(const char *p, size_t n, int64_t *ns)
 	if (!mo || !digits(p, 2, &d) || !digits(p + 7, 4, &y) ||
 	    !digits(p + 12, 2, &h) || !digits(p + 15, 2, &mi) ||
 	    !digits(p + 18, 2, &s) || !digits(p + 22, 2, &oh) ||
-	    !digits(p + 24, 2, &om) || !civil_ok(mo, d, h, mi, s))
+	    !digits(p + 24, 2, &om))
 		return RT_EPARSE;
-	*ns = civil_ns(y, mo, d, h, mi, s) -
-	      (p[21] == '+' ? 1 : -1) * (int64_t)(oh * 3600 + om * 60) *
-		      1000000000;
-	return 0;
+	return rt_time_from_civil(y, mo, d, h, mi, s, 0,
+				  (p[21] == '+' ? 1 : -1) * (oh * 3600 + om * 60),
+				  ns);
 }
 
 int ing_time_parse(const char *p, size_t n, int64_t *ns)

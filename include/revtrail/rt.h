@@ -71,6 +71,13 @@ void rt_arena_release(struct rt_arena *a);
  * Returns 0 or RT_EPARSE.
  */
 int rt_time_parse(const char *s, size_t n, int64_t *ns);
+/*
+ * A UTC civil time plus a fraction and a zone offset -> nanoseconds. Returns
+ * RT_EPARSE when a field is out of range or the year lies outside 1678..2261,
+ * the span int64 nanoseconds hold. The one place dates become numbers.
+ */
+int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
+		       int64_t frac_ns, int64_t offset_s, int64_t *ns);
 #define RT_TIME_BUFSZ 48
 /* Writes "2024-11-03T14:41:07.123456Z" (microseconds, always Z). */
 void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ]);
