@@ -9,6 +9,7 @@
  * fallbacks, because the API server converts between them and kubectl may
  * show either view of the same object.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "decode.h"
@@ -299,6 +300,28 @@ static int kube_counted(struct dec_ctx *d, const cJSON *obj)
 	return rc;
 }
 
+/*
+ * An item of a List or bare array: an Event's raw text is its own JSON, not
+ * the whole document, so rules reading `raw` see one event at a time.
+ */
+static int kube_list_item(struct dec_ctx *d, const cJSON *obj)
+{
+	struct rt_record base;
+	struct dec_ctx sub;
+	char *text;
+
+	if (!is_event(obj) || !(text = cJSON_PrintUnformatted(obj)))
+		return kube_counted(d, obj);
+	base = *d->base;
+	base.raw = rt_arena_strdup(d->arena, text, strlen(text));
+	free(text);
+	if (!base.raw.p)
+		return RT_ENOMEM;
+	sub = *d;
+	sub.base = &base;
+	return kube_counted(&sub, obj);
+}
+
 static bool is_watch_type(const cJSON *t)
 {
 	static const char *const types[] = {
@@ -333,7 +356,7 @@ int dec_kube_json(struct dec_ctx *d, const cJSON *root)
 		if (!is_event(cJSON_GetArrayItem(root, 0)))
 			return dec_helm_json(d, root);
 		cJSON_ArrayForEach(item, root)
-			if ((rc = kube_counted(d, item)) != DEC_YES)
+			if ((rc = kube_list_item(d, item)) != DEC_YES)
 				return rc;
 		return DEC_YES;
 	}
@@ -350,7 +373,7 @@ int dec_kube_json(struct dec_ctx *d, const cJSON *root)
 	}
 	if (is_list(root)) {
 		cJSON_ArrayForEach(item, jget(root, "items"))
-			if ((rc = kube_counted(d, item)) != DEC_YES)
+			if ((rc = kube_list_item(d, item)) != DEC_YES)
 				return rc;
 		return DEC_YES;
 	}

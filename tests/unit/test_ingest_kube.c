@@ -267,6 +267,9 @@ static void test_list(void)
 	is_int(recs[1].revs[0].revision, 3, "List storage: revision");
 	is_rts(recs[2].reason, "Pulled", "List item 4: kind-less event");
 	is_int(stats.skipped - skipped, 1, "List: the Pod is skipped and counted");
+	ok(recs[2].raw.n && memmem(recs[2].raw.p, recs[2].raw.n, "Pulled", 6) &&
+	   !memmem(recs[2].raw.p, recs[2].raw.n, "sh.helm.release", 15),
+	   "List item: raw is the item's own JSON, not the whole List");
 
 	rc = run("{\"kind\":\"EventList\",\"apiVersion\":\"v1\",\"metadata\":{},\"items\":[" WATCH_OBJ(1) "]}");
 	is_int(nrecs, 1, "EventList from the API server");
