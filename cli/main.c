@@ -15,6 +15,10 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "ingest", cmd_ingest, "read inputs into incidents in SQLite" },
+	{ "incidents", cmd_incidents, "list incidents, newest first" },
+	{ "show", cmd_show, "one incident: timeline, diagnosis, remedy" },
+	{ "query", cmd_query, "read-only SQL on the database" },
 	{ "classify", cmd_classify, "tag records, print JSON Lines" },
 	{ "rules", cmd_rules, "list, check or test rule packs" },
 };

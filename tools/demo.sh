@@ -1,7 +1,14 @@
 #!/bin/sh
-# demo.sh: the Quick start's main job on the bundled examples: tag every
-# record and print what was found.
+# demo.sh: the Quick start's main job: ingest the three bundled field reports
+# into a fresh database and print the incidents found, with the diagnosis of
+# each.
 set -eu
 bin=${1:-./revtrail}
 cd "$(dirname "$0")/.."
-"$bin" classify examples/classify/*
+db=build/demo.db
+mkdir -p build
+rm -f "$db" "$db-wal" "$db-shm"
+"$bin" ingest --db "$db" examples/field-reports/*/*
+"$bin" incidents --db "$db"
+echo
+"$bin" query --db "$db" "SELECT id, namespace || '/' || release AS release, revision, diagnosis, pods FROM incidents ORDER BY id"

@@ -1,0 +1,191 @@
+/*
+ * cmd_incidents.c: `revtrail incidents [--db PATH] [-o table|json|csv]
+ * [--open] [--namespace NS] [--release NAME] [--since TIME]`: one line per
+ * incident, newest first. --since takes a time (RFC 3339, ...) or a
+ * duration back from now ("2h").
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "rows.h"
+#include "revtrail/store.h"
+
+static const char usage_text[] =
+	"usage: revtrail incidents [--db PATH] [-o table|json|csv] [--open]\n"
+	"                          [--namespace NS] [--release NAME] "
+	"[--since TIME|DURATION]\n";
+
+enum { OPT_OPEN = CLI_OPT_FIRST_FREE, OPT_SINCE, OPT_RELEASE };
+
+static const struct option long_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "open", no_argument, NULL, OPT_OPEN },
+	{ "namespace", required_argument, NULL, 'n' },
+	{ "release", required_argument, NULL, OPT_RELEASE },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Columns of SQL_INCIDENTS (store/sql.h). */
+enum { C_ID, C_NS, C_REL, C_REV, C_STATUS, C_SEV, C_OPENED, C_LAST,
+       C_CLOSED, C_EVENTS, C_TAGS, C_DIAG, C_TITLE, C_REVSTATUS, C_ATTR,
+       C_PODS };
+
+struct listing {
+	struct rows *rows;
+	int fmt;
+	size_t n;
+};
+
+static const char *text_of(const struct store_value *v)
+{
+	return v->type == STORE_TEXT ? v->p : NULL;
+}
+
+/* "2024-11-03T14:41:30.123456Z" -> "2024-11-03T14:41:30Z" */
+static void short_time(const struct store_value *v, char *out, size_t size)
+{
+	const char *t = text_of(v);
+
+	if (!t || strlen(t) < 19)
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%.19sZ", t);
+}
+
+static int on_row(void *ctx, int n, const char *const *names,
+		  const struct store_value *v)
+{
+	struct listing *l = ctx;
+	char id[24], rev[24], opened[32], last[32], events[24];
+	const char *cells[10];
+
+	l->n++;
+	if (l->fmt != CLI_OUT_TABLE)
+		return rows_row(l->rows, n, names, v);
+	snprintf(id, sizeof(id), "%lld", (long long)v[C_ID].i);
+	if (v[C_REV].i > 0)
+		snprintf(rev, sizeof(rev), "%lld", (long long)v[C_REV].i);
+	else
+		snprintf(rev, sizeof(rev), "?");
+	short_time(&v[C_OPENED], opened, sizeof(opened));
+	short_time(&v[C_LAST], last, sizeof(last));
+	snprintf(events, sizeof(events), "%lld", (long long)v[C_EVENTS].i);
+	cells[0] = id;
+	cells[1] = text_of(&v[C_NS]);
+	cells[2] = text_of(&v[C_REL]);
+	cells[3] = rev;
+	cells[4] = text_of(&v[C_STATUS]);
+	cells[5] = text_of(&v[C_SEV]);
+	cells[6] = opened;
+	cells[7] = last;
+	cells[8] = events;
+	cells[9] = text_of(&v[C_DIAG]) ? text_of(&v[C_DIAG]) : "-";
+	return rows_cells(l->rows, 10, cells);
+}
+
+static int on_header(void *ctx, int n, const char *const *names)
+{
+	static const char *const table[] = {
+		"id", "namespace", "release", "revision", "status", "severity",
+		"opened", "last_seen", "events", "diagnosis",
+	};
+	struct listing *l = ctx;
+
+	if (l->fmt == CLI_OUT_TABLE)
+		return rows_header(l->rows, 10, table);
+	return rows_header(l->rows, n, names);
+}
+
+static int parse_since(const char *arg, int64_t *ns)
+{
+	int64_t d;
+
+	if (rt_time_parse(arg, strlen(arg), ns) == 0)
+		return 0;
+	if (cli_parse_duration(arg, &d) == 0) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		*ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - d;
+		return 0;
+	}
+	return -1;
+}
+
+int cmd_incidents(int argc, char **argv)
+{
+	static const char *const json_cols[] = { "tags", "pods", NULL };
+	struct store_filter f = { 0 };
+	struct listing l = { 0 };
+	const char *db = NULL;
+	struct store *st;
+	int opt, rc;
+
+	l.fmt = CLI_OUT_TABLE;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:o:n:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'o':
+			l.fmt = cli_output_from_name(optarg);
+			if (l.fmt < 0 || l.fmt == CLI_OUT_TEXT)
+				return cli_usage_error("incidents", "-o wants "
+						       "table, json or csv, got "
+						       "'%s'", optarg);
+			break;
+		case OPT_OPEN:
+			f.open_only = true;
+			break;
+		case 'n':
+			f.ns = optarg;
+			break;
+		case OPT_RELEASE:
+			f.release = optarg;
+			break;
+		case OPT_SINCE:
+			if (parse_since(optarg, &f.since_ns))
+				return cli_usage_error("incidents", "--since "
+						       "wants a time or a "
+						       "duration, got '%s'",
+						       optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return CLI_OK;
+		default:
+			fputs(usage_text, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage_text, stderr);
+		return cli_usage_error("incidents", "unexpected argument '%s'",
+				       argv[optind]);
+	}
+	if ((rc = cli_open_readonly("incidents", cli_db_path(db), &st)))
+		return rc;
+	l.rows = rows_new(stdout, l.fmt);
+	if (!l.rows) {
+		store_close(st);
+		return CLI_FAIL;
+	}
+	rows_json_columns(l.rows, json_cols);
+	rc = store_incidents(st, &f, on_header, on_row, &l);
+	if (!rc && (l.n || l.fmt != CLI_OUT_TABLE))
+		rows_finish(l.rows);
+	rows_free(l.rows);
+	if (rc)
+		fprintf(stderr, "revtrail incidents: %s\n", store_errmsg(st));
+	else if (!l.n && l.fmt == CLI_OUT_TABLE)
+		fputs("No incidents found.\n", stderr);
+	store_close(st);
+	return rc ? CLI_FAIL : fflush(stdout) ? CLI_FAIL : CLI_OK;
+}

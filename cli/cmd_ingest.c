@@ -1,0 +1,269 @@
+/*
+ * cmd_ingest.c: `revtrail ingest [--db PATH] [--release NS/NAME] [--gap DUR]
+ * [--keep-untagged] [--rules PATH]... [--no-default-rules] [--format NAME]
+ * [--max-record BYTES] [-v] [FILE...]`.
+ *
+ * The whole pipeline, one loop: read a chunk, decode, classify each record
+ * into the batch; after the chunk, when the batch is over its bound (records,
+ * arena bytes, one second, or any chunk of a pipe, which may be followed by
+ * silence), correlate and store it in one transaction and reset the arena.
+ * EOF and SIGINT/SIGTERM flush the last batch. The signal handler only sets
+ * a flag (and points stdin at /dev/null, so a blocked read of a quiet pipe
+ * returns).
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rows.h"
+#include "revtrail/correlate.h"
+#include "revtrail/store.h"
+
+#define BATCH_EVENTS 8192
+#define BATCH_ARENA (64u << 20)
+#define BATCH_NS 1000000000LL
+#define STOPPED 3         /* between-chunk return: a signal asked to stop */
+
+static volatile sig_atomic_t stop_flag;
+static int devnull_fd = -1;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+	if (devnull_fd >= 0)
+		dup2(devnull_fd, 0);
+}
+
+struct run {
+	struct rules *rules;
+	struct store *st;
+	struct corr_batch *b;
+	struct rt_arena arena;
+	struct store_stats stats;
+	int64_t last_commit;
+	bool streaming;
+	uint64_t limit_hits;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int on_record(void *ctx, struct rt_record *rec)
+{
+	struct run *r = ctx;
+	struct rt_class cls;
+
+	rules_classify(r->rules, rec, &r->arena, &cls);
+	r->limit_hits += cls.limit_hits;
+	if (corr_batch_add(r->b, rec, &cls)) {
+		fputs("revtrail ingest: out of memory\n", stderr);
+		return CLI_FAIL;
+	}
+	return 0;
+}
+
+static int flush(struct run *r)
+{
+	int err;
+
+	if (corr_batch_pending(r->b) || r->b->npos) {
+		err = store_commit(r->st, r->b, &r->stats);
+		if (err) {
+			fprintf(stderr, "revtrail ingest: %s\n",
+				store_errmsg(r->st)[0] ? store_errmsg(r->st) :
+				rt_strerror(err));
+			return CLI_FAIL;
+		}
+	}
+	corr_batch_reset(r->b);
+	rt_arena_reset(&r->arena);
+	r->last_commit = now_ns();
+	return 0;
+}
+
+static int between_chunks(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (stop_flag)
+		return STOPPED;
+	if (r->streaming || corr_batch_pending(r->b) >= BATCH_EVENTS ||
+	    r->arena.used >= BATCH_ARENA ||
+	    now_ns() - r->last_commit >= BATCH_NS)
+		return flush(r);
+	return 0;
+}
+
+/* A pipe or terminal may go quiet after any chunk: commit every chunk. */
+static bool is_streaming(char **paths, int n)
+{
+	struct stat sb;
+
+	if (n == 0)
+		return fstat(0, &sb) != 0 || !S_ISREG(sb.st_mode);
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-")) {
+			if (fstat(0, &sb) != 0 || !S_ISREG(sb.st_mode))
+				return true;
+		} else if (stat(paths[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void summary(const struct run *r, const struct ingest_stats *is)
+{
+	const struct corr_batch *b = r->b;
+	const struct store_stats *s = &r->stats;
+
+	fprintf(stderr, "ingest: %" PRIu64 " records, %" PRIu64 " tagged, %"
+		PRIu64 " rejected, %" PRIu64 " untagged (%s), %" PRIu64
+		" helm records\n", is->records, b->tagged, is->rejects,
+		b->untagged, b->keep_untagged ? "kept" : "not stored", b->helm);
+	fprintf(stderr, "ingest: events %" PRIu64 " new, %" PRIu64
+		" updated; revisions %" PRIu64 "; incidents %" PRIu64
+		" opened, %" PRIu64 " updated, %" PRIu64 " merged; %" PRIu64
+		" batches\n", s->events_new, s->events_updated, s->revisions,
+		s->incidents_opened, s->incidents_updated, s->incidents_merged,
+		s->batches);
+	if (r->limit_hits)
+		fprintf(stderr, "ingest: %" PRIu64 " regex limit hits\n",
+			r->limit_hits);
+}
+
+static const char usage_text[] =
+	"usage: revtrail ingest [--db PATH] [--release NS/NAME] [--gap DUR]\n"
+	"                       [--keep-untagged] [--rules PATH]... "
+	"[--no-default-rules]\n"
+	"                       [--format NAME] [--max-record BYTES] [-v] "
+	"[FILE...]\n";
+
+enum { OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP };
+
+static const struct option long_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "gap", required_argument, NULL, OPT_GAP },
+	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
+	CLI_INPUT_LONG_OPTS,
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;   /* no SA_RESTART: reads return EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
+{
+	int rc;
+
+	r->streaming = is_streaming(paths, n);
+	devnull_fd = open("/dev/null", O_RDONLY);
+	catch_signals();
+	r->last_commit = now_ns();
+	rc = cli_read_inputs(in, paths, n, &r->arena, on_record,
+			     between_chunks, r);
+	if (rc == STOPPED)
+		rc = CLI_OK;
+	/* EOF, a signal, or a file that failed to open: keep what was read */
+	if (rc != CLI_FAIL || corr_batch_pending(r->b)) {
+		int frc = flush(r);
+
+		if (frc)
+			rc = frc;
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (devnull_fd >= 0)
+		close(devnull_fd);
+	devnull_fd = -1;
+	return rc;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	struct ingest_opts io = { 0 };
+	struct cli_rules_opts ro = { 0 };
+	struct store_opts so = { 0 };
+	struct run r = { 0 };
+	const char *db = NULL;
+	bool keep = false;
+	struct ingest *in = NULL;
+	char err[1024];
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:vh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case OPT_GAP:
+			if (cli_parse_duration(optarg, &so.gap_ns))
+				return cli_usage_error("ingest", "--gap wants a "
+						       "duration like 15m, got "
+						       "'%s'", optarg);
+			break;
+		case OPT_KEEP:
+			keep = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return CLI_OK;
+		default:
+			rc = cli_input_opt("ingest", opt, optarg, &io, &ro);
+			if (rc != 1) {
+				if (rc == 0)
+					fputs(usage_text, stderr);
+				return CLI_USAGE;
+			}
+		}
+	}
+	if (!(r.rules = cli_load_rules(&ro)))
+		return CLI_USAGE;
+	so.rules = r.rules;
+	so.release_ns = io.release_ns;
+	so.release_name = io.release_name;
+	so.log = io.verbose;
+	stop_flag = 0;
+	rc = CLI_FAIL;
+	if (store_open(cli_db_path(db), 0, &so, &r.st, err, sizeof(err))) {
+		fprintf(stderr, "revtrail ingest: %s\n", err);
+		goto out;
+	}
+	if (!(in = ingest_new(&io)) || !(r.b = corr_batch_new(keep))) {
+		fputs("revtrail ingest: out of memory\n", stderr);
+		goto out;
+	}
+	rt_arena_init(&r.arena);
+	rc = ingest_all(&r, in, argv + optind, argc - optind);
+	summary(&r, ingest_stats(in));
+	rt_arena_release(&r.arena);
+out:
+	corr_batch_free(r.b);
+	ingest_free(in);
+	store_close(r.st);
+	rules_free(r.rules);
+	return rc;
+}

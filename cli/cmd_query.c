@@ -1,0 +1,95 @@
+/*
+ * cmd_query.c: `revtrail query [--db PATH] [-o table|json|csv] SQL`.
+ * The database is opened read-only (never created); a statement that would
+ * write is refused before anything runs.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rows.h"
+#include "revtrail/store.h"
+
+static const char usage_text[] =
+	"usage: revtrail query [--db PATH] [-o table|json|csv] SQL\n"
+	"  Runs read-only SQL on the database (tables incidents, events,\n"
+	"  incident_objects, revisions; view timeline).\n";
+
+static const struct option long_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cli_open_readonly(const char *cmd, const char *db, struct store **st)
+{
+	char err[1024];
+
+	if (access(db, F_OK) != 0) {
+		fprintf(stderr, "revtrail %s: %s: no such database "
+			"(run revtrail ingest --db %s first)\n", cmd, db, db);
+		return CLI_FAIL;
+	}
+	if (store_open(db, STORE_READONLY, NULL, st, err, sizeof(err))) {
+		fprintf(stderr, "revtrail %s: %s\n", cmd, err);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+int cmd_query(int argc, char **argv)
+{
+	const char *db = NULL;
+	int fmt = CLI_OUT_TABLE, opt, rc;
+	char err[1024] = "";
+	struct store *st;
+	struct rows *rows;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:o:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'o':
+			fmt = cli_output_from_name(optarg);
+			if (fmt < 0 || fmt == CLI_OUT_TEXT)
+				return cli_usage_error("query", "-o wants table, "
+						       "json or csv, got '%s'",
+						       optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return CLI_OK;
+		default:
+			fputs(usage_text, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_text, stderr);
+		return cli_usage_error("query", "expected one SQL argument");
+	}
+	if ((rc = cli_open_readonly("query", cli_db_path(db), &st)))
+		return rc;
+	rows = rows_new(stdout, fmt);
+	if (!rows) {
+		store_close(st);
+		return CLI_FAIL;
+	}
+	rc = store_query(st, argv[optind], rows_header, rows_row, rows, err,
+			 sizeof(err));
+	if (rc == 0)
+		rows_finish(rows);
+	rows_free(rows);
+	store_close(st);
+	if (rc) {
+		fprintf(stderr, "revtrail query: %s\n", err[0] ? err :
+			rt_strerror(rc));
+		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
+	}
+	return fflush(stdout) ? CLI_FAIL : CLI_OK;
+}

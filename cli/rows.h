@@ -1,0 +1,41 @@
+/*
+ * rows.h (private to cli/): prints result rows as a kubectl-like table,
+ * one JSON array of objects, or CSV. Used by query, incidents and show.
+ */
+#ifndef REVTRAIL_CLI_ROWS_H
+#define REVTRAIL_CLI_ROWS_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "revtrail/store.h"
+
+struct rows;
+
+/* fmt is CLI_OUT_TABLE, CLI_OUT_JSON or CLI_OUT_CSV. NULL on OOM. */
+struct rows *rows_new(FILE *out, int fmt);
+/* JSON only: columns with these names hold JSON text and are embedded as
+ * JSON values, not strings (NULL-terminated list, kept by pointer). */
+void rows_json_columns(struct rows *r, const char *const *names);
+/* store_query/store_incidents callbacks (ctx is the struct rows). */
+int rows_header(void *ctx, int ncols, const char *const *names);
+int rows_row(void *ctx, int ncols, const char *const *names,
+	     const struct store_value *vals);
+/* Plain string cells (NULL = none), after a rows_header. */
+int rows_cells(struct rows *r, int ncols, const char *const *cells);
+/* One row as a JSON object; json_cols as in rows_json_columns. */
+void rows_json_object(FILE *f, int n, const char *const *names,
+		      const struct store_value *vals,
+		      const char *const *json_cols);
+/* Prints what is buffered and closes the JSON array. */
+void rows_finish(struct rows *r);
+void rows_free(struct rows *r);
+
+/* Opens db read-only for a read command; prints the error and returns
+ * CLI_FAIL when it does not exist or is not a revtrail database. */
+int cli_open_readonly(const char *cmd, const char *db, struct store **st);
+/* "15m", "1h30m", "90s", "2d", "500ms", a bare number = seconds.
+ * Returns 0, or -1 when malformed or not positive. */
+int cli_parse_duration(const char *s, int64_t *ns);
+
+#endif

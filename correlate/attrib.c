@@ -1,0 +1,256 @@
+/*
+ * attrib.c: which Helm release an object belongs to (DESIGN.md "Object to
+ * release"), best evidence first:
+ *   1. a release hint the decoder found in labels/annotations;
+ *   2. helm-controller objects: Job/Pod helm-install-X, helm-delete-X, and
+ *      the HelmChart X itself;
+ *   3. the longest release known in the namespace that is the object's name
+ *      or prefixes it at a '-' boundary (payments-api-7d9c8f4b6-4kx2m);
+ *   4. the workload name (pod suffixes stripped), marked inferred.
+ * A record without any object falls back to `ingest --release NS/NAME`.
+ */
+#include <string.h>
+
+#include "revtrail/correlate.h"
+
+static const char *const via_names[] = {
+	"none", "label", "job", "option", "prefix", "workload",
+};
+
+const char *corr_via_name(int via)
+{
+	if (via < 0 || via > CORR_VIA_WORKLOAD)
+		return "none";
+	return via_names[via];
+}
+
+int corr_via_from_name(const char *s)
+{
+	for (int i = 0; i <= CORR_VIA_WORKLOAD; i++)
+		if (s && strcmp(s, via_names[i]) == 0)
+			return i;
+	return CORR_VIA_NONE;
+}
+
+static bool is_alnum_lower(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/*
+ * Kubernetes generates suffixes from "bcdfghjklmnpqrstvwxz2456789" (no
+ * vowels). People writing examples by hand use any letters, so accept
+ * [a-z0-9] with a digit, or without vowels: "4kx2m" and "abc12" are
+ * suffixes, "admin" and "worker" are not.
+ */
+static bool looks_generated(const char *p, size_t n, size_t min, size_t max)
+{
+	bool digit = false, vowel = false;
+
+	if (n < min || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_alnum_lower(p[i]))
+			return false;
+		if (p[i] >= '0' && p[i] <= '9')
+			digit = true;
+		else if (strchr("aeiouy", p[i]))
+			vowel = true;
+	}
+	return digit || !vowel;
+}
+
+static bool all_alnum(struct rt_str s)
+{
+	for (size_t i = 0; i < s.n; i++)
+		if (!is_alnum_lower(s.p[i]))
+			return false;
+	return true;
+}
+
+static bool all_digits(const char *p, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+/* Splits name at its last '-': *seg is what follows. False when none. */
+static bool last_segment(struct rt_str name, struct rt_str *head,
+			 struct rt_str *seg)
+{
+	for (size_t i = name.n; i > 1; i--)
+		if (name.p[i - 1] == '-') {
+			*head = rt_str_make(name.p, i - 1);
+			*seg = rt_str_make(name.p + i, name.n - i);
+			return seg->n > 0;
+		}
+	return false;
+}
+
+static struct rt_str strip_pod(struct rt_str name, struct rt_str hash)
+{
+	struct rt_str head, seg, head2, seg2;
+
+	/* pod-template-hash known: cut at "-<hash>-" */
+	if (hash.n) {
+		for (size_t i = 0; i + hash.n + 2 <= name.n; i++)
+			if (name.p[i] == '-' &&
+			    memcmp(name.p + i + 1, hash.p, hash.n) == 0 &&
+			    name.p[i + 1 + hash.n] == '-' && i > 0)
+				return rt_str_make(name.p, i);
+	}
+	if (!last_segment(name, &head, &seg))
+		return name;
+	/* Deployment: <name>-<rs hash>-<sfx>; CronJob: <name>-<min>-<sfx>.
+	 * After a hash-like segment any 5 characters are the pod suffix
+	 * ("-abcde" in hand-written examples too). */
+	if (all_alnum(seg) && seg.n == 5 && last_segment(head, &head2, &seg2) &&
+	    (looks_generated(seg2.p, seg2.n, 6, 10) ||
+	     (all_digits(seg2.p, seg2.n) && seg2.n >= 6)))
+		return head2;
+	if (looks_generated(seg.p, seg.n, 5, 5))
+		return head;   /* Job, DaemonSet, bare ReplicaSet pod */
+	if (all_digits(seg.p, seg.n))
+		return head;   /* StatefulSet ordinal */
+	return name;
+}
+
+struct rt_str corr_workload_name(struct rt_str kind, struct rt_str name,
+				 struct rt_str template_hash)
+{
+	struct rt_str head, seg;
+
+	if (kind.n == 0 || rt_str_eq(kind, "Pod"))
+		return strip_pod(name, template_hash);
+	if (rt_str_eq(kind, "ReplicaSet") && last_segment(name, &head, &seg) &&
+	    looks_generated(seg.p, seg.n, 5, 10))
+		return head;
+	if (rt_str_eq(kind, "Job") && last_segment(name, &head, &seg) &&
+	    all_digits(seg.p, seg.n) && seg.n >= 6)
+		return head;   /* CronJob's job */
+	return name;
+}
+
+struct rt_str corr_helm_job_release(const struct corr_registry *reg,
+				    struct rt_str ns, struct rt_str kind,
+				    struct rt_str name)
+{
+	static const char *const prefixes[] = { "helm-install-", "helm-delete-" };
+	struct rt_str rest = RT_STR_NULL, head, seg;
+
+	for (size_t i = 0; i < 2; i++)
+		if (rt_str_has_prefix(name, prefixes[i])) {
+			size_t k = strlen(prefixes[i]);
+
+			rest = rt_str_make(name.p + k, name.n - k);
+		}
+	if (rest.n == 0)
+		return RT_STR_NULL;
+	if (rt_str_eq(kind, "Job") || rt_str_eq(kind, "HelmChart"))
+		return rest;
+	/* A pod: helm-install-<release>-<sfx>. A known release settles it. */
+	if (reg) {
+		const struct corr_release *rel =
+			corr_registry_longest_prefix(reg, ns, rest);
+
+		if (rel)
+			return rt_str_make(rest.p, strlen(rel->name));
+		for (size_t n = rest.n; n > 0; n--)
+			if ((n == rest.n || rest.p[n] == '-') &&
+			    corr_registry_first_ns(reg, rt_str_make(rest.p, n)))
+				return rt_str_make(rest.p, n);
+	}
+	if (last_segment(rest, &head, &seg) && seg.n == 5 &&
+	    looks_generated(seg.p, seg.n, 5, 5))
+		return head;
+	return rest;
+}
+
+/* Objects outside any namespace belong to no release. */
+static bool cluster_scoped(struct rt_str kind)
+{
+	static const char *const kinds[] = {
+		"Node", "PersistentVolume", "Namespace", "StorageClass",
+		"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+		"APIService", "PriorityClass", "CSIDriver", "CSINode",
+		"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (rt_str_eq(kind, kinds[i]))
+			return true;
+	return false;
+}
+
+/* helm-controller jobs run in the HelmChart's namespace; the release lives
+ * there too unless the registry only knows it elsewhere (targetNamespace). */
+static struct rt_str job_ns(const struct corr_registry *reg, struct rt_str ns,
+			    struct rt_str release)
+{
+	const char *other;
+
+	if (!reg || corr_registry_find(reg, ns, release))
+		return ns;
+	other = corr_registry_first_ns(reg, release);
+	return other ? rt_str_make(other, strlen(other)) : ns;
+}
+
+void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
+		    struct rt_str ns, struct rt_str kind, struct rt_str name,
+		    struct rt_str pod, struct rt_str hint_release,
+		    struct rt_str hint_ns, struct rt_str template_hash,
+		    struct corr_attr *out)
+{
+	const struct corr_release *rel;
+	struct rt_str r;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = kind.n ? kind : (pod.n ? RT_STR_LIT("Pod") : RT_STR_NULL);
+	out->name = name.n ? name : pod;
+	if (rt_str_eq(out->kind, "Pod") && pod.n && !name.n)
+		out->name = pod;
+	if (hint_release.n) {
+		out->release = hint_release;
+		out->release_ns = hint_ns.n ? hint_ns : ns;
+		out->via = CORR_VIA_LABEL;
+		return;
+	}
+	if (out->name.n == 0) {
+		if (o && o->release_name && *o->release_name) {
+			out->release = rt_str_make(o->release_name,
+						   strlen(o->release_name));
+			out->release_ns = o->release_ns ?
+				rt_str_make(o->release_ns, strlen(o->release_ns)) :
+				ns;
+			out->via = CORR_VIA_OPTION;
+		}
+		return;
+	}
+	if (cluster_scoped(out->kind))
+		return;
+	if (rt_str_eq(out->kind, "HelmChart") ||
+	    rt_str_eq(out->kind, "HelmChartConfig"))
+		r = out->name;
+	else
+		r = corr_helm_job_release(reg, ns, out->kind, out->name);
+	if (r.n) {
+		out->release = r;
+		out->release_ns = job_ns(reg, ns, r);
+		out->via = CORR_VIA_JOB;
+		return;
+	}
+	rel = reg ? corr_registry_longest_prefix(reg, ns, out->name) : NULL;
+	if (rel) {
+		out->release = rt_str_make(out->name.p, strlen(rel->name));
+		out->release_ns = ns;
+		out->via = CORR_VIA_PREFIX;
+		return;
+	}
+	out->release = corr_workload_name(out->kind, out->name, template_hash);
+	out->release_ns = ns;
+	out->via = out->release.n ? CORR_VIA_WORKLOAD : CORR_VIA_NONE;
+}

@@ -1,0 +1,347 @@
+/*
+ * batch.c: the records of one batch, waiting for the store's transaction.
+ *
+ * Events are deduplicated here already (a `-w` stream repeats an event many
+ * times within seconds), so the store sees each identity once per batch.
+ * Strings stay views into the batch arena: nothing is copied per field.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "revtrail/correlate.h"
+
+/* FNV-1a, then a splitmix64 finaliser so that low bits are usable for
+ * table slots and the 64-bit value for identities. */
+uint64_t corr_hash(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	if (h == 0)
+		h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return h ? h : 1;
+}
+
+static uint64_t hash_str(uint64_t h, struct rt_str s)
+{
+	/* the length keeps ("ab","c") apart from ("a","bc") */
+	uint64_t n = s.n;
+
+	h = corr_hash(h, &n, sizeof(n));
+	return s.n ? corr_hash(h, s.p, s.n) : h;
+}
+
+static uint64_t hash_i64(uint64_t h, int64_t v)
+{
+	return corr_hash(h, &v, sizeof(v));
+}
+
+void corr_record_times(const struct rt_record *rec, int64_t *first,
+		       int64_t *last)
+{
+	int64_t l = rec->ts_ns, f = rec->first_ns;
+
+	if (l <= 0)
+		l = f > 0 ? f : 0;
+	if (f <= 0 || f > l)
+		f = l;
+	*first = f;
+	*last = l;
+}
+
+uint64_t corr_event_key(const struct rt_record *rec)
+{
+	int64_t first, last;
+	uint64_t h;
+
+	if (rec->uid.n) {
+		h = corr_hash(0, "uid", 3);
+		h = hash_str(h, rec->ns);
+		return hash_str(h, rec->uid);
+	}
+	corr_record_times(rec, &first, &last);
+	h = corr_hash(0, "rec", 3);
+	h = hash_str(h, rec->ns);
+	h = hash_str(h, rec->kind);
+	h = hash_str(h, rec->name);
+	h = hash_str(h, rec->pod);
+	h = hash_str(h, rec->container);
+	h = hash_str(h, rec->stream);
+	h = hash_str(h, rec->reason);
+	h = hash_str(h, rec->message);
+	h = hash_i64(h, first);
+	if (first == 0 && rec->pos.source) {
+		/* no time: the position is all that tells two lines apart */
+		h = corr_hash(h, rec->pos.source, strlen(rec->pos.source));
+		h = hash_i64(h, (int64_t)rec->pos.offset);
+		h = hash_i64(h, rec->pos.kafka_offset);
+	}
+	return h;
+}
+
+struct corr_batch *corr_batch_new(bool keep_untagged)
+{
+	struct corr_batch *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->keep_untagged = keep_untagged;
+	b->nslots = 1024;
+	b->slots = calloc(b->nslots, sizeof(*b->slots));
+	if (!b->slots) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void corr_batch_free(struct corr_batch *b)
+{
+	if (!b)
+		return;
+	free(b->ev);
+	free(b->slots);
+	free(b->revs);
+	free(b->pos);
+	free(b);
+}
+
+void corr_batch_reset(struct corr_batch *b)
+{
+	if (b->nev)
+		memset(b->slots, 0, b->nslots * sizeof(*b->slots));
+	b->nev = 0;
+	b->nrevs = 0;
+	b->npos = 0;
+	b->max_ts = 0;
+}
+
+static size_t slot_find(const struct corr_batch *b, uint64_t key)
+{
+	size_t mask = b->nslots - 1, i = key & mask;
+
+	while (b->slots[i] && b->ev[b->slots[i] - 1].ukey != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int slots_grow(struct corr_batch *b)
+{
+	size_t n = b->nslots * 2;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return RT_ENOMEM;
+	free(b->slots);
+	b->slots = s;
+	b->nslots = n;
+	for (size_t i = 0; i < b->nev; i++)
+		b->slots[slot_find(b, b->ev[i].ukey)] = (uint32_t)(i + 1);
+	return 0;
+}
+
+static void add_tags(struct corr_event *e, const char *const *tags, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j;
+
+		for (j = 0; j < e->ntags; j++)
+			if (strcmp(e->tags[j], tags[i]) == 0)
+				break;
+		if (j == e->ntags && e->ntags < RULES_MAX_TAGS)
+			e->tags[e->ntags++] = tags[i];
+	}
+}
+
+static void fill_event(struct corr_event *e, const struct rt_record *rec,
+		       const struct rt_class *cls)
+{
+	e->format = rec->format;
+	e->severity = cls->severity;
+	e->ns = rec->ns;
+	e->kind = rec->kind;
+	e->name = rec->name;
+	e->pod = rec->pod;
+	e->container = rec->container;
+	e->reason = rec->reason;
+	e->type = rec->type;
+	e->message = rec->message.n ? rec->message : rec->raw;
+	e->hint_release = rec->release;
+	e->hint_ns = rec->release_ns;
+	e->template_hash = rec->template_hash;
+	e->source = rec->pos.source;
+	e->offset = rec->pos.kafka_offset >= 0 ? (uint64_t)rec->pos.kafka_offset :
+		rec->pos.offset;
+	e->nfields = cls->nfields < RULES_MAX_FIELDS ? cls->nfields :
+		RULES_MAX_FIELDS;
+	memcpy(e->fields, cls->fields, e->nfields * sizeof(e->fields[0]));
+}
+
+/* A duplicate within the batch: keep the widest view of the event. */
+static void merge_dup(struct corr_event *e, const struct rt_record *rec,
+		      const struct rt_class *cls, int64_t first, int64_t last)
+{
+	if (last > e->last_ns) {
+		struct corr_event keep = *e;
+
+		fill_event(e, rec, cls);
+		e->severity = keep.severity > cls->severity ? keep.severity :
+			cls->severity;
+		if (!e->hint_release.n) {
+			e->hint_release = keep.hint_release;
+			e->hint_ns = keep.hint_ns;
+		}
+		e->last_ns = last;
+	} else {
+		if (cls->severity > e->severity)
+			e->severity = cls->severity;
+		if (!e->hint_release.n && rec->release.n) {
+			e->hint_release = rec->release;
+			e->hint_ns = rec->release_ns;
+		}
+	}
+	if (first > 0 && (e->first_ns == 0 || first < e->first_ns))
+		e->first_ns = first;
+	if (rec->count > e->count)
+		e->count = rec->count;
+	add_tags(e, cls->tags, cls->ntags);
+}
+
+static int note_position(struct corr_batch *b, const struct rt_record *rec)
+{
+	int64_t next;
+	int32_t part = rec->pos.partition;
+
+	if (!rec->pos.source)
+		return 0;
+	next = rec->pos.kafka_offset >= 0 ? rec->pos.kafka_offset + 1 :
+		(int64_t)(rec->pos.offset + rec->raw.n);
+	return corr_batch_position(b, rec->pos.source, part, next);
+}
+
+int corr_batch_position(struct corr_batch *b, const char *source,
+			int32_t partition, int64_t offset)
+{
+	for (size_t i = 0; i < b->npos; i++)
+		if (b->pos[i].partition == partition &&
+		    (b->pos[i].source == source ||
+		     strcmp(b->pos[i].source, source) == 0)) {
+			if (offset > b->pos[i].offset)
+				b->pos[i].offset = offset;
+			return 0;
+		}
+	if (b->npos == b->poscap) {
+		size_t cap = b->poscap ? b->poscap * 2 : 8;
+		struct corr_batch_pos *p = realloc(b->pos, cap * sizeof(*p));
+
+		if (!p)
+			return RT_ENOMEM;
+		b->pos = p;
+		b->poscap = cap;
+	}
+	b->pos[b->npos++] = (struct corr_batch_pos){ source, partition, offset };
+	return 0;
+}
+
+static int add_revs(struct corr_batch *b, const struct rt_record *rec)
+{
+	if (b->nrevs + rec->nrevs > b->revcap) {
+		size_t cap = b->revcap ? b->revcap * 2 : 64;
+		struct rt_revision *p;
+
+		while (cap < b->nrevs + rec->nrevs)
+			cap *= 2;
+		p = realloc(b->revs, cap * sizeof(*p));
+		if (!p)
+			return RT_ENOMEM;
+		b->revs = p;
+		b->revcap = cap;
+	}
+	memcpy(b->revs + b->nrevs, rec->revs, rec->nrevs * sizeof(*rec->revs));
+	b->nrevs += rec->nrevs;
+	b->helm++;
+	return 0;
+}
+
+int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
+		   const struct rt_class *cls)
+{
+	struct corr_event *e;
+	int64_t first, last;
+	uint64_t key;
+	size_t i;
+	int err;
+
+	b->records++;
+	if (rec->ts_ns > b->max_ts)
+		b->max_ts = rec->ts_ns;
+	if ((err = note_position(b, rec)))
+		return err;
+	/* Helm records feed the registry; the revisions table and the
+	 * timeline show them, so they are not events. */
+	if (rec->nrevs && rec->revs)
+		return add_revs(b, rec);
+	if (cls->ntags)
+		b->tagged++;
+	else {
+		b->untagged++;
+		if (!b->keep_untagged)
+			return 0;
+	}
+	corr_record_times(rec, &first, &last);
+	key = corr_event_key(rec);
+	i = slot_find(b, key);
+	if (b->slots[i]) {
+		b->dups++;
+		merge_dup(&b->ev[b->slots[i] - 1], rec, cls, first, last);
+		return 0;
+	}
+	if (b->nev == b->evcap) {
+		size_t cap = b->evcap ? b->evcap * 2 : 1024;
+		struct corr_event *p = realloc(b->ev, cap * sizeof(*p));
+
+		if (!p)
+			return RT_ENOMEM;
+		b->ev = p;
+		b->evcap = cap;
+	}
+	e = &b->ev[b->nev];
+	memset(e, 0, offsetof(struct corr_event, tags));
+	e->ukey = key;
+	e->first_ns = first;
+	e->last_ns = last;
+	e->count = rec->count > 0 ? rec->count : 1;
+	fill_event(e, rec, cls);
+	add_tags(e, cls->tags, cls->ntags);
+	b->slots[i] = (uint32_t)++b->nev;
+	if (b->nev * 2 > b->nslots)
+		return slots_grow(b);
+	return 0;
+}
+
+void corr_batch_attribute(struct corr_batch *b,
+			  const struct corr_registry *reg,
+			  const struct corr_opts *o)
+{
+	for (size_t i = 0; i < b->nev; i++) {
+		struct corr_event *e = &b->ev[i];
+		const struct corr_rev *r;
+
+		corr_attribute(reg, o, e->ns, e->kind, e->name, e->pod,
+			       e->hint_release, e->hint_ns, e->template_hash,
+			       &e->attr);
+		r = corr_release_at(corr_registry_find(reg, e->attr.release_ns,
+						       e->attr.release),
+				    e->first_ns);
+		e->revision = r ? r->revision : 0;
+	}
+}

@@ -1,0 +1,326 @@
+/*
+ * diagnose.c: diagnosis rules over an incident (README.md, "Diagnosis
+ * rules"). A rule holds when every condition it lists holds; the
+ * highest priority rule that holds names the incident (ties: smaller id, so
+ * the result never depends on pack order). The conditions that held are
+ * kept as evidence, with what the release payload says (a ConfigMap templated
+ * as a hook, a workload without a checksum annotation) and the pods hit.
+ */
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "revtrail/correlate.h"
+
+__attribute__((format(printf, 2, 3)))
+static void evidence(struct corr_diagnosis *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!out || out->nevidence == CORR_MAX_EVIDENCE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out->evidence[out->nevidence++], sizeof(out->evidence[0]),
+		  fmt, ap);
+	va_end(ap);
+}
+
+static bool has_tag(const struct corr_incview *v, const char *tag)
+{
+	if (!v->tags)
+		return false;
+	for (unsigned i = 0; i < v->tags->n; i++)
+		if (strcmp(v->tags->t[i], tag) == 0)
+			return true;
+	return false;
+}
+
+static bool starts_with(const char *s, const char *p)
+{
+	return s && strncasecmp(s, p, strlen(p)) == 0;
+}
+
+size_t corr_later_revisions(const struct corr_incview *v,
+			    const struct corr_rev **out, size_t max)
+{
+	size_t n = 0;
+	int64_t end = v->last_ns + v->gap_ns;
+
+	if (!v->rel)
+		return 0;
+	/* revs are sorted by number: the timeline order Helm gives them */
+	for (size_t i = 0; i < v->rel->nrevs; i++) {
+		const struct corr_rev *r = &v->rel->revs[i];
+
+		if (r == v->opening || !r->updated_ns)
+			continue;
+		if (r->updated_ns + CORR_SKEW_NS <= v->opened_ns ||
+		    r->updated_ns > end)
+			continue;
+		if (v->opening && r->revision < v->opening->revision)
+			continue;
+		if (n < max)
+			out[n] = r;
+		n++;
+	}
+	return n;
+}
+
+static bool check_tags(const struct rules_diagnosis *d,
+		       const struct corr_incview *v, struct corr_diagnosis *out)
+{
+	char buf[200];
+	size_t len = 0;
+
+	for (size_t i = 0; i < d->nall; i++) {
+		if (!has_tag(v, d->all[i]))
+			return false;
+		len += (size_t)snprintf(buf + len, len < sizeof(buf) ?
+					sizeof(buf) - len : 0, "%s%s",
+					i ? ", " : "", d->all[i]);
+	}
+	for (size_t i = 0; i < d->nnone; i++)
+		if (has_tag(v, d->none[i]))
+			return false;
+	if (d->nall)
+		evidence(out, "tags present: %s", buf);
+	for (size_t g = 0; g < d->nanygroups; g++) {
+		size_t k;
+
+		for (k = 0; k < d->nany[g]; k++)
+			if (has_tag(v, d->any[g][k]))
+				break;
+		if (k == d->nany[g])
+			return false;
+		evidence(out, "tag %s (one of %zu listed)", d->any[g][k],
+			 d->nany[g]);
+	}
+	return true;
+}
+
+static bool check_revision(const struct rules_diagnosis *d,
+			   const struct corr_incview *v,
+			   struct corr_diagnosis *out)
+{
+	const char *status = v->opening && v->opening->status ?
+		v->opening->status : "unknown";
+	size_t i;
+
+	if (d->nrevision_status == 0)
+		return true;
+	for (i = 0; i < d->nrevision_status; i++)
+		if (strcasecmp(d->revision_status[i], status) == 0 ||
+		    d->revision_status[i][0] == '\0')
+			break;
+	if (i == d->nrevision_status)
+		return false;
+	if (v->opening)
+		evidence(out, "revision %d status %s%s%s%s", v->opening->revision,
+			 status, v->opening->description ? " (" : "",
+			 v->opening->description ? v->opening->description : "",
+			 v->opening->description ? ")" : "");
+	else
+		evidence(out, "revision unknown: no release history");
+	return true;
+}
+
+static const struct corr_object *install_job(const struct corr_incview *v)
+{
+	for (size_t i = 0; i < v->nobjects; i++)
+		if (strncmp(v->objects[i].name, "helm-install-", 13) == 0)
+			return &v->objects[i];
+	return NULL;
+}
+
+static bool check_opened_by(const struct rules_diagnosis *d,
+			    const struct corr_incview *v,
+			    struct corr_diagnosis *out)
+{
+	const struct corr_rev *r = v->opening;
+	const struct corr_object *job;
+
+	switch (d->opened_by) {
+	case RULES_OPENED_UPGRADE:
+		if (!r || !(r->revision > 1 ||
+			    starts_with(r->description, "Upgrade")))
+			return false;
+		evidence(out, "opened after the upgrade to revision %d",
+			 r->revision);
+		return true;
+	case RULES_OPENED_INSTALL:
+		if (r && (r->revision == 1 ||
+			  starts_with(r->description, "Install"))) {
+			evidence(out, "opened after the install (revision %d)",
+				 r->revision);
+			return true;
+		}
+		job = install_job(v);
+		if (!job)
+			return false;
+		evidence(out, "install attempt by %s/%s", job->kind, job->name);
+		return true;
+	default:
+		return true;
+	}
+}
+
+static bool check_followed(const struct rules_diagnosis *d,
+			   const struct corr_incview *v,
+			   struct corr_diagnosis *out)
+{
+	const struct corr_rev *later[32];
+	size_t n;
+
+	if (!d->followed_by_rollback)
+		return true;
+	n = corr_later_revisions(v, later, 32);
+	for (size_t i = 0; i < n && i < 32; i++)
+		if (starts_with(later[i]->description, "Rollback to")) {
+			evidence(out, "followed by revision %d: %s%s%s%s",
+				 later[i]->revision, later[i]->description,
+				 later[i]->status ? " (" : "",
+				 later[i]->status ? later[i]->status : "",
+				 later[i]->status ? ")" : "");
+			return true;
+		}
+	return false;
+}
+
+static bool check_object(const struct rules_diagnosis *d,
+			 const struct corr_incview *v,
+			 struct corr_diagnosis *out)
+{
+	const char *glob = d->object_glob, *slash;
+	size_t klen;
+
+	if (!glob || !*glob)
+		return true;
+	slash = strchr(glob, '/');
+	klen = slash ? (size_t)(slash - glob) : 0;
+	for (size_t i = 0; i < v->nobjects; i++) {
+		const struct corr_object *o = &v->objects[i];
+
+		if (slash && (strlen(o->kind) != klen ||
+			      strncasecmp(o->kind, glob, klen) != 0))
+			continue;
+		if (fnmatch(slash ? slash + 1 : glob, o->name, 0) == 0) {
+			evidence(out, "%s/%s matches %s", o->kind, o->name, glob);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool corr_diag_matches(const struct rules_diagnosis *d,
+		       const struct corr_incview *v, struct corr_diagnosis *out)
+{
+	return check_tags(d, v, out) && check_revision(d, v, out) &&
+	       check_opened_by(d, v, out) && check_followed(d, v, out) &&
+	       check_object(d, v, out);
+}
+
+/* What the decoded release payload says about the config objects. */
+static void payload_evidence(const struct corr_incview *v,
+			     struct corr_diagnosis *out)
+{
+	const struct corr_rev *r = v->opening;
+
+	if (!r && v->rel) {
+		/* no opening revision known: the newest with a payload */
+		for (size_t i = v->rel->nrevs; i > 0 && !r; i--)
+			if (v->rel->revs[i - 1].evidence & RT_REV_PAYLOAD)
+				r = &v->rel->revs[i - 1];
+	}
+	if (!r)
+		return;
+	if ((r->evidence & RT_REV_HOOK_CONFIG) && r->hooks) {
+		const char *p = r->hooks;
+
+		while (*p) {
+			size_t n = strcspn(p, ",");
+
+			evidence(out, "%.*s is a Helm hook with before-hook-creation "
+				 "in revision %d: it is deleted and recreated on "
+				 "every upgrade", (int)n, p, r->revision);
+			p += n + (p[n] == ',');
+		}
+	} else if (r->evidence & RT_REV_HOOK_CONFIG)
+		evidence(out, "revision %d templates a ConfigMap/Secret as a "
+			 "Helm hook with before-hook-creation", r->revision);
+	if (r->evidence & RT_REV_NO_CHECKSUM)
+		evidence(out, "revision %d: the workload's pod template has no "
+			 "checksum annotation, so a config change restarts no pod",
+			 r->revision);
+}
+
+static int pod_cmp(const void *a, const void *b)
+{
+	const struct corr_object *x = *(const struct corr_object *const *)a;
+	const struct corr_object *y = *(const struct corr_object *const *)b;
+
+	if (x->first_ns != y->first_ns)
+		return x->first_ns < y->first_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void affected_pods(const struct corr_incview *v,
+			  struct corr_diagnosis *out)
+{
+	const struct corr_object *pods[CORR_MAX_PODS];
+	size_t n = 0;
+
+	out->pods_total = 0;
+	for (size_t i = 0; i < v->nobjects; i++) {
+		if (strcmp(v->objects[i].kind, "Pod") != 0)
+			continue;
+		out->pods_total++;
+		if (n < CORR_MAX_PODS)
+			pods[n++] = &v->objects[i];
+	}
+	qsort(pods, n, sizeof(pods[0]), pod_cmp);
+	for (size_t i = 0; i < n; i++)
+		out->pods[i] = pods[i]->name;
+	out->npods = (unsigned)n;
+}
+
+void corr_diagnose(const struct rules_diagnosis *const *rules, size_t n,
+		   const struct corr_incview *v, struct corr_diagnosis *out)
+{
+	const struct rules_diagnosis *best = NULL;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		const struct rules_diagnosis *d = rules[i];
+
+		if (!d || !corr_diag_matches(d, v, NULL))
+			continue;
+		if (!best || d->priority > best->priority ||
+		    (d->priority == best->priority && strcmp(d->id, best->id) < 0))
+			best = d;
+	}
+	affected_pods(v, out);
+	if (!best)
+		return;
+	out->rule = best;
+	corr_diag_matches(best, v, out);
+	payload_evidence(v, out);
+	if (out->pods_total)
+		evidence(out, "%zu pod%s affected", out->pods_total,
+			 out->pods_total == 1 ? "" : "s");
+}
+
+void corr_diagnose_rules(const struct rules *r, const struct corr_incview *v,
+			 struct corr_diagnosis *out)
+{
+	const struct rules_diagnosis *list[256];
+	size_t n = r ? rules_diagnosis_count(r) : 0;
+
+	if (n > 256)
+		n = 256;
+	for (size_t i = 0; i < n; i++)
+		list[i] = rules_diagnosis_at(r, i);
+	corr_diagnose(list, n, v, out);
+}

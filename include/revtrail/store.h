@@ -1,0 +1,125 @@
+/*
+ * store.h: the SQLite store (DESIGN.md "Store").
+ *
+ * One writer per database file. store_commit() writes one batch -- Helm
+ * revisions, events, the incidents they form, their diagnosis and the
+ * source positions -- in ONE transaction, so a crash leaves either all of a
+ * batch or none of it, and re-reading the same input afterwards (dedupe by
+ * event identity) ends exactly where an uninterrupted run would.
+ *
+ * Incidents are a deterministic function of the stored events and
+ * revisions: a batch extends or merges the incidents its events touch
+ * (adding events only ever merges windows), and a release whose events
+ * changed hands (a release name learned later) is recomputed from its
+ * stored events. Hence the incidents after all input do not depend on the
+ * order it arrived in. Schema: README.md "Database schema"; SQL text: store/sql.h.
+ */
+#ifndef REVTRAIL_STORE_H
+#define REVTRAIL_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "revtrail/correlate.h"
+#include "revtrail/rules.h"
+
+struct store;
+
+enum {
+	STORE_READONLY = 1u << 0,   /* SQLITE_OPEN_READONLY; never creates */
+};
+
+struct store_opts {
+	int64_t gap_ns;               /* 0 = the database's (default 15m);
+	                               * a new value recomputes all incidents */
+	const struct rules *rules;    /* diagnosis rules (kept by pointer) */
+	const char *release_ns;       /* ingest --release, for records with */
+	const char *release_name;     /* no object at all; may be NULL */
+	FILE *log;                    /* -v: evictions, recomputations */
+};
+
+/*
+ * Opens (and for a writer creates and migrates) the database. On failure
+ * returns RT_EDB / RT_EIO / RT_ENOMEM with a message in err.
+ */
+int store_open(const char *path, unsigned flags, const struct store_opts *o,
+	       struct store **out, char *err, size_t errlen);
+void store_close(struct store *st);
+/* The last SQLite error message of this store. */
+const char *store_errmsg(const struct store *st);
+
+struct store_stats {
+	uint64_t batches;
+	uint64_t events_new, events_updated;
+	uint64_t revisions;            /* revision rows written */
+	uint64_t incidents_opened, incidents_updated, incidents_merged;
+	uint64_t recomputed;           /* releases recomputed from events */
+};
+
+/*
+ * Writes one batch in one transaction (registry, attribution, events,
+ * incidents, diagnosis, positions). Does not reset b. On error the
+ * transaction is rolled back and RT_EDB / RT_ENOMEM returned; the message
+ * is in store_errmsg(). Counters in stats are added to.
+ */
+int store_commit(struct store *st, struct corr_batch *b,
+		 struct store_stats *stats);
+
+/* The committed position of a source (Kafka: next offset). Returns 0 and
+ * sets *offset, 1 when unknown, or RT_EDB. */
+int store_position(struct store *st, const char *source, int32_t partition,
+		   int64_t *offset);
+
+/* ---- reading --------------------------------------------------------- */
+
+enum store_type { STORE_NULL, STORE_INT, STORE_REAL, STORE_TEXT, STORE_BLOB };
+
+struct store_value {
+	enum store_type type;
+	int64_t i;
+	double d;
+	const char *p;     /* TEXT (NUL-terminated) and BLOB */
+	size_t n;
+};
+
+/* One result row; names and values valid during the call only. A non-zero
+ * return stops the query and is returned by it. */
+typedef int (*store_row_fn)(void *ctx, int ncols, const char *const *names,
+			    const struct store_value *vals);
+
+/*
+ * Runs user SQL on a STORE_READONLY store: every statement of sql must be
+ * read-only (sqlite3_stmt_readonly), else nothing runs and RT_EINVAL is
+ * returned with "attempt to write a readonly database" in err. Rows of
+ * every statement go to fn; header (may be NULL) is called before each
+ * statement's rows with its column names. Returns 0, RT_EINVAL (bad SQL,
+ * a write), RT_EDB, or fn's non-zero return.
+ */
+int store_query(struct store *st, const char *sql,
+		int (*header)(void *ctx, int ncols, const char *const *names),
+		store_row_fn fn, void *ctx, char *err, size_t errlen);
+
+struct store_filter {
+	bool open_only;
+	const char *ns, *release;     /* NULL = any */
+	int64_t since_ns;             /* last seen at or after; 0 = any */
+};
+
+/* Incidents newest first. Columns: see SQL_INCIDENTS in store/sql.h. */
+int store_incidents(struct store *st, const struct store_filter *f,
+		    int (*header)(void *ctx, int ncols,
+				  const char *const *names),
+		    store_row_fn fn, void *ctx);
+
+enum store_part {
+	STORE_PART_INCIDENT,    /* one row: the incident */
+	STORE_PART_OBJECTS,     /* affected objects, first seen first */
+	STORE_PART_TIMELINE,    /* events and revisions in time order */
+	STORE_PART_REVISION,    /* the opening revision: updated_ns, status.. */
+};
+/* Rows of one part of incident id. Returns 0 (also when no rows). */
+int store_incident_part(struct store *st, int64_t id, enum store_part part,
+			store_row_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,250 @@
+/*
+ * sql.h (private to store/): every SQL text of the store, in one place.
+ *
+ * The schema is a user contract (README.md, "Database schema"): tables incidents, events,
+ * incident_objects, revisions, the view timeline; times ISO-8601 UTC with
+ * microseconds and Z; tags/fields/evidence/pods are JSON text. Columns
+ * ending in _ns are the same times as integers, for the store's own range
+ * queries. Statements take bound parameters only: no SQL is ever built from
+ * data.
+ */
+#ifndef REVTRAIL_STORE_SQL_H
+#define REVTRAIL_STORE_SQL_H
+
+/* PRAGMA user_version after the last migration. */
+#define STORE_SCHEMA_VERSION 1
+
+/* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
+#define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
+	"'unixepoch') || printf('.%06dZ', ((" X ") / 1000) % 1000000))"
+
+/* Migration N brings user_version N-1 to N. Append, never edit. */
+static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
+	/* 0 -> 1: the first schema */
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
+	"CREATE TABLE revisions("
+	" namespace TEXT NOT NULL, release TEXT NOT NULL,"
+	" revision INTEGER NOT NULL, status TEXT, chart TEXT, app_version TEXT,"
+	" updated_at TEXT, description TEXT,"
+	" evidence TEXT NOT NULL DEFAULT '[]', hooks TEXT NOT NULL DEFAULT '[]',"
+	" updated_ns INTEGER NOT NULL DEFAULT 0,"
+	" evidence_bits INTEGER NOT NULL DEFAULT 0,"
+	" merge_ranks INTEGER NOT NULL DEFAULT 0,"
+	" PRIMARY KEY(namespace, release, revision));"
+	"CREATE TABLE incidents("
+	" id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, release TEXT NOT NULL,"
+	" revision INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL DEFAULT 'open',"
+	" severity TEXT NOT NULL DEFAULT 'info', opened_at TEXT NOT NULL,"
+	" last_seen_at TEXT NOT NULL, closed_at TEXT,"
+	" event_count INTEGER NOT NULL DEFAULT 0,"
+	" occurrences INTEGER NOT NULL DEFAULT 0,"
+	" tags TEXT NOT NULL DEFAULT '[]', diagnosis TEXT, title TEXT,"
+	" revision_status TEXT, later_revisions TEXT NOT NULL DEFAULT '[]',"
+	" attribution TEXT, evidence TEXT NOT NULL DEFAULT '[]', remedy TEXT,"
+	" pods TEXT NOT NULL DEFAULT '[]',"
+	" opened_ns INTEGER NOT NULL, last_ns INTEGER NOT NULL, closed_ns INTEGER,"
+	" via INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX incidents_release ON incidents(namespace, release, last_ns);"
+	"CREATE INDEX incidents_opened ON incidents(opened_ns);"
+	"CREATE INDEX incidents_open ON incidents(last_ns) WHERE status = 'open';"
+	"CREATE TABLE events("
+	" id INTEGER PRIMARY KEY, incident_id INTEGER, ts TEXT, first_seen TEXT,"
+	" namespace TEXT, object_kind TEXT, object_name TEXT, pod TEXT,"
+	" container TEXT, reason TEXT, type TEXT, message TEXT,"
+	" tags TEXT NOT NULL DEFAULT '[]', fields TEXT NOT NULL DEFAULT '{}',"
+	" severity TEXT, release TEXT, release_namespace TEXT, attribution TEXT,"
+	" revision INTEGER NOT NULL DEFAULT 0, format TEXT, origin TEXT,"
+	" count INTEGER NOT NULL DEFAULT 1, ukey INTEGER NOT NULL,"
+	" first_ns INTEGER NOT NULL DEFAULT 0, ts_ns INTEGER NOT NULL DEFAULT 0,"
+	" via INTEGER NOT NULL DEFAULT 0);"
+	"CREATE UNIQUE INDEX events_ukey ON events(ukey);"
+	"CREATE INDEX events_incident ON events(incident_id);"
+	"CREATE INDEX events_release ON events(release_namespace, release, first_ns);"
+	"CREATE TABLE incident_objects("
+	" incident_id INTEGER NOT NULL, object_kind TEXT NOT NULL,"
+	" object_name TEXT NOT NULL, first_seen TEXT, last_seen TEXT,"
+	" events INTEGER NOT NULL DEFAULT 0, first_ns INTEGER, last_ns INTEGER,"
+	" PRIMARY KEY(incident_id, object_kind, object_name)) WITHOUT ROWID;"
+	"CREATE TABLE release_keys(namespace TEXT NOT NULL, release TEXT NOT NULL,"
+	" PRIMARY KEY(namespace, release)) WITHOUT ROWID;"
+	"CREATE TABLE sources(path TEXT NOT NULL, partition INTEGER NOT NULL,"
+	" offset INTEGER NOT NULL, updated_at TEXT,"
+	" PRIMARY KEY(path, partition)) WITHOUT ROWID;"
+	"CREATE VIEW timeline AS"
+	" SELECT e.incident_id AS incident_id, e.first_seen AS ts,"
+	"  'event' AS entry, e.id AS event_id, e.revision AS revision,"
+	"  e.object_kind AS object_kind, e.object_name AS object_name,"
+	"  e.reason AS reason, e.message AS message, e.severity AS severity,"
+	"  e.tags AS tags, e.count AS count, e.ts AS last_seen,"
+	"  e.first_ns AS ts_ns"
+	" FROM events e WHERE e.incident_id IS NOT NULL"
+	" UNION ALL"
+	" SELECT i.id, r.updated_at, 'revision', NULL, r.revision, 'Release',"
+	"  i.release, r.status, r.description, NULL, NULL, NULL, r.updated_at,"
+	"  r.updated_ns"
+	" FROM incidents i JOIN revisions r ON r.release = i.release"
+	"  AND (r.namespace = i.namespace OR (r.namespace = '' AND NOT EXISTS"
+	"   (SELECT 1 FROM revisions o WHERE o.namespace = i.namespace"
+	"    AND o.release = i.release)))"
+	" WHERE r.updated_ns > 0 AND r.revision >= i.revision"
+	"  AND (r.revision = i.revision OR r.updated_ns + 1000000000 > i.opened_ns)"
+	"  AND r.updated_ns <= i.last_ns"
+	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)"
+	" ORDER BY 1, ts_ns, entry DESC, event_id;",
+};
+
+/* Statements prepared once per writer connection. */
+#define STORE_WRITE_STMTS(X) \
+	X(META_GET, "SELECT value FROM meta WHERE key = ?1") \
+	X(META_SET, "INSERT INTO meta(key, value) VALUES(?1, ?2)" \
+		" ON CONFLICT(key) DO UPDATE SET value = excluded.value") \
+	X(REV_ALL, "SELECT namespace, release, revision, status, chart," \
+		" app_version, description, updated_ns, evidence_bits, hooks," \
+		" merge_ranks FROM revisions") \
+	X(REV_UPSERT, "INSERT INTO revisions(namespace, release, revision," \
+		" status, chart, app_version, updated_at, description, evidence," \
+		" hooks, updated_ns, evidence_bits, merge_ranks)" \
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)" \
+		" ON CONFLICT(namespace, release, revision) DO UPDATE SET" \
+		" status = excluded.status, chart = excluded.chart," \
+		" app_version = excluded.app_version," \
+		" updated_at = excluded.updated_at," \
+		" description = excluded.description," \
+		" evidence = excluded.evidence, hooks = excluded.hooks," \
+		" updated_ns = excluded.updated_ns," \
+		" evidence_bits = excluded.evidence_bits," \
+		" merge_ranks = excluded.merge_ranks") \
+	X(EV_LOOKUP, "SELECT id, incident_id, first_ns, ts_ns, count, tags," \
+		" severity, via, release_namespace, release FROM events" \
+		" WHERE ukey = ?1") \
+	X(EV_INSERT, "INSERT INTO events(incident_id, ts, first_seen," \
+		" namespace, object_kind, object_name, pod, container, reason," \
+		" type, message, tags, fields, severity, release," \
+		" release_namespace, attribution, revision, format, origin, count," \
+		" ukey, first_ns, ts_ns, via) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7," \
+		" ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20," \
+		" ?21, ?22, ?23, ?24, ?25)") \
+	X(EV_UPDATE, "UPDATE events SET incident_id = ?1, ts = ?2," \
+		" first_seen = ?3, count = ?4, tags = ?5, severity = ?6," \
+		" release = ?7, release_namespace = ?8, attribution = ?9," \
+		" via = ?10, revision = ?11, first_ns = ?12, ts_ns = ?13," \
+		" message = coalesce(?14, message), reason = coalesce(?15, reason)" \
+		" WHERE id = ?16") \
+	X(EV_MOVE, "UPDATE events SET incident_id = ?1 WHERE incident_id = ?2") \
+	X(EV_ASSIGN, "UPDATE events SET incident_id = ?1" \
+		" WHERE release_namespace = ?2 AND release = ?3" \
+		" AND first_ns >= ?4 AND first_ns <= ?5 AND tags <> '[]'" \
+		" AND incident_id IS NOT ?1") \
+	X(EV_UNASSIGN, "UPDATE events SET incident_id = NULL" \
+		" WHERE incident_id = ?1") \
+	X(EV_KEY_SCAN, "SELECT incident_id, first_ns, ts_ns, count, tags," \
+		" severity, object_kind, object_name, via, fields FROM events" \
+		" WHERE release_namespace = ?1 AND release = ?2 AND first_ns > 0" \
+		" AND tags <> '[]' ORDER BY first_ns") \
+	X(EV_REV_RANGE, "UPDATE events SET revision = ?1" \
+		" WHERE release_namespace = ?2 AND release = ?3" \
+		" AND first_ns >= ?4 AND first_ns < ?5 AND revision <> ?1") \
+	X(EV_REATTR_PREFIX, "UPDATE events SET release = ?1," \
+		" attribution = 'prefix', via = ?4" \
+		" WHERE release_namespace = ?2 AND release = ?3 AND namespace = ?2" \
+		" AND via IN (?4, ?5) AND (via = ?5 OR length(release) < length(?1))" \
+		" AND (object_name = ?1" \
+		"  OR substr(object_name, 1, length(?1) + 1) = ?1 || '-')") \
+	X(EV_JOB_NS, "SELECT DISTINCT namespace FROM events" \
+		" WHERE release_namespace = ?1 AND release = ?2 AND via = ?3") \
+	X(EV_REATTR_JOB, "UPDATE events SET release_namespace = ?1" \
+		" WHERE release_namespace = ?2 AND release = ?3 AND via = ?4" \
+		" AND namespace = ?5") \
+	X(INC_NEAR, "SELECT id, opened_ns, last_ns, event_count, occurrences," \
+		" severity, tags, via FROM incidents" \
+		" WHERE namespace = ?1 AND release = ?2 AND last_ns >= ?3" \
+		" AND opened_ns <= ?4") \
+	X(INC_BY_ID, "SELECT id, opened_ns, last_ns, event_count, occurrences," \
+		" severity, tags, via FROM incidents WHERE id = ?1") \
+	X(INC_OF_KEY, "SELECT id FROM incidents WHERE namespace = ?1" \
+		" AND release = ?2 ORDER BY id") \
+	X(INC_INSERT, "INSERT INTO incidents(namespace, release, opened_at," \
+		" last_seen_at, opened_ns, last_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6)") \
+	X(INC_AGG, "UPDATE incidents SET opened_at = ?1, last_seen_at = ?2," \
+		" opened_ns = ?3, last_ns = ?4, event_count = ?5, occurrences = ?6," \
+		" severity = ?7, tags = ?8, via = ?9, attribution = ?10" \
+		" WHERE id = ?11") \
+	X(INC_DELETE, "DELETE FROM incidents WHERE id = ?1") \
+	X(INC_GET, "SELECT namespace, release, opened_ns, last_ns, tags" \
+		" FROM incidents WHERE id = ?1") \
+	X(INC_DIAG, "UPDATE incidents SET revision = ?1, revision_status = ?2," \
+		" later_revisions = ?3, status = ?4, closed_at = ?5," \
+		" closed_ns = ?6, diagnosis = ?7, title = ?8, evidence = ?9," \
+		" remedy = ?10, pods = ?11 WHERE id = ?12") \
+	X(INC_CLOSE, "UPDATE incidents SET status = 'closed'," \
+		" closed_ns = last_ns + ?1, closed_at = " SQL_ISO("last_ns + ?1") \
+		" WHERE status = 'open' AND last_ns + ?1 < ?2") \
+	X(OBJ_UPSERT, "INSERT INTO incident_objects(incident_id, object_kind," \
+		" object_name, first_seen, last_seen, events, first_ns, last_ns)" \
+		" VALUES(?1, ?2, ?3, " SQL_ISO("?4") ", " SQL_ISO("?5") ", ?6," \
+		" ?4, ?5) ON CONFLICT(incident_id, object_kind, object_name)" \
+		" DO UPDATE SET" \
+		" first_seen = CASE WHEN excluded.first_ns < first_ns" \
+		"  THEN excluded.first_seen ELSE first_seen END," \
+		" last_seen = CASE WHEN excluded.last_ns > last_ns" \
+		"  THEN excluded.last_seen ELSE last_seen END," \
+		" first_ns = min(first_ns, excluded.first_ns)," \
+		" last_ns = max(last_ns, excluded.last_ns)," \
+		" events = events + excluded.events") \
+	X(OBJ_MOVE, "INSERT INTO incident_objects(incident_id, object_kind," \
+		" object_name, first_seen, last_seen, events, first_ns, last_ns)" \
+		" SELECT ?1, object_kind, object_name, first_seen, last_seen," \
+		" events, first_ns, last_ns FROM incident_objects" \
+		" WHERE incident_id = ?2 AND true" \
+		" ON CONFLICT(incident_id, object_kind, object_name) DO UPDATE SET" \
+		" first_seen = CASE WHEN excluded.first_ns < first_ns" \
+		"  THEN excluded.first_seen ELSE first_seen END," \
+		" last_seen = CASE WHEN excluded.last_ns > last_ns" \
+		"  THEN excluded.last_seen ELSE last_seen END," \
+		" first_ns = min(first_ns, excluded.first_ns)," \
+		" last_ns = max(last_ns, excluded.last_ns)," \
+		" events = events + excluded.events") \
+	X(OBJ_DELETE, "DELETE FROM incident_objects WHERE incident_id = ?1") \
+	X(OBJ_LIST, "SELECT object_kind, object_name, first_ns, last_ns, events" \
+		" FROM incident_objects WHERE incident_id = ?1") \
+	X(KEY_ADD, "INSERT OR IGNORE INTO release_keys(namespace, release)" \
+		" VALUES(?1, ?2)") \
+	X(KEY_OF_NS, "SELECT release FROM release_keys WHERE namespace = ?1") \
+	X(KEY_OF_NAME, "SELECT namespace FROM release_keys WHERE release = ?1") \
+	X(KEY_ALL, "SELECT namespace, release FROM release_keys") \
+	X(KEY_NAMESPACES, "SELECT DISTINCT namespace FROM release_keys") \
+	X(POS_SET, "INSERT INTO sources(path, partition, offset, updated_at)" \
+		" VALUES(?1, ?2, ?3, strftime('%Y-%m-%dT%H:%M:%fZ'))" \
+		" ON CONFLICT(path, partition) DO UPDATE SET" \
+		" offset = excluded.offset, updated_at = excluded.updated_at") \
+	X(POS_GET, "SELECT offset FROM sources WHERE path = ?1 AND partition = ?2")
+
+/* What the read commands run (incidents, show). */
+#define SQL_INCIDENTS \
+	"SELECT id, namespace, release, revision, status, severity, opened_at," \
+	" last_seen_at, closed_at, event_count, tags, diagnosis, title," \
+	" revision_status, attribution, pods FROM incidents" \
+	" WHERE (?1 = 0 OR status = 'open')" \
+	" AND (?2 IS NULL OR namespace = ?2) AND (?3 IS NULL OR release = ?3)" \
+	" AND (?4 IS NULL OR last_ns >= ?4)" \
+	" ORDER BY opened_ns DESC, id DESC"
+#define SQL_INCIDENT \
+	"SELECT id, namespace, release, revision, status, severity, opened_at," \
+	" last_seen_at, closed_at, event_count, occurrences, tags, diagnosis," \
+	" title, revision_status, later_revisions, attribution, evidence," \
+	" remedy, pods, opened_ns, last_ns FROM incidents WHERE id = ?1"
+#define SQL_INCIDENT_OBJECTS \
+	"SELECT object_kind, object_name, first_seen, last_seen, events," \
+	" first_ns, last_ns FROM incident_objects WHERE incident_id = ?1" \
+	" ORDER BY first_ns, object_kind, object_name"
+#define SQL_INCIDENT_TIMELINE \
+	"SELECT ts, entry, revision, object_kind, object_name, reason, message," \
+	" severity, tags, count, ts_ns FROM timeline WHERE incident_id = ?1"
+/* The revision an incident's times are shown relative to. */
+#define SQL_INCIDENT_REVISION \
+	"SELECT r.updated_ns, r.status, r.description FROM incidents i" \
+	" JOIN revisions r ON r.release = i.release AND r.revision = i.revision" \
+	" AND (r.namespace = i.namespace OR r.namespace = '') WHERE i.id = ?1" \
+	" ORDER BY r.namespace DESC LIMIT 1"
+
+#endif

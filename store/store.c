@@ -1,0 +1,546 @@
+/*
+ * store.c: opening a database (WAL, schema migrations by PRAGMA
+ * user_version, statements prepared once, the release registry loaded),
+ * the statement helpers, and the read-only queries the commands run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+static const char *const write_sql[S_COUNT] = {
+#define X(name, sql) sql,
+	STORE_WRITE_STMTS(X)
+#undef X
+};
+
+sqlite3_stmt *stmt(struct store *st, enum store_stmt id)
+{
+	sqlite3_stmt *s = st->st[id];
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+int db_fail(struct store *st, const char *what)
+{
+	snprintf(st->errmsg, sizeof(st->errmsg), "%s: %s", what,
+		 sqlite3_errmsg(st->db));
+	return RT_EDB;
+}
+
+/* Steps a statement that returns no rows worth reading, then resets it. */
+int db_done(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		;
+	if (rc != SQLITE_DONE) {
+		db_fail(st, what);
+		sqlite3_reset(s);
+		return RT_EDB;
+	}
+	sqlite3_reset(s);
+	return 0;
+}
+
+/* Empty strings are stored as NULL: "unknown" reads better in SQL. The
+ * views outlive the step (batch arena, registry), so no copy. */
+void bind_rts(sqlite3_stmt *s, int i, struct rt_str v)
+{
+	if (v.n == 0)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_text(s, i, v.p, (int)v.n, SQLITE_STATIC);
+}
+
+void bind_cstr(sqlite3_stmt *s, int i, const char *v)
+{
+	if (!v)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+}
+
+/*
+ * Two times per event made rt_time_format's snprintf 8% of a commit. Event
+ * times of a batch share their second often: the formatted seconds are
+ * cached and only the microseconds are written per call.
+ */
+void bind_iso(sqlite3_stmt *s, int i, int64_t ns)
+{
+	static _Thread_local int64_t cached_sec = -1;
+	static _Thread_local char cached[RT_TIME_BUFSZ];
+	char buf[RT_TIME_BUFSZ];
+	int64_t sec = ns / 1000000000, us = ns % 1000000000 / 1000;
+
+	if (ns <= 0) {
+		sqlite3_bind_null(s, i);
+		return;
+	}
+	if (sec > 253402300799LL) {       /* past year 9999: not fixed width */
+		rt_time_format(ns, buf);
+		sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
+		return;
+	}
+	if (sec != cached_sec) {
+		rt_time_format(sec * 1000000000, cached);
+		cached_sec = sec;
+	}
+	memcpy(buf, cached, 20);          /* "2024-11-03T14:41:07." */
+	for (int k = 25; k >= 20; k--, us /= 10)
+		buf[k] = (char)('0' + us % 10);
+	buf[26] = 'Z';
+	sqlite3_bind_text(s, i, buf, 27, SQLITE_TRANSIENT);
+}
+
+const char *col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? (const char *)t : "";
+}
+
+const char *store_errmsg(const struct store *st)
+{
+	return st->errmsg;
+}
+
+static int exec(struct store *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(st->errmsg, sizeof(st->errmsg), "%s", msg ? msg :
+			 sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return RT_EDB;
+	}
+	return 0;
+}
+
+static int user_version(struct store *st, int *v)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL))
+		return db_fail(st, "schema version");
+	rc = sqlite3_step(s);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : db_fail(st, "schema version");
+}
+
+/* Brings the schema to STORE_SCHEMA_VERSION, one migration at a time, all
+ * in one transaction: an interrupted migration leaves the old version. */
+static int migrate(struct store *st)
+{
+	char pragma[64];
+	int v, err;
+
+	if ((err = exec(st, "BEGIN IMMEDIATE")))
+		return err;
+	if ((err = user_version(st, &v)))
+		goto rollback;
+	if (v > STORE_SCHEMA_VERSION) {
+		snprintf(st->errmsg, sizeof(st->errmsg),
+			 "database schema version %d is newer than this "
+			 "revtrail understands (%d)", v, STORE_SCHEMA_VERSION);
+		err = RT_EDB;
+		goto rollback;
+	}
+	for (; v < STORE_SCHEMA_VERSION; v++)
+		if ((err = exec(st, store_migrations[v])))
+			goto rollback;
+	/* an integer constant of ours, not data */
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+		 STORE_SCHEMA_VERSION);
+	if ((err = exec(st, pragma)))
+		goto rollback;
+	return exec(st, "COMMIT");
+rollback:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}
+
+static int meta_get_int(struct store *st, const char *key, int64_t *v)
+{
+	sqlite3_stmt *s = stmt(st, S_META_GET);
+	int rc, found = 0;
+
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*v = sqlite3_column_int64(s, 0);
+		found = 1;
+	} else if (rc != SQLITE_DONE) {
+		sqlite3_reset(s);
+		return db_fail(st, "meta");
+	}
+	sqlite3_reset(s);
+	return found;
+}
+
+int meta_set_int(struct store *st, const char *key, int64_t v)
+{
+	sqlite3_stmt *s = stmt(st, S_META_SET);
+
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, v);
+	return db_done(st, s, "meta");
+}
+
+/* "a","b" JSON array back to the registry's "a,b". */
+static void hooks_csv(const char *json, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (json && (json = strchr(json, '"'))) {
+		const char *end = strchr(json + 1, '"');
+		size_t k;
+
+		if (!end)
+			break;
+		k = (size_t)(end - json - 1);
+		if (n + k + 2 >= size)
+			break;
+		if (n)
+			out[n++] = ',';
+		memcpy(out + n, json + 1, k);
+		n += k;
+		out[n] = '\0';
+		json = end + 1;
+	}
+}
+
+static int load_registry(struct store *st)
+{
+	sqlite3_stmt *s = stmt(st, S_REV_ALL);
+	char hooks[4096];
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct corr_rev r = { 0 };
+
+		r.revision = sqlite3_column_int(s, 2);
+		r.status = (char *)col_text(s, 3);
+		r.chart = (char *)col_text(s, 4);
+		r.app_version = (char *)col_text(s, 5);
+		r.description = (char *)col_text(s, 6);
+		r.updated_ns = sqlite3_column_int64(s, 7);
+		r.evidence = (unsigned)sqlite3_column_int(s, 8);
+		hooks_csv(col_text(s, 9), hooks, sizeof(hooks));
+		r.hooks = hooks;
+		r.ranks = (uint32_t)sqlite3_column_int64(s, 10);
+		if (corr_registry_load(st->reg, col_text(s, 0), col_text(s, 1),
+				       &r) == RT_ENOMEM) {
+			sqlite3_reset(s);
+			return RT_ENOMEM;
+		}
+	}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_fail(st, "loading revisions");
+}
+
+static int open_writer(struct store *st, const struct store_opts *o)
+{
+	int64_t v;
+	int err, found;
+
+	if ((err = exec(st, "PRAGMA journal_mode = WAL;"
+			"PRAGMA synchronous = NORMAL;"
+			"PRAGMA temp_store = MEMORY;"
+			"PRAGMA cache_size = -65536;"
+			"PRAGMA wal_autocheckpoint = 16384;")))
+		return err;
+	if ((err = migrate(st)))
+		return err;
+	for (int i = 0; i < S_COUNT; i++)
+		if (sqlite3_prepare_v3(st->db, write_sql[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &st->st[i],
+				       NULL) != SQLITE_OK)
+			return db_fail(st, "preparing statements");
+	st->reg = corr_registry_new();
+	if (!st->reg)
+		return RT_ENOMEM;
+	if ((err = load_registry(st)))
+		return err;
+	if ((found = meta_get_int(st, "watermark_ns", &v)) < 0)
+		return found;
+	st->watermark_ns = found ? v : 0;
+	if ((found = meta_get_int(st, "gap_ns", &v)) < 0)
+		return found;
+	st->gap_ns = o && o->gap_ns > 0 ? o->gap_ns :
+		found ? v : CORR_DEFAULT_GAP_NS;
+	/* A new gap changes every window: recompute them all once. */
+	st->rebuild_all = found && v != st->gap_ns;
+	if (!found || st->rebuild_all)
+		if ((err = meta_set_int(st, "gap_ns", st->gap_ns)))
+			return err;
+	return 0;
+}
+
+static int open_reader(struct store *st)
+{
+	int v, err;
+
+	if ((err = exec(st, "PRAGMA query_only = 1")))
+		return err;
+	if ((err = user_version(st, &v)))
+		return err;
+	if (v == 0) {
+		snprintf(st->errmsg, sizeof(st->errmsg),
+			 "not a revtrail database (no schema); run revtrail "
+			 "ingest first");
+		return RT_EDB;
+	}
+	if (v != STORE_SCHEMA_VERSION) {
+		snprintf(st->errmsg, sizeof(st->errmsg),
+			 "database schema version %d, this revtrail reads %d%s",
+			 v, STORE_SCHEMA_VERSION, v < STORE_SCHEMA_VERSION ?
+			 " (run revtrail ingest once to migrate it)" : "");
+		return RT_EDB;
+	}
+	return 0;
+}
+
+/* A new gap: every window changes, recompute them now (one transaction). */
+static int recompute_now(struct store *st)
+{
+	struct corr_batch *b = corr_batch_new(false);
+	int rc;
+
+	if (!b)
+		return RT_ENOMEM;
+	if (st->log)
+		fprintf(st->log, "revtrail: gap changed, recomputing all "
+			"incidents\n");
+	rc = store_commit(st, b, NULL);
+	corr_batch_free(b);
+	return rc;
+}
+
+int store_open(const char *path, unsigned flags, const struct store_opts *o,
+	       struct store **out, char *err, size_t errlen)
+{
+	struct store *st = calloc(1, sizeof(*st));
+	int oflags, rc;
+
+	*out = NULL;
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return RT_ENOMEM;
+	}
+	st->flags = flags;
+	rt_arena_init(&st->scratch);
+	if (o) {
+		st->rules = o->rules;
+		st->log = o->log;
+		st->copts.release_ns = o->release_ns;
+		st->copts.release_name = o->release_name;
+	}
+	oflags = flags & STORE_READONLY ? SQLITE_OPEN_READONLY :
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		store_close(st);
+		return RT_EDB;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, 10000);
+	rc = flags & STORE_READONLY ? open_reader(st) : open_writer(st, o);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, st->errmsg[0] ?
+			 st->errmsg : rt_strerror(rc));
+		store_close(st);
+		return rc;
+	}
+	st->copts.gap_ns = st->gap_ns;
+	if (st->rebuild_all && (rc = recompute_now(st))) {
+		snprintf(err, errlen, "%s: recomputing incidents for the new "
+			 "gap: %s", path, st->errmsg);
+		store_close(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(st->st[i]);
+	if (st->db)
+		sqlite3_close(st->db);
+	corr_registry_free(st->reg);
+	rt_arena_release(&st->scratch);
+	store_intern_release(&st->intern);
+	free(st->buf.p);
+	free(st->buf2.p);
+	free(st->evs);
+	free(st->order);
+	free(st->rebuild.k);
+	free(st->revdirty.k);
+	free(st->touched);
+	objmap_release(&st->objs);
+	free(st);
+}
+
+int store_position(struct store *st, const char *source, int32_t partition,
+		   int64_t *offset)
+{
+	sqlite3_stmt *s = stmt(st, S_POS_GET);
+	int rc;
+
+	sqlite3_bind_text(s, 1, source, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, partition);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*offset = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? 1 : db_fail(st, "source position");
+}
+
+/* ---- reading --------------------------------------------------------- */
+
+static int run_rows(sqlite3_stmt *s,
+		    int (*header)(void *, int, const char *const *),
+		    store_row_fn fn, void *ctx, struct store *st)
+{
+	int n = sqlite3_column_count(s), rc, ret = 0;
+	const char *names[256];
+	struct store_value vals[256];
+
+	if (n > 256)
+		n = 256;
+	for (int i = 0; i < n; i++)
+		names[i] = sqlite3_column_name(s, i);
+	if (header && n > 0 && (ret = header(ctx, n, names)))
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		for (int i = 0; i < n; i++) {
+			struct store_value *v = &vals[i];
+
+			memset(v, 0, sizeof(*v));
+			switch (sqlite3_column_type(s, i)) {
+			case SQLITE_INTEGER:
+				v->type = STORE_INT;
+				v->i = sqlite3_column_int64(s, i);
+				break;
+			case SQLITE_FLOAT:
+				v->type = STORE_REAL;
+				v->d = sqlite3_column_double(s, i);
+				break;
+			case SQLITE_TEXT:
+				v->type = STORE_TEXT;
+				v->p = (const char *)sqlite3_column_text(s, i);
+				v->n = (size_t)sqlite3_column_bytes(s, i);
+				break;
+			case SQLITE_BLOB:
+				v->type = STORE_BLOB;
+				v->p = sqlite3_column_blob(s, i);
+				v->n = (size_t)sqlite3_column_bytes(s, i);
+				break;
+			default:
+				v->type = STORE_NULL;
+			}
+		}
+		if ((ret = fn(ctx, n, names, vals)))
+			return ret;
+	}
+	if (rc != SQLITE_DONE)
+		return db_fail(st, "query");
+	return 0;
+}
+
+int store_query(struct store *st, const char *sql,
+		int (*header)(void *ctx, int ncols, const char *const *names),
+		store_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+	sqlite3_stmt *list[64];
+	const char *tail = sql;
+	size_t n = 0;
+	int ret = 0;
+
+	/* Prepare all first: nothing runs if any statement would write. */
+	while (tail && *tail) {
+		sqlite3_stmt *s = NULL;
+
+		if (sqlite3_prepare_v2(st->db, tail, -1, &s, &tail) != SQLITE_OK) {
+			snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
+			ret = RT_EINVAL;
+			goto out;
+		}
+		if (!s)
+			continue;   /* whitespace or a comment */
+		if (n == 64 || !sqlite3_stmt_readonly(s)) {
+			snprintf(err, errlen, n == 64 ? "too many statements" :
+				 "attempt to write a readonly database: query "
+				 "runs read-only statements only");
+			sqlite3_finalize(s);
+			ret = RT_EINVAL;
+			goto out;
+		}
+		list[n++] = s;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = run_rows(list[i], header, fn, ctx, st);
+		if (ret == RT_EDB)
+			snprintf(err, errlen, "%s", st->errmsg);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		sqlite3_finalize(list[i]);
+	return ret;
+}
+
+int store_incidents(struct store *st, const struct store_filter *f,
+		    int (*header)(void *ctx, int ncols,
+				  const char *const *names),
+		    store_row_fn fn, void *ctx)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	if (sqlite3_prepare_v2(st->db, SQL_INCIDENTS, -1, &s, NULL))
+		return db_fail(st, "incidents");
+	sqlite3_bind_int(s, 1, f && f->open_only);
+	bind_cstr(s, 2, f ? f->ns : NULL);
+	bind_cstr(s, 3, f ? f->release : NULL);
+	if (f && f->since_ns)
+		sqlite3_bind_int64(s, 4, f->since_ns);
+	ret = run_rows(s, header, fn, ctx, st);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int store_incident_part(struct store *st, int64_t id, enum store_part part,
+			store_row_fn fn, void *ctx)
+{
+	static const char *const sql[] = {
+		[STORE_PART_INCIDENT] = SQL_INCIDENT,
+		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
+		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
+		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION,
+	};
+	sqlite3_stmt *s;
+	int ret;
+
+	if (sqlite3_prepare_v2(st->db, sql[part], -1, &s, NULL))
+		return db_fail(st, "incident");
+	sqlite3_bind_int64(s, 1, id);
+	ret = run_rows(s, NULL, fn, ctx, st);
+	sqlite3_finalize(s);
+	return ret;
+}

@@ -1,0 +1,154 @@
+/* test_correlate_attrib.c: object -> release (labels, helm-install jobs,
+ * known release prefixes, workload names) and the workload name rules. */
+#include <string.h>
+
+#include "revtrail/correlate.h"
+#include "tap.h"
+
+#define S(x) rt_str_make((x), strlen(x))
+#define N RT_STR_NULL
+
+static struct corr_registry *reg;
+
+static void known(const char *ns, const char *name)
+{
+	struct rt_revision r;
+	unsigned chg;
+
+	memset(&r, 0, sizeof(r));
+	r.ns = S(ns);
+	r.release = S(name);
+	r.revision = 1;
+	r.updated_ns = 1;
+	corr_registry_merge(reg, &r, &chg, NULL, NULL);
+}
+
+static void attr(const char *ns, const char *kind, const char *name,
+		 const char *pod, const char *hint, struct corr_attr *a)
+{
+	struct corr_opts o = { 0 };
+
+	corr_attribute(reg, &o, S(ns), kind ? S(kind) : N, name ? S(name) : N,
+		       pod ? S(pod) : N, hint ? S(hint) : N, N, N, a);
+}
+
+static void check(const char *what, const char *ns, const char *kind,
+		  const char *name, const char *pod, const char *hint,
+		  const char *want_ns, const char *want_rel, int want_via)
+{
+	struct corr_attr a;
+
+	attr(ns, kind, name, pod, hint, &a);
+	is_rts(a.release, want_rel, "%s: release", what);
+	is_rts(a.release_ns, want_ns, "%s: namespace", what);
+	is_int(a.via, want_via, "%s: via %s", what, corr_via_name(want_via));
+}
+
+static void test_workload(void)
+{
+	static const struct { const char *kind, *name, *want; } cases[] = {
+		{ "Pod", "payments-api-7d9c8f4b6-4kx2m", "payments-api" },
+		{ "Pod", "web-5d8f7c9b6d-x2k4p", "web" },
+		{ "Pod", "db-0", "db" },
+		{ "Pod", "redis-master-12", "redis-master" },
+		{ "Pod", "helm-install-traefik-abc12", "helm-install-traefik" },
+		{ "Pod", "backup-28391234-qwxzp", "backup" },
+		{ "Pod", "node-exporter-7xkvp", "node-exporter" },
+		{ "Pod", "payments-api-admin", "payments-api-admin" },
+		{ "Pod", "standalone", "standalone" },
+		{ "Pod", "payments-api-5f6d7c8b9-abcde", "payments-api" },
+		{ "Pod", "api-server-admin", "api-server-admin" },
+		{ "ReplicaSet", "payments-api-7d9c8f4b6", "payments-api" },
+		{ "Deployment", "payments-api", "payments-api" },
+		{ "ConfigMap", "payments-api-config", "payments-api-config" },
+		{ "Job", "backup-28391234", "backup" },
+		{ "", "worker-6f9d8c7b5-zzp2q", "worker" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		is_rts(corr_workload_name(S(cases[i].kind), S(cases[i].name), N),
+		       cases[i].want, "workload of %s/%s", cases[i].kind,
+		       cases[i].name);
+	is_rts(corr_workload_name(S("Pod"), S("api-v2-abcdef-12345"), S("abcdef")),
+	       "api-v2", "pod-template-hash cuts exactly");
+}
+
+static void test_attribution(void)
+{
+	known("prod", "payments-api");
+	known("prod", "payments");
+	known("ingress", "rke2-ingress-nginx");
+
+	check("label hint", "prod", "Pod", "x-1", NULL, "billing",
+	      "prod", "billing", CORR_VIA_LABEL);
+	check("prefix pod", "prod", "Pod", "payments-api-7d9c8f4b6-4kx2m", NULL,
+	      NULL, "prod", "payments-api", CORR_VIA_PREFIX);
+	check("prefix configmap", "prod", "ConfigMap", "payments-api-config",
+	      NULL, NULL, "prod", "payments-api", CORR_VIA_PREFIX);
+	check("log pod, no kind", "prod", NULL, NULL,
+	      "payments-api-7d9c8f4b6-9jvpd", NULL, "prod", "payments-api",
+	      CORR_VIA_PREFIX);
+	check("workload fallback", "prod", "Pod", "orders-5c7d9f8b4-k2x9z", NULL,
+	      NULL, "prod", "orders", CORR_VIA_WORKLOAD);
+	check("other namespace is not a prefix", "staging", "Pod",
+	      "payments-api-7d9c8f4b6-4kx2m", NULL, NULL, "staging",
+	      "payments-api", CORR_VIA_WORKLOAD);
+	check("helm-install pod, unknown release", "kube-system", "Pod",
+	      "helm-install-traefik-abc12", NULL, NULL, "kube-system", "traefik",
+	      CORR_VIA_JOB);
+	check("helm-install job", "kube-system", "Job",
+	      "helm-install-rke2-ingress-nginx", NULL, NULL, "ingress",
+	      "rke2-ingress-nginx", CORR_VIA_JOB);
+	check("helm-install pod of a release known elsewhere", "kube-system",
+	      "Pod", "helm-install-rke2-ingress-nginx-xk2p9", NULL, NULL,
+	      "ingress", "rke2-ingress-nginx", CORR_VIA_JOB);
+	check("helm-delete pod", "kube-system", "Pod", "helm-delete-foo-bar-q7x2c",
+	      NULL, NULL, "kube-system", "foo-bar", CORR_VIA_JOB);
+	check("HelmChart object", "kube-system", "HelmChart", "traefik", NULL,
+	      NULL, "kube-system", "traefik", CORR_VIA_JOB);
+	check("node events have no release", "", "Node", "node-1", NULL, NULL,
+	      "", "", CORR_VIA_NONE);
+	known("", "billing");
+	check("history without a namespace answers for any", "prod", "Pod",
+	      "billing-6f9d8c7b5-zzp2q", NULL, NULL, "prod", "billing",
+	      CORR_VIA_PREFIX);
+	ok(corr_registry_find(reg, S("prod"), S("billing")) != NULL,
+	   "find falls back to the namespace-less release");
+	ok(corr_registry_find(reg, S("prod"), S("payments-api")) ==
+	   corr_registry_find(reg, S("prod"), S("payments-api")) &&
+	   corr_registry_find(reg, S("prod"), S("payments-api"))->ns[0] == 'p',
+	   "an own namespace wins over the fallback");
+	known("kube-system", "rke2-ingress-nginx");
+	check("job namespace preferred once known there", "kube-system", "Pod",
+	      "helm-install-rke2-ingress-nginx-xk2p9", NULL, NULL, "kube-system",
+	      "rke2-ingress-nginx", CORR_VIA_JOB);
+}
+
+static void test_option(void)
+{
+	struct corr_opts o = { 0 };
+	struct corr_attr a;
+
+	o.release_ns = "prod";
+	o.release_name = "payments-api";
+	corr_attribute(reg, &o, N, N, N, N, N, N, N, &a);
+	is_rts(a.release, "payments-api", "--release names objectless records");
+	is_int(a.via, CORR_VIA_OPTION, "via option");
+	corr_attribute(reg, &o, S("prod"), S("Pod"), S("orders-1-x"), N, N, N, N,
+		       &a);
+	ok(a.via != CORR_VIA_OPTION, "--release does not override an object");
+	corr_attribute(reg, NULL, N, N, N, N, N, N, N, &a);
+	is_int(a.via, CORR_VIA_NONE, "no object, no option: no release");
+	is_str(corr_via_name(CORR_VIA_WORKLOAD), "workload", "via names");
+	is_int(corr_via_from_name("prefix"), CORR_VIA_PREFIX, "via from name");
+}
+
+int main(void)
+{
+	reg = corr_registry_new();
+	test_workload();
+	test_attribution();
+	test_option();
+	corr_registry_free(reg);
+	return done_testing();
+}

@@ -1,0 +1,234 @@
+/* test_correlate_diagnose.c: diagnosis rules over hand-built incidents, and
+ * the three seed diagnoses of the built-in packs. */
+#include <string.h>
+
+#include "revtrail/correlate.h"
+#include "tap.h"
+
+#define S(x) rt_str_make((x), strlen(x))
+#define SEC 1000000000LL
+
+static struct corr_registry *reg;
+
+static void add_rev(const char *rel, int n, const char *status,
+		    const char *desc, int64_t t, unsigned ev, const char *hooks)
+{
+	struct rt_revision r;
+	unsigned chg;
+
+	memset(&r, 0, sizeof(r));
+	r.ns = S("prod");
+	r.release = S(rel);
+	r.revision = n;
+	r.status = S(status);
+	r.description = S(desc);
+	r.updated_ns = t;
+	r.evidence = ev;
+	r.hook_configmaps = hooks ? S(hooks) : RT_STR_NULL;
+	corr_registry_merge(reg, &r, &chg, NULL, NULL);
+}
+
+struct inc {
+	struct corr_tagset tags;
+	struct corr_object obj[8];
+	struct corr_incview v;
+};
+
+static void make(struct inc *i, const char *rel, int64_t opened,
+		 int64_t last, const char *const *tags,
+		 const char *const *objs)
+{
+	memset(i, 0, sizeof(*i));
+	for (; tags && *tags; tags++)
+		corr_tagset_add(&i->tags, *tags);
+	for (size_t k = 0; objs && objs[2 * k]; k++) {
+		i->obj[k].kind = objs[2 * k];
+		i->obj[k].name = objs[2 * k + 1];
+		i->obj[k].first_ns = opened + (int64_t)k * SEC;
+		i->obj[k].events = 1;
+		i->v.nobjects = k + 1;
+	}
+	i->v.ns = "prod";
+	i->v.release = rel;
+	i->v.tags = &i->tags;
+	i->v.objects = i->obj;
+	i->v.rel = corr_registry_find(reg, S("prod"), S(rel));
+	i->v.opening = corr_release_at(i->v.rel, opened);
+	i->v.opened_ns = opened;
+	i->v.last_ns = last;
+	i->v.gap_ns = 900 * SEC;
+}
+
+static bool has_evidence(const struct corr_diagnosis *d, const char *needle)
+{
+	for (unsigned i = 0; i < d->nevidence; i++)
+		if (strstr(d->evidence[i], needle))
+			return true;
+	return false;
+}
+
+static void test_hand_rules(void)
+{
+	static const char *const all_cm[] = { "configmap_not_found" };
+	static const char *const any1[] = { "crashloop", "db_auth_failed" };
+	static const char *const *const anyg[] = { any1 };
+	static const size_t nany[] = { 2 };
+	static const char *const st_failed[] = { "failed" };
+	static const char *const none_oom[] = { "oom_killed" };
+	struct rules_diagnosis race = {
+		.id = "race", .title = "race", .priority = 90,
+		.all = all_cm, .nall = 1, .any = anyg, .nany = nany,
+		.nanygroups = 1, .revision_status = st_failed,
+		.nrevision_status = 1, .opened_by = RULES_OPENED_UPGRADE,
+		.followed_by_rollback = true,
+	};
+	struct rules_diagnosis generic = {
+		.id = "generic", .title = "generic", .priority = 10,
+		.all = all_cm, .nall = 1, .none = none_oom, .nnone = 1,
+	};
+	struct rules_diagnosis tie = generic;
+	const struct rules_diagnosis *list[] = { &generic, &race, &tie };
+	static const char *const tags[] = { "configmap_not_found",
+					    "db_auth_failed", NULL };
+	static const char *const tags_oom[] = { "configmap_not_found",
+						"oom_killed", NULL };
+	static const char *const objs[] = {
+		"Pod", "payments-api-7d9c8f4b6-4kx2m", "Pod",
+		"payments-api-7d9c8f4b6-9jvpd", "ConfigMap",
+		"payments-api-config", NULL };
+	struct corr_diagnosis d;
+	struct inc i;
+
+	tie.id = "aaa_tie";
+	add_rev("payments-api", 47, "superseded", "Upgrade complete", 1000 * SEC,
+		0, NULL);
+	add_rev("payments-api", 48, "failed", "Upgrade \"payments-api\" failed",
+		2000 * SEC, RT_REV_HOOK_CONFIG | RT_REV_PAYLOAD,
+		"payments-api-config");
+	add_rev("payments-api", 49, "deployed", "Rollback to 47", 2200 * SEC, 0,
+		NULL);
+
+	make(&i, "payments-api", 2010 * SEC, 2500 * SEC, tags, objs);
+	corr_diagnose(list, 3, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "race", "highest priority wins");
+	ok(has_evidence(&d, "revision 48 status failed"), "revision evidence");
+	ok(has_evidence(&d, "followed by revision 49: Rollback to 47"),
+	   "rollback evidence");
+	ok(has_evidence(&d, "payments-api-config is a Helm hook"),
+	   "payload evidence names the hook ConfigMap");
+	is_int(d.npods, 2, "two affected pods");
+	is_str(d.npods ? d.pods[0] : "", "payments-api-7d9c8f4b6-4kx2m",
+	       "pods in first-seen order");
+
+	/* the rollback after the window does not count */
+	make(&i, "payments-api", 2010 * SEC, 2050 * SEC, tags, objs);
+	i.v.gap_ns = 60 * SEC;
+	corr_diagnose(list, 3, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "aaa_tie",
+	       "no rollback in the window: equal priorities tie by id");
+
+	make(&i, "payments-api", 2010 * SEC, 2500 * SEC, tags_oom, objs);
+	corr_diagnose(list, 3, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "none",
+	       "'none' and a missing 'any' tag exclude both");
+
+	/* opened before the failed upgrade: revision 47, superseded */
+	make(&i, "payments-api", 1500 * SEC, 1600 * SEC, tags, objs);
+	ok(!corr_diag_matches(&race, &i.v, NULL), "revision status must match");
+	/* unknown history */
+	make(&i, "unknown-rel", 1500 * SEC, 1600 * SEC, tags, objs);
+	ok(!corr_diag_matches(&race, &i.v, NULL), "no history: no revision match");
+	{
+		static const char *const unk[] = { "unknown" };
+		struct rules_diagnosis u = generic;
+
+		u.revision_status = unk;
+		u.nrevision_status = 1;
+		ok(corr_diag_matches(&u, &i.v, NULL), "'unknown' matches no history");
+	}
+}
+
+static void test_object_and_install(void)
+{
+	static const char *const name_in_use[] = { "helm_name_in_use" };
+	struct rules_diagnosis sup = {
+		.id = "sup", .title = "sup", .all = name_in_use, .nall = 1,
+		.object_glob = "Pod/helm-install-*",
+		.opened_by = RULES_OPENED_INSTALL,
+	};
+	static const char *const tags[] = { "helm_name_in_use", "crashloop", NULL };
+	static const char *const job[] = { "Pod",
+		"helm-install-rke2-ingress-nginx-xk2p9", NULL };
+	static const char *const other[] = { "Pod", "rke2-ingress-nginx-x", NULL };
+	const struct rules_diagnosis *list[] = { &sup };
+	struct corr_diagnosis d;
+	struct inc i;
+
+	add_rev("rke2-ingress-nginx", 2, "superseded", "Upgrade complete",
+		100 * SEC, 0, NULL);
+	make(&i, "rke2-ingress-nginx", 5000 * SEC, 5100 * SEC, tags, job);
+	corr_diagnose(list, 1, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "sup", "object glob and install job");
+	ok(has_evidence(&d, "Pod/helm-install-rke2-ingress-nginx-xk2p9 matches "
+			"Pod/helm-install-*"), "object evidence");
+	ok(has_evidence(&d, "install attempt by Pod/helm-install-"),
+	   "install evidence");
+	make(&i, "rke2-ingress-nginx", 5000 * SEC, 5100 * SEC, tags, other);
+	corr_diagnose(list, 1, &i.v, &d);
+	ok(d.rule == NULL, "no helm-install pod: no match");
+}
+
+/* The built-in packs' three seed diagnoses on the seed shapes. */
+static void test_builtin(void)
+{
+	struct rules *r = rules_new();
+	char err[256] = "";
+	static const char *const race_tags[] = { "configmap_not_found",
+		"db_auth_failed", "crashloop", NULL };
+	static const char *const race_objs[] = { "Pod",
+		"payments-api-7d9c8f4b6-4kx2m", NULL };
+	static const char *const stale_tags[] = { "configmap_not_found",
+		"volume_mount_failed", "config_file_missing", "crashloop",
+		"upstream_unavailable", NULL };
+	static const char *const sup_tags[] = { "helm_name_in_use",
+		"helm_upgrade_failed", "crashloop", NULL };
+	static const char *const sup_objs[] = { "Pod",
+		"helm-install-rke2-ingress-nginx-xk2p9", NULL };
+	struct corr_diagnosis d;
+	struct inc i;
+
+	if (rules_load_builtin(r, err, sizeof(err)) ||
+	    rules_compile(r, err, sizeof(err))) {
+		ok(0, "built-in packs load: %s", err);
+		rules_free(r);
+		return;
+	}
+	ok(rules_diagnosis_count(r) >= 3, "built-in diagnoses present");
+	make(&i, "payments-api", 2010 * SEC, 2500 * SEC, race_tags, race_objs);
+	corr_diagnose_rules(r, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "hook_configmap_race",
+	       "seed 2: hook_configmap_race");
+	add_rev("haproxy-ingress", 3, "superseded", "Install complete", 10 * SEC,
+		0, NULL);
+	add_rev("haproxy-ingress", 4, "deployed", "Upgrade complete", 3000 * SEC,
+		0, NULL);
+	make(&i, "haproxy-ingress", 3010 * SEC, 3300 * SEC, stale_tags, NULL);
+	corr_diagnose_rules(r, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "stale_config_mount",
+	       "seed 1: stale_config_mount");
+	make(&i, "rke2-ingress-nginx", 5000 * SEC, 5100 * SEC, sup_tags, sup_objs);
+	corr_diagnose_rules(r, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "superseded_release_install",
+	       "seed 3: superseded_release_install");
+	rules_free(r);
+}
+
+int main(void)
+{
+	reg = corr_registry_new();
+	test_hand_rules();
+	test_object_and_install();
+	test_builtin();
+	corr_registry_free(reg);
+	return done_testing();
+}

@@ -1,0 +1,223 @@
+/* test_correlate_window.c: gap splitting in any input order, tag sets, the
+ * batch's dedupe and event identities. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "revtrail/correlate.h"
+#include "tap.h"
+
+#define MIN (60LL * 1000000000LL)
+#define S(x) rt_str_make((x), strlen(x))
+
+/* Windows as "start-end;..." in time order, for comparison. */
+static void windows(struct corr_item *it, size_t n, size_t k, char *out,
+		    size_t size)
+{
+	size_t len = 0;
+
+	for (size_t c = 0; c < k; c++) {
+		int64_t lo = INT64_MAX, hi = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (it[i].cluster == c) {
+				if (it[i].start < lo)
+					lo = it[i].start;
+				if (it[i].end > hi)
+					hi = it[i].end;
+			}
+		len += (size_t)snprintf(out + len, size - len, "%lld-%lld;",
+					(long long)(lo / MIN), (long long)(hi / MIN));
+	}
+}
+
+static void test_gap(void)
+{
+	/* events (minutes): 0, 5, 19 (gap 14: same), 40 (gap 21: new),
+	 * 41..50 as an interval, 66 (gap 16 > 15: new), 81 (gap 15: same) */
+	static const int64_t ev[][2] = {
+		{ 0, 0 }, { 5, 5 }, { 19, 19 }, { 40, 40 }, { 41, 50 },
+		{ 66, 66 }, { 81, 81 },
+	};
+	const size_t n = sizeof(ev) / sizeof(ev[0]);
+	struct corr_item it[sizeof(ev) / sizeof(ev[0])];
+	char want[256] = "", got[256];
+	unsigned seed = 1;
+
+	for (int round = 0; round < 50; round++) {
+		size_t k;
+
+		for (size_t i = 0; i < n; i++)
+			it[i] = (struct corr_item){ ev[i][0] * MIN, ev[i][1] * MIN,
+						    i, 0 };
+		/* shuffle: the input order must not matter */
+		for (size_t i = n - 1; round && i > 0; i--) {
+			size_t j = (seed = seed * 1103515245u + 12345u) % (i + 1);
+			struct corr_item t = it[i];
+
+			it[i] = it[j];
+			it[j] = t;
+		}
+		k = corr_cluster(it, n, 15 * MIN);
+		windows(it, n, k, got, sizeof(got));
+		if (round == 0) {
+			strcpy(want, got);
+			is_str(got, "0-19;40-50;66-81;", "split exactly where the "
+			       "gap exceeds 15m");
+		} else if (strcmp(got, want)) {
+			is_str(got, want, "shuffle %d gives the same windows",
+			       round);
+		}
+	}
+	ok(1, "50 shuffles checked");
+	/* a long event bridges: [0, 30] keeps 10 and 44 together */
+	{
+		struct corr_item b[3] = {
+			{ 44 * MIN, 44 * MIN, 0, 0 }, { 0, 30 * MIN, 1, 0 },
+			{ 10 * MIN, 10 * MIN, 2, 0 },
+		};
+
+		is_int(corr_cluster(b, 3, 15 * MIN), 1, "an interval bridges");
+	}
+	is_int(corr_cluster(it, 0, MIN), 0, "no items, no windows");
+}
+
+static const char *intern_same(void *ctx, const char *p, size_t n)
+{
+	static char pool[16][32];
+	static int used;
+
+	(void)ctx;
+	for (int i = 0; i < used; i++)
+		if (strlen(pool[i]) == n && !memcmp(pool[i], p, n))
+			return pool[i];
+	if (used == 16 || n >= 32)
+		return NULL;
+	memcpy(pool[used], p, n);
+	pool[used][n] = '\0';
+	return pool[used++];
+}
+
+static void test_tagset(void)
+{
+	struct corr_tagset s = { 0 };
+	char buf[128];
+
+	ok(corr_tagset_add(&s, "crashloop"), "add");
+	ok(corr_tagset_add(&s, "a_first"), "add");
+	ok(!corr_tagset_add(&s, "crashloop"), "no duplicates");
+	corr_tagset_json(&s, buf, sizeof(buf));
+	is_str(buf, "[\"a_first\",\"crashloop\"]", "sorted JSON");
+	ok(corr_tagset_parse(&s, "[\"zeta\",\"crashloop\"]", intern_same, NULL) == 0,
+	   "parse");
+	corr_tagset_json(&s, buf, sizeof(buf));
+	is_str(buf, "[\"a_first\",\"crashloop\",\"zeta\"]", "union");
+	ok(corr_tagset_parse(&s, "nope", intern_same, NULL) == RT_EPARSE,
+	   "not an array");
+	ok(corr_tagset_json(&s, buf, 8) < 0, "too small a buffer");
+}
+
+static struct rt_record event(const char *uid, const char *msg, int64_t first,
+			      int64_t last, int64_t count)
+{
+	struct rt_record r;
+
+	rt_record_init(&r);
+	r.format = RT_FMT_K8S_EVENT;
+	r.ns = S("prod");
+	r.kind = S("Pod");
+	r.name = S("payments-api-7d9c8f4b6-4kx2m");
+	r.message = S(msg);
+	r.uid = uid ? S(uid) : RT_STR_NULL;
+	r.first_ns = first;
+	r.ts_ns = last;
+	r.count = count;
+	r.pos.source = "events.json";
+	return r;
+}
+
+static void test_batch(void)
+{
+	static const char *const tag_cm[] = { "configmap_not_found" };
+	static const char *const tag_mount[] = { "volume_mount_failed" };
+	struct corr_batch *b = corr_batch_new(false);
+	struct rt_class c1 = { 0 }, c2 = { 0 }, none = { 0 };
+	struct rt_record r;
+
+	c1.ntags = 1;
+	c1.tags[0] = tag_cm[0];
+	c1.severity = RT_SEV_ERROR;
+	c2.ntags = 1;
+	c2.tags[0] = tag_mount[0];
+	c2.severity = RT_SEV_WARNING;
+	r = event("u1", "configmap \"x\" not found", 10 * MIN, 10 * MIN, 1);
+	corr_batch_add(b, &r, &c1);
+	r = event("u1", "configmap \"x\" not found", 10 * MIN, 14 * MIN, 5);
+	corr_batch_add(b, &r, &c2);
+	r = event("u1", "configmap \"x\" not found", 10 * MIN, 12 * MIN, 3);
+	corr_batch_add(b, &r, &c1);
+	is_int(b->nev, 1, "one uid, one pending event");
+	is_int(b->dups, 2, "two duplicates merged");
+	is_int(b->ev[0].count, 5, "count is the max");
+	is_int(b->ev[0].last_ns, 14 * MIN, "last seen is the max");
+	is_int(b->ev[0].first_ns, 10 * MIN, "first seen kept");
+	is_int(b->ev[0].ntags, 2, "tags are the union");
+	is_int(b->ev[0].severity, RT_SEV_ERROR, "severity is the max");
+	r = event(NULL, "plain line", 20 * MIN, 20 * MIN, 1);
+	corr_batch_add(b, &r, &none);
+	is_int(b->nev, 1, "untagged records are not kept");
+	is_int(b->untagged, 1, "but counted");
+	ok(b->max_ts == 20 * MIN, "newest time of any record");
+	for (int i = 0; i < 3000; i++) {
+		char uid[32];
+
+		snprintf(uid, sizeof(uid), "uid-%d", i);
+		r = event(uid, "m", (i + 1) * MIN, (i + 1) * MIN, 1);
+		r.uid = rt_str_make(uid, strlen(uid));
+		corr_batch_add(b, &r, &c1);
+	}
+	is_int(b->nev, 3001, "distinct uids stay distinct across table growth");
+	corr_batch_reset(b);
+	is_int(corr_batch_pending(b), 0, "reset empties");
+	corr_batch_free(b);
+
+	b = corr_batch_new(true);
+	r = event(NULL, "plain line", 20 * MIN, 20 * MIN, 1);
+	corr_batch_add(b, &r, &none);
+	is_int(b->nev, 1, "--keep-untagged keeps them");
+	corr_batch_free(b);
+}
+
+static void test_keys(void)
+{
+	struct rt_record a = event("u1", "m", MIN, MIN, 1);
+	struct rt_record b = event("u1", "other text", 2 * MIN, 3 * MIN, 7);
+	struct rt_record c = event("u1", "m", MIN, MIN, 1);
+	uint64_t ka, kb;
+
+	c.ns = S("staging");
+	ok(corr_event_key(&a) == corr_event_key(&b),
+	   "same uid: same identity whatever changed");
+	ok(corr_event_key(&a) != corr_event_key(&c), "uid is per namespace");
+	a = event(NULL, "FATAL: auth failed", MIN, MIN, 1);
+	b = event(NULL, "FATAL: auth failed", MIN, MIN, 1);
+	b.pos.offset = 999;
+	ka = corr_event_key(&a);
+	kb = corr_event_key(&b);
+	ok(ka == kb, "a log line is its content and time, not its position");
+	b.ts_ns = b.first_ns = MIN + 1;
+	ok(corr_event_key(&b) != ka, "another time is another line");
+	a.ts_ns = a.first_ns = 0;
+	b = a;
+	b.pos.offset = 10;
+	ok(corr_event_key(&a) != corr_event_key(&b),
+	   "without a time the position tells lines apart");
+}
+
+int main(void)
+{
+	test_gap();
+	test_tagset();
+	test_batch();
+	test_keys();
+	return done_testing();
+}

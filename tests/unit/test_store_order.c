@@ -1,0 +1,393 @@
+/*
+ * test_store_order.c: the incidents after all input do not depend on the
+ * order records arrive in, nor on how they are cut into batches, nor on a
+ * re-run of the same input (dedupe); a gap change recomputes them.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "revtrail/store.h"
+#include "tap.h"
+
+#define SEC 1000000000LL
+#define T0 (1730640000LL * SEC)     /* 2024-11-03T13:20:00Z */
+#define S(x) rt_str_make((x), strlen(x))
+
+struct rec {
+	struct rt_record r;
+	struct rt_class c;
+	struct rt_revision rv[3];
+};
+
+static struct rec recs[64];
+static size_t nrecs;
+static struct rules *rules;
+
+static struct rec *add(const char *ns, const char *kind, const char *name,
+		       const char *pod, const char *uid, const char *msg,
+		       int64_t first, int64_t last, int64_t count,
+		       const char *tag, enum rt_severity sev)
+{
+	struct rec *x = &recs[nrecs++];
+
+	rt_record_init(&x->r);
+	x->r.format = uid ? RT_FMT_K8S_EVENT : RT_FMT_CRI;
+	x->r.ns = S(ns);
+	if (kind)
+		x->r.kind = S(kind);
+	if (name)
+		x->r.name = S(name);
+	if (pod)
+		x->r.pod = S(pod);
+	if (uid)
+		x->r.uid = S(uid);
+	x->r.message = S(msg);
+	x->r.first_ns = first ? T0 + first * SEC : 0;
+	x->r.ts_ns = T0 + last * SEC;
+	x->r.count = count;
+	x->r.pos.source = "test";
+	memset(&x->c, 0, sizeof(x->c));
+	if (tag) {
+		x->c.ntags = 1;
+		x->c.tags[0] = tag;
+		x->c.severity = sev;
+	}
+	return x;
+}
+
+static void history(const char *ns, const char *rel, int n,
+		    const int *revs, const char *const *status,
+		    const char *const *desc, const int64_t *t)
+{
+	struct rec *x = &recs[nrecs++];
+
+	rt_record_init(&x->r);
+	x->r.format = RT_FMT_HELM_HISTORY;
+	x->r.ts_ns = T0 + t[n - 1] * SEC;
+	memset(&x->c, 0, sizeof(x->c));
+	for (int i = 0; i < n; i++) {
+		memset(&x->rv[i], 0, sizeof(x->rv[i]));
+		x->rv[i].ns = S(ns);
+		x->rv[i].release = S(rel);
+		x->rv[i].revision = revs[i];
+		x->rv[i].status = S(status[i]);
+		x->rv[i].description = S(desc[i]);
+		x->rv[i].updated_ns = T0 + t[i] * SEC;
+	}
+	x->r.revs = x->rv;
+	x->r.nrevs = (size_t)n;
+}
+
+static void build(void)
+{
+	static const int pr[] = { 47, 48, 49 };
+	static const char *const ps[] = { "superseded", "failed", "deployed" };
+	static const char *const pd[] = { "Upgrade complete",
+		"Upgrade \"payments-api\" failed", "Rollback to 47" };
+	static const int64_t pt[] = { 1000, 2000, 2200 };
+	static const int rr[] = { 2 };
+	static const char *const rs[] = { "superseded" };
+	static const char *const rd[] = { "Upgrade complete" };
+	static const int64_t rt[] = { 100 };
+	static const char *const p1 = "payments-api-7d9c8f4b6-4kx2m";
+
+	nrecs = 0;
+	history("prod", "payments-api", 3, pr, ps, pd, pt);
+	add("prod", "Pod", p1, NULL, "u1", "configmap \"payments-api-config\" "
+	    "not found", 2010, 2010, 1, "configmap_not_found", RT_SEV_ERROR);
+	/* the same event re-sent by a watch, count and last seen moved */
+	add("prod", "Pod", p1, NULL, "u1", "configmap \"payments-api-config\" "
+	    "not found", 2010, 2040, 4, "configmap_not_found", RT_SEV_ERROR);
+	add("prod", "ConfigMap", "payments-api-config", NULL, "u2",
+	    "configmap deleted by hook", 2015, 2015, 1, "configmap_not_found",
+	    RT_SEV_WARNING);
+	add("prod", NULL, NULL, "payments-api-7d9c8f4b6-nq7wr", NULL,
+	    "password authentication failed", 0, 2050, 1, "db_auth_failed",
+	    RT_SEV_ERROR);
+	add("prod", NULL, NULL, "payments-api-7d9c8f4b6-nq7wr", NULL,
+	    "password authentication failed", 0, 2080, 1, "db_auth_failed",
+	    RT_SEV_ERROR);
+	add("prod", "Pod", "payments-api-7d9c8f4b6-9jvpd", NULL, "u3",
+	    "Back-off restarting failed container", 2100, 2600, 17, "crashloop",
+	    RT_SEV_CRITICAL);
+	/* 16 minutes later: a second window, bridged by the u5 event */
+	add("prod", "Pod", "payments-api-7d9c8f4b6-9jvpd", NULL, "u4",
+	    "Back-off restarting failed container", 3600, 3700, 3, "crashloop",
+	    RT_SEV_CRITICAL);
+	add("prod", "Pod", "payments-api-7d9c8f4b6-zz9xk", NULL, "u5",
+	    "Liveness probe failed", 3100, 3100, 1, "probe_failed",
+	    RT_SEV_WARNING);
+	/* a release known only by its workload name */
+	add("shop", "Pod", "orders-5c7d9f8b4-k2x9z", NULL, "u6",
+	    "Back-off restarting", 2000, 2000, 1, "crashloop", RT_SEV_CRITICAL);
+	/* a third window, far away */
+	add("prod", "Pod", "payments-api-7d9c8f4b6-4kx2m", NULL, "u7",
+	    "OOMKilled", 9000, 9000, 1, "oom_killed", RT_SEV_CRITICAL);
+	/* helm-controller job of a release whose history says superseded */
+	history("kube-system", "rke2-ingress-nginx", 1, rr, rs, rd, rt);
+	add("kube-system", NULL, NULL, "helm-install-rke2-ingress-nginx-xk2p9",
+	    NULL, "Error: INSTALLATION FAILED: cannot re-use a name that is "
+	    "still in use", 0, 5000, 1, "helm_name_in_use", RT_SEV_ERROR);
+	add("kube-system", "Pod", "helm-install-rke2-ingress-nginx-xk2p9", NULL,
+	    "u8", "Back-off restarting failed container helm", 5001, 5300, 9,
+	    "crashloop", RT_SEV_CRITICAL);
+	/* an untagged record: counted, not stored */
+	add("prod", NULL, NULL, "payments-api-7d9c8f4b6-nq7wr", NULL,
+	    "GET /healthz 200", 0, 9500, 1, NULL, RT_SEV_NONE);
+}
+
+static struct store_stats total;
+
+static int run(const char *db, const size_t *order, size_t n, size_t batch,
+	       int64_t gap)
+{
+	struct store_opts o = { .gap_ns = gap, .rules = rules };
+	struct corr_batch *b = corr_batch_new(false);
+	struct store *st;
+	char err[512];
+	int rc;
+
+	if ((rc = store_open(db, 0, &o, &st, err, sizeof(err)))) {
+		printf("# open: %s\n", err);
+		corr_batch_free(b);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		corr_batch_add(b, &recs[order[i]].r, &recs[order[i]].c);
+		if ((i + 1) % batch == 0 || i + 1 == n) {
+			if ((rc = store_commit(st, b, &total)))
+				break;
+			corr_batch_reset(b);
+		}
+	}
+	if (rc)
+		printf("# commit: %s\n", store_errmsg(st));
+	corr_batch_free(b);
+	store_close(st);
+	return rc;
+}
+
+static const char *const dump_sql[] = {
+	"SELECT namespace, release, revision, status, severity, opened_at,"
+	" last_seen_at, closed_at, event_count, occurrences, tags, diagnosis,"
+	" revision_status, later_revisions, pods, attribution FROM incidents"
+	" ORDER BY namespace, release, opened_ns",
+	"SELECT i.namespace, i.release, i.opened_at, o.object_kind,"
+	" o.object_name, o.first_seen, o.last_seen, o.events"
+	" FROM incident_objects o JOIN incidents i ON i.id = o.incident_id"
+	" ORDER BY 1, 2, 3, 4, 5",
+	"SELECT e.ts, e.first_seen, e.object_kind, e.object_name, e.release,"
+	" e.release_namespace, e.attribution, e.revision, e.count, e.tags,"
+	" i.opened_at FROM events e LEFT JOIN incidents i"
+	" ON i.id = e.incident_id ORDER BY e.ukey",
+};
+
+/* The database's incidents, objects and events, without ids. */
+static char *dump(const char *db)
+{
+	sqlite3 *h;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+	for (size_t q = 0; q < 3; q++) {
+		sqlite3_stmt *s;
+
+		sqlite3_prepare_v2(h, dump_sql[q], -1, &s, NULL);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			for (int c = 0; c < sqlite3_column_count(s); c++)
+				fprintf(f, "%s|", sqlite3_column_text(s, c) ?
+					(const char *)sqlite3_column_text(s, c) :
+					"NULL");
+			fputc('\n', f);
+		}
+		sqlite3_finalize(s);
+		fputs("--\n", f);
+	}
+	sqlite3_close(h);
+	fclose(f);
+	return out;
+}
+
+static char *query1(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *s;
+	char *r = NULL;
+
+	sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		r = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+	return r ? r : strdup("NULL");
+}
+
+static void fresh(const char *db)
+{
+	char p[512];
+
+	unlink(db);
+	snprintf(p, sizeof(p), "%s-wal", db);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", db);
+	unlink(p);
+}
+
+static void check_reference(const char *db)
+{
+	char *v;
+
+	v = query1(db, "SELECT count(*) FROM incidents");
+	is_str(v, "4", "four incidents: two payments-api windows, orders, "
+	       "rke2-ingress-nginx");
+	free(v);
+	v = query1(db, "SELECT revision || ' ' || diagnosis || ' ' ||"
+		   " later_revisions || ' ' || event_count FROM incidents"
+		   " WHERE release = 'payments-api' ORDER BY opened_ns LIMIT 1");
+	is_str(v, "48 hook_configmap_race [49] 7",
+	       "payments-api: revision 48, rollback on the timeline, bridged");
+	free(v);
+	v = query1(db, "SELECT count(*) FROM events WHERE release ="
+		   " 'payments-api-config'");
+	is_str(v, "0", "the ConfigMap's event belongs to payments-api");
+	free(v);
+	v = query1(db, "SELECT attribution || ' ' || revision FROM incidents"
+		   " WHERE release = 'orders'");
+	is_str(v, "workload 0", "orders: inferred, no history");
+	free(v);
+	v = query1(db, "SELECT namespace || ' ' || diagnosis || ' ' || revision ||"
+		   " ' ' || revision_status || ' ' || pods FROM incidents"
+		   " WHERE release = 'rke2-ingress-nginx'");
+	is_str(v, "kube-system superseded_release_install 2 superseded "
+	       "[\"helm-install-rke2-ingress-nginx-xk2p9\"]",
+	       "helm-install job: superseded release install");
+	free(v);
+	v = query1(db, "SELECT count(*) || ' ' || sum(count) FROM events WHERE"
+		   " ukey IS NOT NULL");
+	is_str(v, "11 40", "11 events stored once each, counts kept");
+	free(v);
+	v = query1(db, "SELECT status FROM incidents WHERE release ="
+		   " 'payments-api' ORDER BY opened_ns LIMIT 1");
+	is_str(v, "closed", "closed: later records passed its gap");
+	free(v);
+	v = query1(db, "SELECT group_concat(entry || ':' || coalesce(revision, ''),"
+		   " ',') FROM timeline WHERE incident_id = (SELECT id FROM"
+		   " incidents WHERE release = 'payments-api' ORDER BY opened_ns"
+		   " LIMIT 1) AND entry = 'revision'");
+	is_str(v, "revision:48,revision:49", "timeline holds 48 and 49");
+	free(v);
+}
+
+int main(void)
+{
+	char db[] = "/tmp/revtrail-test-order-XXXXXX";
+	char path[64], *ref, *got;
+	size_t order[64];
+	unsigned seed = 7;
+	int fd = mkstemp(db), mismatches = 0;
+	char err[256];
+
+	close(fd);
+	unlink(db);
+	snprintf(path, sizeof(path), "%s.db", db);
+	rules = rules_new();
+	if (rules_load_builtin(rules, err, sizeof(err)) ||
+	    rules_compile(rules, err, sizeof(err))) {
+		ok(0, "built-in rules: %s", err);
+		return done_testing();
+	}
+	build();
+	for (size_t i = 0; i < nrecs; i++)
+		order[i] = i;
+
+	fresh(path);
+	is_int(run(path, order, nrecs, nrecs, 0), 0, "one batch in file order");
+	ref = dump(path);
+	check_reference(path);
+
+	/* the same again: dedupe leaves everything as it was */
+	is_int(run(path, order, nrecs, 3, 0), 0, "re-ingest");
+	got = dump(path);
+	is_str(got, ref, "re-ingesting the same records changes nothing");
+	free(got);
+
+	/* history last, events reversed, one record per batch */
+	for (size_t i = 0; i < nrecs; i++)
+		order[i] = nrecs - 1 - i;
+	fresh(path);
+	run(path, order, nrecs, 1, 0);
+	got = dump(path);
+	is_str(got, ref, "reversed, one record per batch (history last)");
+	free(got);
+
+	for (int round = 0; round < 30; round++) {
+		size_t batch;
+
+		for (size_t i = nrecs - 1; i > 0; i--) {
+			size_t j = (seed = seed * 1103515245u + 12345u) % (i + 1);
+			size_t t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+		batch = 1 + (seed >> 8) % nrecs;
+		fresh(path);
+		run(path, order, nrecs, batch, 0);
+		got = dump(path);
+		if (strcmp(got, ref)) {
+			mismatches++;
+			if (mismatches == 1) {
+				is_str(got, ref, "shuffle %d (batch %zu)", round,
+				       batch);
+			}
+		}
+		free(got);
+	}
+	is_int(mismatches, 0, "30 shuffles with random batch sizes agree");
+
+	/* two windows, then the event between them: they merge into one */
+	{
+		size_t bridge[] = { 0, 6, 7, 8 };   /* history, u3, u4, u5 */
+		char *v;
+
+		fresh(path);
+		memset(&total, 0, sizeof(total));
+		run(path, bridge, 4, 1, 0);
+		is_int(total.incidents_merged, 1, "the bridging event merged two");
+		v = query1(path, "SELECT count(*) || ' ' || min(id) || ' ' ||"
+			   " event_count FROM incidents");
+		is_str(v, "1 1 3", "one incident left, the older id kept");
+		free(v);
+		v = query1(path, "SELECT count(DISTINCT incident_id) FROM events");
+		is_str(v, "1", "events moved to it");
+		free(v);
+		v = query1(path, "SELECT group_concat(events) FROM incident_objects"
+			   " WHERE object_name = 'payments-api-7d9c8f4b6-9jvpd'");
+		is_str(v, "2", "objects merged: one row, both events");
+		free(v);
+		fresh(path);
+		run(path, order, nrecs, 5, 0);
+	}
+
+	/* a gap change recomputes every window */
+	is_int(run(path, order, 0, 1, 200 * SEC), 0, "reopen with --gap 200s");
+	got = query1(path, "SELECT count(*) FROM incidents");
+	is_str(got, "6", "shorter gap: payments-api splits into four windows");
+	free(got);
+	ref = (free(ref), dump(path));
+	fresh(path);
+	run(path, order, nrecs, 4, 200 * SEC);
+	got = dump(path);
+	is_str(got, ref, "recomputed equals a fresh run with that gap");
+	free(got);
+	free(ref);
+	fresh(path);
+	rules_free(rules);
+	return done_testing();
+}

@@ -1,0 +1,175 @@
+/*
+ * test_store_schema.c: creating and migrating a database (user_version 0 ->
+ * current), refusing a newer one, the read-only handle (never creates a
+ * file, refuses writes), store_query rows, source positions.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "revtrail/store.h"
+#include "tap.h"
+
+static char path[128];
+
+static void fresh(void)
+{
+	char p[160];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+}
+
+static int exec(const char *sql)
+{
+	sqlite3 *h;
+	int rc;
+
+	sqlite3_open(path, &h);
+	rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+	sqlite3_close(h);
+	return rc;
+}
+
+static int version(void)
+{
+	sqlite3 *h;
+	sqlite3_stmt *s;
+	int v = -1;
+
+	sqlite3_open(path, &h);
+	sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &s, NULL);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+	return v;
+}
+
+struct collect {
+	char text[1024];
+	int rows;
+};
+
+static int on_row(void *ctx, int n, const char *const *names,
+		  const struct store_value *v)
+{
+	struct collect *c = ctx;
+	size_t len = strlen(c->text);
+
+	c->rows++;
+	for (int i = 0; i < n; i++) {
+		char cell[64];
+
+		if (v[i].type == STORE_INT)
+			snprintf(cell, sizeof(cell), "%lld", (long long)v[i].i);
+		else if (v[i].type == STORE_TEXT)
+			snprintf(cell, sizeof(cell), "%s", v[i].p);
+		else if (v[i].type == STORE_NULL)
+			snprintf(cell, sizeof(cell), "null");
+		else
+			snprintf(cell, sizeof(cell), "?");
+		len += (size_t)snprintf(c->text + len, sizeof(c->text) - len,
+					"%s=%s;", names[i], cell);
+	}
+	return 0;
+}
+
+static void test_create_and_migrate(void)
+{
+	struct store *st;
+	char err[512];
+
+	fresh();
+	ok(exec("CREATE TABLE unrelated(x); DROP TABLE unrelated;") == 0,
+	   "an empty file with user_version 0");
+	is_int(version(), 0, "version 0 before");
+	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
+	       "writer opens and migrates");
+	store_close(st);
+	is_int(version(), 1, "migrated to version 1");
+	ok(exec("SELECT id, namespace, release, revision, status, severity,"
+		" opened_at, last_seen_at, closed_at, event_count, tags,"
+		" diagnosis, title FROM incidents;"
+		"SELECT id, incident_id, ts, namespace, object_kind, object_name,"
+		" pod, container, reason, message, tags, severity, release,"
+		" revision, format, origin, count FROM events;"
+		"SELECT incident_id, object_kind, object_name, first_seen,"
+		" last_seen, events FROM incident_objects;"
+		"SELECT namespace, release, revision, status, chart, app_version,"
+		" updated_at, description FROM revisions;"
+		"SELECT * FROM timeline;") == 0,
+	   "the contract's tables, columns and view exist");
+	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
+	       "reopening a current database");
+	store_close(st);
+	is_int(version(), 1, "still version 1");
+	exec("PRAGMA user_version = 99");
+	ok(store_open(path, 0, NULL, &st, err, sizeof(err)) != 0,
+	   "a newer schema is refused");
+	ok(strstr(err, "newer") != NULL, "with a clear message: %s", err);
+	ok(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)) != 0,
+	   "also read-only");
+	fresh();
+}
+
+static void test_readonly(void)
+{
+	struct store *st, *rw;
+	struct collect c = { "", 0 };
+	char err[512] = "";
+
+	fresh();
+	ok(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)) != 0,
+	   "read-only open of a missing file fails");
+	ok(access(path, F_OK) != 0, "and does not create it");
+	is_int(store_open(path, 0, NULL, &rw, err, sizeof(err)), 0, "writer");
+	is_int(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)), 0,
+	       "reader next to a writer");
+	is_int(store_query(st, "SELECT 1 AS one, 'x' AS two, NULL AS three;"
+			   " SELECT count(*) AS n FROM incidents", NULL, on_row,
+			   &c, err, sizeof(err)), 0, "two read statements");
+	is_str(c.text, "one=1;two=x;three=null;n=0;", "rows of both");
+	c.text[0] = '\0';
+	is_int(store_query(st, "SELECT 1; DELETE FROM incidents", NULL, on_row,
+			   &c, err, sizeof(err)), RT_EINVAL, "a write is refused");
+	ok(strstr(err, "readonly") != NULL, "clear error: %s", err);
+	is_str(c.text, "", "and nothing ran, not even the SELECT");
+	is_int(store_query(st, "PRAGMA user_version = 5", NULL, on_row, &c, err,
+			   sizeof(err)), RT_EINVAL, "a writing pragma is refused");
+	is_int(store_query(st, "SELEKT", NULL, on_row, &c, err, sizeof(err)),
+	       RT_EINVAL, "bad SQL is an error");
+	store_close(st);
+	{
+		struct corr_batch *b = corr_batch_new(false);
+		int64_t off = 0;
+
+		corr_batch_position(b, "topic-a", 3, 1234);
+		is_int(store_commit(rw, b, NULL), 0, "commit positions only");
+		is_int(store_position(rw, "topic-a", 3, &off), 0, "known");
+		is_int(off, 1234, "position kept");
+		is_int(store_position(rw, "topic-a", 4, &off), 1,
+		       "unknown partition");
+		corr_batch_free(b);
+	}
+	store_close(rw);
+	fresh();
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/revtrail-test-schema-XXXXXX";
+	int fd = mkstemp(tmpl);
+
+	close(fd);
+	unlink(tmpl);
+	snprintf(path, sizeof(path), "%s.db", tmpl);
+	test_create_and_migrate();
+	test_readonly();
+	return done_testing();
+}
