@@ -56,3 +56,25 @@ const cJSON *dec_json_path(const cJSON *obj, const char *path)
 	}
 	return obj ? dec_json_get(obj, path) : NULL;
 }
+
+const cJSON *dec_json_nonempty(const cJSON *it)
+{
+	return cJSON_IsString(it) && it->valuestring && it->valuestring[0] ?
+	       it : NULL;
+}
+
+bool dec_json_is(const cJSON *it, const char *lit)
+{
+	return cJSON_IsString(it) && it->valuestring &&
+	       strcmp(it->valuestring, lit) == 0;
+}
+
+int64_t dec_json_time(const cJSON *it)
+{
+	int64_t ns = 0;
+
+	if (!dec_json_nonempty(it) ||
+	    rt_time_parse(it->valuestring, strlen(it->valuestring), &ns) != 0)
+		return 0;
+	return ns;
+}

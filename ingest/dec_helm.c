@@ -22,36 +22,6 @@
 
 #define HOOK_NAMES_MAX 1024
 
-/* Small JSON helpers (dec_kube.c has the same few; both files stay
- * self-contained). */
-static const cJSON *jget(const cJSON *obj, const char *key)
-{
-	return cJSON_IsObject(obj) ? dec_json_get(obj, key) : NULL;
-}
-
-static const cJSON *nonempty(const cJSON *it)
-{
-	return cJSON_IsString(it) && it->valuestring && it->valuestring[0] ?
-	       it : NULL;
-}
-
-static bool str_is(const cJSON *it, const char *lit)
-{
-	return cJSON_IsString(it) && it->valuestring &&
-	       strcmp(it->valuestring, lit) == 0;
-}
-
-/* 0 for null, "", "-", absent or unparseable: all mean "unknown". */
-static int64_t json_time(const cJSON *it)
-{
-	int64_t ns = 0;
-
-	if (!nonempty(it) || rt_time_parse(it->valuestring,
-					   strlen(it->valuestring), &ns) != 0)
-		return 0;
-	return ns;
-}
-
 /* A positive decimal of at most 9 digits, else 0. */
 static int helm_parse_int(const char *p, size_t n)
 {
@@ -93,7 +63,7 @@ static struct rt_str helm_status_str(struct dec_ctx *d, const char *p,
 
 static struct rt_str helm_json_status(struct dec_ctx *d, const cJSON *it)
 {
-	if (!nonempty(it))
+	if (!dec_json_nonempty(it))
 		return RT_STR_NULL;
 	return helm_status_str(d, it->valuestring, strlen(it->valuestring));
 }
@@ -254,13 +224,13 @@ static bool workload_without_checksum(const char *m)
  */
 static bool is_config_hook(const cJSON *h)
 {
-	const cJSON *kind = jget(h, "kind"), *pol = jget(h, "delete_policies");
-	const cJSON *man = jget(h, "manifest"), *it;
+	const cJSON *kind = dec_json_get(h, "kind"), *pol = dec_json_get(h, "delete_policies");
+	const cJSON *man = dec_json_get(h, "manifest"), *it;
 	const char *ms = cJSON_IsString(man) ? man->valuestring : "";
 	const char *me = ms + strlen(ms), *v;
 	size_t vn;
 
-	if (nonempty(kind)) {
+	if (dec_json_nonempty(kind)) {
 		if (!is_config_kind(kind->valuestring,
 				    strlen(kind->valuestring)))
 			return false;
@@ -270,7 +240,7 @@ static bool is_config_hook(const cJSON *h)
 	}
 	if (cJSON_IsArray(pol) && cJSON_GetArraySize(pol) > 0) {
 		cJSON_ArrayForEach(it, pol)
-			if (str_is(it, "before-hook-creation"))
+			if (dec_json_is(it, "before-hook-creation"))
 				return true;
 		return false;
 	}
@@ -294,7 +264,7 @@ static void append_name(char *buf, size_t *len, const char *name)
 static void release_evidence(struct dec_ctx *d, const cJSON *rel,
 			     struct rt_revision *rev)
 {
-	const cJSON *hooks = jget(rel, "hooks"), *man = jget(rel, "manifest");
+	const cJSON *hooks = dec_json_get(rel, "hooks"), *man = dec_json_get(rel, "manifest");
 	const cJSON *h;
 	char names[HOOK_NAMES_MAX];
 	size_t len = 0;
@@ -307,9 +277,9 @@ static void release_evidence(struct dec_ctx *d, const cJSON *rel,
 			if (!is_config_hook(h))
 				continue;
 			rev->evidence |= RT_REV_HOOK_CONFIG;
-			if (nonempty(jget(h, "name")))
+			if (dec_json_nonempty(dec_json_get(h, "name")))
 				append_name(names, &len,
-					    jget(h, "name")->valuestring);
+					    dec_json_get(h, "name")->valuestring);
 		}
 	}
 	if (len)
@@ -322,8 +292,8 @@ static void release_evidence(struct dec_ctx *d, const cJSON *rel,
 /* "<name>-<version>", as `helm list` and `helm history` print the chart. */
 static struct rt_str chart_string(struct dec_ctx *d, const cJSON *meta)
 {
-	const cJSON *name = nonempty(jget(meta, "name"));
-	const cJSON *ver = nonempty(jget(meta, "version"));
+	const cJSON *name = dec_json_nonempty(dec_json_get(meta, "name"));
+	const cJSON *ver = dec_json_nonempty(dec_json_get(meta, "version"));
 	size_t nn, vn;
 	char *p;
 
@@ -345,28 +315,28 @@ static struct rt_str chart_string(struct dec_ctx *d, const cJSON *meta)
 static void release_fill(struct dec_ctx *d, const cJSON *rel,
 			 struct rt_revision *rev)
 {
-	const cJSON *info = jget(rel, "info");
-	const cJSON *meta = jget(jget(rel, "chart"), "metadata");
+	const cJSON *info = dec_json_get(rel, "info");
+	const cJSON *meta = dec_json_get(dec_json_get(rel, "chart"), "metadata");
 
-	rev->release = dec_json_str(d, jget(rel, "name"));
-	rev->ns = dec_json_str(d, jget(rel, "namespace"));
-	rev->revision = helm_json_revision(jget(rel, "version"));
-	rev->status = helm_json_status(d, jget(info, "status"));
-	rev->description = dec_json_str(d, jget(info, "description"));
+	rev->release = dec_json_str(d, dec_json_get(rel, "name"));
+	rev->ns = dec_json_str(d, dec_json_get(rel, "namespace"));
+	rev->revision = helm_json_revision(dec_json_get(rel, "version"));
+	rev->status = helm_json_status(d, dec_json_get(info, "status"));
+	rev->description = dec_json_str(d, dec_json_get(info, "description"));
 	/* Helm 3 writes zero times as "": json_time reads that as unknown. */
-	rev->updated_ns = json_time(jget(info, "last_deployed"));
+	rev->updated_ns = dec_json_time(dec_json_get(info, "last_deployed"));
 	if (!rev->updated_ns)
-		rev->updated_ns = json_time(jget(info, "first_deployed"));
+		rev->updated_ns = dec_json_time(dec_json_get(info, "first_deployed"));
 	rev->chart = chart_string(d, meta);
-	rev->app_version = dec_json_str(d, jget(meta, "appVersion"));
+	rev->app_version = dec_json_str(d, dec_json_get(meta, "appVersion"));
 	release_evidence(d, rel, rev);
 }
 
 static bool is_release(const cJSON *o)
 {
-	return nonempty(jget(o, "name")) && cJSON_IsObject(jget(o, "info")) &&
-	       (cJSON_IsNumber(jget(o, "version")) || jget(o, "manifest") ||
-		jget(o, "chart"));
+	return dec_json_nonempty(dec_json_get(o, "name")) && cJSON_IsObject(dec_json_get(o, "info")) &&
+	       (cJSON_IsNumber(dec_json_get(o, "version")) || dec_json_get(o, "manifest") ||
+		dec_json_get(o, "chart"));
 }
 
 static int helm_status(struct dec_ctx *d, const cJSON *rel)
@@ -385,17 +355,17 @@ static int helm_status(struct dec_ctx *d, const cJSON *rel)
 static bool array_rev(struct dec_ctx *d, const cJSON *e, bool list,
 		      struct rt_revision *rev)
 {
-	if ((rev->revision = helm_json_revision(jget(e, "revision"))) <= 0)
+	if ((rev->revision = helm_json_revision(dec_json_get(e, "revision"))) <= 0)
 		return false;
 	/* `helm list` prints "-" for an unset time: json_time gives 0. */
-	rev->updated_ns = json_time(jget(e, "updated"));
-	rev->status = helm_json_status(d, jget(e, "status"));
-	rev->chart = dec_json_str(d, jget(e, "chart"));
-	rev->app_version = dec_json_str(d, jget(e, "app_version"));
-	rev->description = dec_json_str(d, jget(e, "description"));
+	rev->updated_ns = dec_json_time(dec_json_get(e, "updated"));
+	rev->status = helm_json_status(d, dec_json_get(e, "status"));
+	rev->chart = dec_json_str(d, dec_json_get(e, "chart"));
+	rev->app_version = dec_json_str(d, dec_json_get(e, "app_version"));
+	rev->description = dec_json_str(d, dec_json_get(e, "description"));
 	if (list) {
-		rev->release = dec_json_str(d, jget(e, "name"));
-		rev->ns = dec_json_str(d, jget(e, "namespace"));
+		rev->release = dec_json_str(d, dec_json_get(e, "name"));
+		rev->ns = dec_json_str(d, dec_json_get(e, "namespace"));
 	} else {
 		helm_opts_release(d, rev);
 	}
@@ -417,9 +387,9 @@ static int helm_array(struct dec_ctx *d, const cJSON *arr)
 		d->stats->skipped++;
 		return DEC_YES;
 	}
-	if (!cJSON_IsObject(first) || !jget(first, "revision"))
+	if (!cJSON_IsObject(first) || !dec_json_get(first, "revision"))
 		return DEC_NO;
-	list = jget(first, "name") != NULL;
+	list = dec_json_get(first, "name") != NULL;
 	if (!(revs = helm_revs_alloc(d, (size_t)n)))
 		return RT_ENOMEM;
 	cJSON_ArrayForEach(e, arr)
@@ -450,20 +420,20 @@ static bool storage_name(const char *name, struct rt_str *rel, int *rev)
 /* 0 when obj is not Helm storage, 3 for Helm 3, 2 for Helm 2 (Tiller). */
 static int storage_generation(const cJSON *obj)
 {
-	const cJSON *meta = jget(obj, "metadata");
-	const cJSON *labels = jget(meta, "labels");
-	const cJSON *name = nonempty(jget(meta, "name"));
+	const cJSON *meta = dec_json_get(obj, "metadata");
+	const cJSON *labels = dec_json_get(meta, "labels");
+	const cJSON *name = dec_json_nonempty(dec_json_get(meta, "name"));
 	struct rt_str rel;
 	int rev;
 
-	if (str_is(jget(labels, "OWNER"), "TILLER"))
+	if (dec_json_is(dec_json_get(labels, "OWNER"), "TILLER"))
 		return 2;
-	if (str_is(jget(labels, "owner"), "helm") &&
-	    (jget(labels, "name") || jget(labels, "version")))
+	if (dec_json_is(dec_json_get(labels, "owner"), "helm") &&
+	    (dec_json_get(labels, "name") || dec_json_get(labels, "version")))
 		return 3;
 	return name && storage_name(name->valuestring, &rel, &rev) &&
-	       (str_is(jget(obj, "kind"), "Secret") ||
-		str_is(jget(obj, "kind"), "ConfigMap")) ? 3 : 0;
+	       (dec_json_is(dec_json_get(obj, "kind"), "Secret") ||
+		dec_json_is(dec_json_get(obj, "kind"), "ConfigMap")) ? 3 : 0;
 }
 
 /* data.release of a Helm 3 object: fills what the labels do not say.
@@ -471,7 +441,7 @@ static int storage_generation(const cJSON *obj)
 static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 			       struct rt_revision *rev)
 {
-	const cJSON *val = nonempty(jget(jget(obj, "data"), "release"));
+	const cJSON *val = dec_json_nonempty(dec_json_get(dec_json_get(obj, "data"), "release"));
 	struct rt_revision p = { 0 };
 	cJSON *root;
 	char *json;
@@ -484,8 +454,8 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 	root = cJSON_ParseWithLength(json, len);
 	free(json);
 	/* Valid JSON that is not a release is as good as no payload. */
-	if (!cJSON_IsObject(jget(root, "info")) &&
-	    !cJSON_IsString(jget(root, "manifest"))) {
+	if (!cJSON_IsObject(dec_json_get(root, "info")) &&
+	    !cJSON_IsString(dec_json_get(root, "manifest"))) {
 		cJSON_Delete(root);
 		return 0;
 	}
@@ -510,9 +480,9 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 static int64_t label_time(const cJSON *labels, const char *k3,
 			  const char *k2)
 {
-	int64_t ns = json_time(jget(labels, k3));
+	int64_t ns = dec_json_time(dec_json_get(labels, k3));
 
-	return ns ? ns : json_time(jget(labels, k2));
+	return ns ? ns : dec_json_time(dec_json_get(labels, k2));
 }
 
 /*
@@ -524,9 +494,9 @@ static int64_t label_time(const cJSON *labels, const char *k3,
 static int helm_storage(struct dec_ctx *d, const cJSON *obj, int gen)
 {
 	struct rt_record rec = *d->base;
-	const cJSON *meta = jget(obj, "metadata");
-	const cJSON *labels = jget(meta, "labels");
-	const cJSON *oname = nonempty(jget(meta, "name"));
+	const cJSON *meta = dec_json_get(obj, "metadata");
+	const cJSON *labels = dec_json_get(meta, "labels");
+	const cJSON *oname = dec_json_nonempty(dec_json_get(meta, "name"));
 	struct rt_revision *rev = helm_revs_alloc(d, 1);
 	struct rt_str nrel = RT_STR_NULL;
 	int nrev = 0;
@@ -536,28 +506,28 @@ static int helm_storage(struct dec_ctx *d, const cJSON *obj, int gen)
 		return RT_ENOMEM;
 	if (oname)
 		storage_name(oname->valuestring, &nrel, &nrev);
-	rev->release = dec_json_str(d, jget(labels, gen == 2 ? "NAME" : "name"));
+	rev->release = dec_json_str(d, dec_json_get(labels, gen == 2 ? "NAME" : "name"));
 	if (!rev->release.n && nrel.n)
 		rev->release = rt_arena_strdup(d->arena, nrel.p, nrel.n);
-	rev->revision = helm_json_revision(jget(labels,
+	rev->revision = helm_json_revision(dec_json_get(labels,
 						gen == 2 ? "VERSION" : "version"));
 	if (rev->revision <= 0)
 		rev->revision = nrev;
-	rev->status = helm_json_status(d, jget(labels,
+	rev->status = helm_json_status(d, dec_json_get(labels,
 					     gen == 2 ? "STATUS" : "status"));
 	/* Tiller kept every release's record in its own namespace. */
 	if (gen == 3) {
-		rev->ns = dec_json_str(d, jget(meta, "namespace"));
+		rev->ns = dec_json_str(d, dec_json_get(meta, "namespace"));
 		deployed = storage_payload(d, obj, rev);
 	}
 	rev->updated_ns = deployed ? deployed :
 		gen == 2 ? label_time(labels, "CREATED_AT", "MODIFIED_AT") :
 			   label_time(labels, "createdAt", "modifiedAt");
 	rec.format = RT_FMT_HELM_STORAGE;
-	rec.kind = dec_json_str(d, jget(obj, "kind"));
+	rec.kind = dec_json_str(d, dec_json_get(obj, "kind"));
 	rec.name = dec_json_str(d, oname);
-	if (nonempty(jget(meta, "namespace")))
-		rec.ns = dec_json_str(d, jget(meta, "namespace"));
+	if (dec_json_nonempty(dec_json_get(meta, "namespace")))
+		rec.ns = dec_json_str(d, dec_json_get(meta, "namespace"));
 	return helm_emit_revs(d, &rec, rev, 1);
 }
 

@@ -16,39 +16,10 @@
 
 #define COMBINED_PREFIX "(combined from similar events): "
 
-static const cJSON *jget(const cJSON *obj, const char *key)
-{
-	return cJSON_IsObject(obj) ? dec_json_get(obj, key) : NULL;
-}
-
-/* The item when it is a non-empty string, else NULL. */
-static const cJSON *nonempty(const cJSON *it)
-{
-	return cJSON_IsString(it) && it->valuestring && it->valuestring[0] ?
-	       it : NULL;
-}
-
 static const cJSON *first_str(const cJSON *a, const cJSON *b,
 			      const cJSON *c)
 {
-	return nonempty(a) ? a : nonempty(b) ? b : nonempty(c);
-}
-
-static bool str_is(const cJSON *it, const char *lit)
-{
-	return cJSON_IsString(it) && it->valuestring &&
-	       strcmp(it->valuestring, lit) == 0;
-}
-
-/* 0 for null, "", absent or unparseable: all mean "unknown" here. */
-static int64_t json_time(const cJSON *it)
-{
-	int64_t ns = 0;
-
-	if (!nonempty(it) || rt_time_parse(it->valuestring,
-					   strlen(it->valuestring), &ns) != 0)
-		return 0;
-	return ns;
+	return dec_json_nonempty(a) ? a : dec_json_nonempty(b) ? b : dec_json_nonempty(c);
 }
 
 static int64_t first_time(const cJSON *a, const cJSON *b, const cJSON *c,
@@ -56,9 +27,9 @@ static int64_t first_time(const cJSON *a, const cJSON *b, const cJSON *c,
 {
 	int64_t ns;
 
-	if ((ns = json_time(a)) || (ns = json_time(b)) || (ns = json_time(c)))
+	if ((ns = dec_json_time(a)) || (ns = dec_json_time(b)) || (ns = dec_json_time(c)))
 		return ns;
-	return json_time(e);
+	return dec_json_time(e);
 }
 
 /* Go omits a zero int32 count, so absent and 0 both mean "not stated". */
@@ -92,22 +63,22 @@ static struct rt_str field_container(struct rt_str fp)
 
 static bool is_event(const cJSON *obj)
 {
-	const cJSON *kind = jget(obj, "kind");
+	const cJSON *kind = dec_json_get(obj, "kind");
 
 	if (cJSON_IsString(kind))
-		return str_is(kind, "Event");
+		return dec_json_is(kind, "Event");
 	/* Informer and exporter payloads may drop apiVersion/kind. */
-	return (cJSON_IsObject(jget(obj, "involvedObject")) ||
-		cJSON_IsObject(jget(obj, "regarding"))) &&
-	       (jget(obj, "reason") || jget(obj, "message") ||
-		jget(obj, "note"));
+	return (cJSON_IsObject(dec_json_get(obj, "involvedObject")) ||
+		cJSON_IsObject(dec_json_get(obj, "regarding"))) &&
+	       (dec_json_get(obj, "reason") || dec_json_get(obj, "message") ||
+		dec_json_get(obj, "note"));
 }
 
 static bool is_exporter(const cJSON *ev, const cJSON *ref)
 {
-	return jget(ev, "clusterName") || jget(ref, "labels") ||
-	       jget(ref, "annotations") || jget(ref, "ownerReferences") ||
-	       jget(ref, "deleted");
+	return dec_json_get(ev, "clusterName") || dec_json_get(ref, "labels") ||
+	       dec_json_get(ref, "annotations") || dec_json_get(ref, "ownerReferences") ||
+	       dec_json_get(ref, "deleted");
 }
 
 /* ownerReferences[]: the controller entry, else the first. */
@@ -118,7 +89,7 @@ static const cJSON *pick_owner(const cJSON *owners)
 	if (!cJSON_IsArray(owners))
 		return NULL;
 	cJSON_ArrayForEach(o, owners)
-		if (cJSON_IsTrue(jget(o, "controller")))
+		if (cJSON_IsTrue(dec_json_get(o, "controller")))
 			return o;
 	return cJSON_GetArrayItem(owners, 0);
 }
@@ -131,13 +102,13 @@ static const cJSON *pick_owner(const cJSON *owners)
 static const cJSON *helm_controller_release(const cJSON *ref,
 					    const cJSON *labels)
 {
-	const cJSON *chart = nonempty(jget(labels,
+	const cJSON *chart = dec_json_nonempty(dec_json_get(labels,
 					   "helmcharts.helm.cattle.io/chart"));
-	const cJSON *name = nonempty(jget(ref, "name"));
+	const cJSON *name = dec_json_nonempty(dec_json_get(ref, "name"));
 	static const char *const pre[] = { "helm-install-", "helm-delete-" };
 
-	if (!chart || !name || !(str_is(jget(ref, "kind"), "Job") ||
-				 str_is(jget(ref, "kind"), "Pod")))
+	if (!chart || !name || !(dec_json_is(dec_json_get(ref, "kind"), "Job") ||
+				 dec_json_is(dec_json_get(ref, "kind"), "Pod")))
 		return NULL;
 	for (int i = 0; i < 2; i++) {
 		size_t pl = strlen(pre[i]), cl = strlen(chart->valuestring);
@@ -155,26 +126,26 @@ static const cJSON *helm_controller_release(const cJSON *ref,
 static void exporter_hints(struct dec_ctx *d, struct rt_record *rec,
 			   const cJSON *ref)
 {
-	const cJSON *labels = jget(ref, "labels");
-	const cJSON *ann = jget(ref, "annotations");
+	const cJSON *labels = dec_json_get(ref, "labels");
+	const cJSON *ann = dec_json_get(ref, "annotations");
 	const cJSON *rel, *owner;
 
-	rel = first_str(jget(ann, "meta.helm.sh/release-name"),
-			jget(labels, "app.kubernetes.io/instance"),
-			jget(labels, "release"));
+	rel = first_str(dec_json_get(ann, "meta.helm.sh/release-name"),
+			dec_json_get(labels, "app.kubernetes.io/instance"),
+			dec_json_get(labels, "release"));
 	if (!rel)
-		rel = nonempty(jget(labels, "helm.sh/release"));
+		rel = dec_json_nonempty(dec_json_get(labels, "helm.sh/release"));
 	if (!rel)
 		rel = helm_controller_release(ref, labels);
 	if (rel)
 		rec->release = dec_json_str(d, rel);
-	rec->release_ns = dec_json_str(d, jget(ann,
+	rec->release_ns = dec_json_str(d, dec_json_get(ann,
 					"meta.helm.sh/release-namespace"));
-	rec->template_hash = dec_json_str(d, jget(labels, "pod-template-hash"));
-	rec->chart = dec_json_str(d, jget(labels, "helm.sh/chart"));
-	owner = pick_owner(jget(ref, "ownerReferences"));
-	rec->owner_kind = dec_json_str(d, jget(owner, "kind"));
-	rec->owner_name = dec_json_str(d, jget(owner, "name"));
+	rec->template_hash = dec_json_str(d, dec_json_get(labels, "pod-template-hash"));
+	rec->chart = dec_json_str(d, dec_json_get(labels, "helm.sh/chart"));
+	owner = pick_owner(dec_json_get(ref, "ownerReferences"));
+	rec->owner_kind = dec_json_str(d, dec_json_get(owner, "kind"));
+	rec->owner_name = dec_json_str(d, dec_json_get(owner, "name"));
 }
 
 /* Event identity for dedupe: a re-sent or patched event keeps its uid and
@@ -182,12 +153,12 @@ static void exporter_hints(struct dec_ctx *d, struct rt_record *rec,
 static struct rt_str event_uid(struct dec_ctx *d, const cJSON *meta,
 			       struct rt_str ns)
 {
-	const cJSON *name = nonempty(jget(meta, "name"));
+	const cJSON *name = dec_json_nonempty(dec_json_get(meta, "name"));
 	size_t nn;
 	char *p;
 
-	if (nonempty(jget(meta, "uid")))
-		return dec_json_str(d, jget(meta, "uid"));
+	if (dec_json_nonempty(dec_json_get(meta, "uid")))
+		return dec_json_str(d, dec_json_get(meta, "uid"));
 	if (!name)
 		return RT_STR_NULL;
 	nn = strlen(name->valuestring);
@@ -203,8 +174,8 @@ static struct rt_str event_uid(struct dec_ctx *d, const cJSON *meta,
 static void event_message(struct dec_ctx *d, struct rt_record *rec,
 			  const cJSON *ev)
 {
-	rec->message = dec_json_str(d, first_str(jget(ev, "message"),
-						 jget(ev, "note"), NULL));
+	rec->message = dec_json_str(d, first_str(dec_json_get(ev, "message"),
+						 dec_json_get(ev, "note"), NULL));
 	if (rt_str_has_prefix(rec->message, COMBINED_PREFIX)) {
 		rec->message.p += strlen(COMBINED_PREFIX);
 		rec->message.n -= strlen(COMBINED_PREFIX);
@@ -215,24 +186,24 @@ static void event_message(struct dec_ctx *d, struct rt_record *rec,
 static void event_times(struct dec_ctx *d, struct rt_record *rec,
 			const cJSON *ev)
 {
-	const cJSON *series = jget(ev, "series");
+	const cJSON *series = dec_json_get(ev, "series");
 	int64_t count;
 
-	rec->ts_ns = first_time(jget(ev, "lastTimestamp"),
-				jget(ev, "deprecatedLastTimestamp"),
-				jget(series, "lastObservedTime"),
-				jget(ev, "eventTime"));
+	rec->ts_ns = first_time(dec_json_get(ev, "lastTimestamp"),
+				dec_json_get(ev, "deprecatedLastTimestamp"),
+				dec_json_get(series, "lastObservedTime"),
+				dec_json_get(ev, "eventTime"));
 	if (!rec->ts_ns)
-		rec->ts_ns = json_time(jget(jget(ev, "metadata"),
+		rec->ts_ns = dec_json_time(dec_json_get(dec_json_get(ev, "metadata"),
 					    "creationTimestamp"));
 	if (!rec->ts_ns && d->hint_ts_ns)
 		rec->ts_ns = d->hint_ts_ns;
-	rec->first_ns = first_time(jget(ev, "firstTimestamp"),
-				   jget(ev, "deprecatedFirstTimestamp"),
-				   jget(ev, "eventTime"), NULL);
-	if ((count = json_count(jget(ev, "count"))) ||
-	    (count = json_count(jget(series, "count"))) ||
-	    (count = json_count(jget(ev, "deprecatedCount"))))
+	rec->first_ns = first_time(dec_json_get(ev, "firstTimestamp"),
+				   dec_json_get(ev, "deprecatedFirstTimestamp"),
+				   dec_json_get(ev, "eventTime"), NULL);
+	if ((count = json_count(dec_json_get(ev, "count"))) ||
+	    (count = json_count(dec_json_get(series, "count"))) ||
+	    (count = json_count(dec_json_get(ev, "deprecatedCount"))))
 		rec->count = count;
 	else
 		rec->count = 1;
@@ -241,32 +212,32 @@ static void event_times(struct dec_ctx *d, struct rt_record *rec,
 static int kube_event(struct dec_ctx *d, const cJSON *ev)
 {
 	struct rt_record rec = *d->base;
-	const cJSON *meta = jget(ev, "metadata");
-	const cJSON *ref = jget(ev, "involvedObject");
-	const cJSON *src = jget(ev, "source");
+	const cJSON *meta = dec_json_get(ev, "metadata");
+	const cJSON *ref = dec_json_get(ev, "involvedObject");
+	const cJSON *src = dec_json_get(ev, "source");
 	int rc;
 
 	if (!cJSON_IsObject(ref))
-		ref = jget(ev, "regarding");
+		ref = dec_json_get(ev, "regarding");
 	if (!cJSON_IsObject(src))
-		src = jget(ev, "deprecatedSource");
+		src = dec_json_get(ev, "deprecatedSource");
 	rec.format = is_exporter(ev, ref) ? RT_FMT_EXPORTER : RT_FMT_K8S_EVENT;
 	/* The event describes its involved object, not whatever pod wrote the
 	 * file it came from, so path-derived names are replaced. */
-	rec.ns = dec_json_str(d, first_str(jget(meta, "namespace"),
-					   jget(ref, "namespace"), NULL));
-	rec.kind = dec_json_str(d, jget(ref, "kind"));
-	rec.name = dec_json_str(d, jget(ref, "name"));
+	rec.ns = dec_json_str(d, first_str(dec_json_get(meta, "namespace"),
+					   dec_json_get(ref, "namespace"), NULL));
+	rec.kind = dec_json_str(d, dec_json_get(ref, "kind"));
+	rec.name = dec_json_str(d, dec_json_get(ref, "name"));
 	rec.pod = rt_str_eq(rec.kind, "Pod") ? rec.name : RT_STR_NULL;
-	rec.field_path = dec_json_str(d, jget(ref, "fieldPath"));
+	rec.field_path = dec_json_str(d, dec_json_get(ref, "fieldPath"));
 	rec.container = field_container(rec.field_path);
-	rec.reason = dec_json_str(d, jget(ev, "reason"));
-	rec.type = dec_json_str(d, jget(ev, "type"));
+	rec.reason = dec_json_str(d, dec_json_get(ev, "reason"));
+	rec.type = dec_json_str(d, dec_json_get(ev, "type"));
 	event_message(d, &rec, ev);
-	rec.component = dec_json_str(d, first_str(jget(ev, "reportingComponent"),
-						  jget(ev, "reportingController"),
-						  jget(src, "component")));
-	rec.host = dec_json_str(d, jget(src, "host"));
+	rec.component = dec_json_str(d, first_str(dec_json_get(ev, "reportingComponent"),
+						  dec_json_get(ev, "reportingController"),
+						  dec_json_get(src, "component")));
+	rec.host = dec_json_str(d, dec_json_get(src, "host"));
 	rec.uid = event_uid(d, meta, rec.ns);
 	event_times(d, &rec, ev);
 	if (rec.format == RT_FMT_EXPORTER)
@@ -329,17 +300,17 @@ static bool is_watch_type(const cJSON *t)
 	};
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (str_is(t, types[i]))
+		if (dec_json_is(t, types[i]))
 			return true;
 	return false;
 }
 
 static bool is_list(const cJSON *obj)
 {
-	const cJSON *kind = jget(obj, "kind");
+	const cJSON *kind = dec_json_get(obj, "kind");
 	size_t n;
 
-	if (!cJSON_IsString(kind) || !cJSON_IsArray(jget(obj, "items")))
+	if (!cJSON_IsString(kind) || !cJSON_IsArray(dec_json_get(obj, "items")))
 		return false;
 	n = strlen(kind->valuestring);
 	/* kubectl prints "List"; the API server "EventList", "SecretList". */
@@ -362,17 +333,17 @@ int dec_kube_json(struct dec_ctx *d, const cJSON *root)
 	}
 	if (!cJSON_IsObject(root))
 		return DEC_NO;
-	type = jget(root, "type");
-	object = jget(root, "object");
+	type = dec_json_get(root, "type");
+	object = dec_json_get(root, "object");
 	if (is_watch_type(type) && cJSON_IsObject(object)) {
-		if (str_is(type, "ERROR") || str_is(type, "BOOKMARK")) {
+		if (dec_json_is(type, "ERROR") || dec_json_is(type, "BOOKMARK")) {
 			d->stats->skipped++;
 			return DEC_YES;
 		}
 		return kube_counted(d, object);
 	}
 	if (is_list(root)) {
-		cJSON_ArrayForEach(item, jget(root, "items"))
+		cJSON_ArrayForEach(item, dec_json_get(root, "items"))
 			if ((rc = kube_list_item(d, item)) != DEC_YES)
 				return rc;
 		return DEC_YES;

@@ -63,6 +63,13 @@ struct rt_str dec_json_str(struct dec_ctx *d, const cJSON *item);
 const cJSON *dec_json_get(const cJSON *obj, const char *key);
 /* obj.a.b.c: path of keys separated by '.', or NULL. */
 const cJSON *dec_json_path(const cJSON *obj, const char *path);
+/* item when it is a non-empty string, else NULL. */
+const cJSON *dec_json_nonempty(const cJSON *item);
+/* item is a string equal to lit. */
+bool dec_json_is(const cJSON *item, const char *lit);
+/* A time string as rt_time_parse reads it; 0 for null, "", "-", absent or
+ * unparseable: all mean "unknown". */
+int64_t dec_json_time(const cJSON *item);
 
 /*
  * dec_kube.c, dec_helm.c: Kubernetes API objects and Helm documents.
@@ -91,10 +98,10 @@ int dec_helm_payload_unwrap(const char *s, size_t n, char **json,
 			    size_t *jsonlen);
 
 /*
- * Helm table rows and helm/kubectl CLI text. Called for every text line
- * (after CRI/docker unwrapping for log content is NOT done: only for plain
- * text frames). Returns DEC_YES when the line was consumed (a table header
- * or row, a status block line) and records were emitted as needed.
+ * Helm table rows and helm/kubectl CLI text. Called for every plain text
+ * frame (not for the content of CRI or docker lines). Returns DEC_YES when
+ * the line was consumed (a table header or row, a status block line) and
+ * records were emitted as needed.
  */
 int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
 		       const char *line, size_t n);
@@ -102,8 +109,9 @@ int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
 /*
  * dec_logs.c: container log shapes. dec_log_json handles docker json-file,
  * Fluent Bit, Vector and any other JSON object (structured app logs: the
- * message is msg/message/log/error/err, else the raw text). dec_cri_line
- * handles one CRI line; partial joining lives in the framer.
+ * message is msg/message/log, joined with an error/err member beside it,
+ * else the raw text). CRI lines are parsed by ing_cri_parse (frame.h);
+ * partial joining lives in detect.c.
  */
 int dec_log_json(struct dec_ctx *d, const cJSON *root);
 
