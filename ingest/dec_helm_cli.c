@@ -1,0 +1,343 @@
+/*
+ * dec_helm_cli.c: helm and kubectl CLI output lines (FORMATS.md §3.7,
+ * klipper-helm job traces), and dec_helm_text_line, the entry point that
+ * offers each plain text line to the tables first.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm_text.h"
+
+/*
+ * Helm and kubectl CLI lines. Only lines that are clearly CLI output are
+ * claimed (an app's own "Error: ..." stays plain text); the record carries
+ * the line as its message and, when the line names it, the release.
+ */
+static const char *const helm_error_marks[] = {
+	"INSTALLATION FAILED", "UPGRADE FAILED", "ROLLBACK FAILED",
+	"UNINSTALLATION FAILED", "cannot re-use a name", "cannot reuse a name",
+	"another operation (install/upgrade/rollback)",
+	"has no deployed releases", "release: not found",
+	"Kubernetes cluster unreachable", "rendered manifests contain",
+	"nable to continue with install", "invalid ownership metadata",
+	"failed pre-install", "failed post-install", "hooks failed",
+	"timed out waiting for the condition", "context deadline exceeded",
+	"has been rolled back", "Release not loaded", "release ", "Release ",
+	"chart ", "helm", "YAML parse error", "execution error at",
+	"unable to build kubernetes objects", "resource mapping not found",
+};
+
+static bool is_release_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '.' || c == '_';
+}
+
+/* A plausible release name: DNS-ish, at most 63 characters. */
+static struct span release_span(const char *p, const char *e)
+{
+	const char *q = p;
+
+	while (q < e && is_release_char(*q))
+		q++;
+	if (q == p || q - p > 63)
+		return (struct span){ 0 };
+	return (struct span){ p, (size_t)(q - p) };
+}
+
+/* `<marker>X"` anywhere in the line: X. */
+static struct span quoted_after(struct span s, const char *marker)
+{
+	const char *m = memmem(s.p, s.n, marker, strlen(marker));
+	const char *e = s.p + s.n, *v, *q;
+
+	if (!m)
+		return (struct span){ 0 };
+	v = m + strlen(marker);
+	q = memchr(v, '"', (size_t)(e - v));
+	if (!q)
+		return (struct span){ 0 };
+	struct span r = release_span(v, q);
+	return r.n == (size_t)(q - v) ? r : (struct span){ 0 };
+}
+
+/* The release a helm error or success line names, if any. */
+static struct span named_release(struct span s)
+{
+	static const char *const quoted[] = {
+		"Release \"", "release \"", "Upgrade \"", "Rollback \"",
+		"Install \"", "Uninstall \"", "upgrade \"",
+	};
+	static const char *const plain[] = {
+		"release ", "Release not loaded: ",
+	};
+	struct span r = { 0 };
+	const char *m;
+
+	for (size_t i = 0; i < sizeof(quoted) / sizeof(quoted[0]) && !r.n; i++)
+		r = quoted_after(s, quoted[i]);
+	if (r.n)
+		return r;
+	/* `"X" has no deployed releases` */
+	if ((m = memmem(s.p, s.n, "\" has no deployed releases", 26))) {
+		const char *q = m;
+
+		while (q > s.p && q[-1] != '"')
+			q--;
+		if (q > s.p && (r = release_span(q, m)).n == (size_t)(m - q))
+			return r;
+	}
+	/* `release X failed, and has been rolled back`, `Release not loaded:
+	 * X: release: not found` */
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		const char *v;
+
+		if (!(m = memmem(s.p, s.n, plain[i], strlen(plain[i]))))
+			continue;
+		v = m + strlen(plain[i]);
+		r = release_span(v, s.p + s.n);
+		if (r.n && (line_starts((struct span){ v + r.n,
+				(size_t)(s.p + s.n - v - r.n) }, " failed") ||
+			    i == 1))
+			return r;
+	}
+	return (struct span){ 0 };
+}
+
+/* helm flags that take the next word as their value. */
+static bool flag_takes_value(struct span f)
+{
+	static const char *const flags[] = {
+		"-n", "-f", "-o", "-l", "-m", "--namespace", "--values", "--set",
+		"--set-string", "--set-file", "--set-json", "--set-literal",
+		"--version", "--timeout", "--repo", "--description",
+		"--kube-context", "--kubeconfig", "--post-renderer",
+		"--post-renderer-args", "--username", "--password", "--ca-file",
+		"--cert-file", "--key-file", "--history-max", "--max", "--output",
+		"--labels", "--kube-apiserver", "--kube-as-user",
+		"--kube-as-group", "--kube-token", "--kube-ca-file",
+		"--registry-config", "--repository-cache", "--repository-config",
+		"--burst-limit", "--qps", "--filter", "--selector",
+		"--name-template", "--keyring", "--revision", "--driver",
+	};
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (span_is(f, flags[i]))
+			return true;
+	return false;
+}
+
+static struct span unquote(struct span t)
+{
+	if (t.n >= 2 && (t.p[0] == '\'' || t.p[0] == '"') &&
+	    t.p[t.n - 1] == t.p[0])
+		return (struct span){ t.p + 1, t.n - 2 };
+	return t;
+}
+
+static bool is_helm_binary(struct span t)
+{
+	const char *slash = memrchr(t.p, '/', t.n);
+
+	if (slash) {
+		t.n -= (size_t)(slash + 1 - t.p);
+		t.p = slash + 1;
+	}
+	/* helm, helm3, helm_v3 (klipper-helm), helm.exe */
+	return line_starts(t, "helm") &&
+	       (t.n == 4 || t.p[4] == '_' || t.p[4] == '.' ||
+		isdigit((unsigned char)t.p[4]));
+}
+
+static bool names_release(struct span cmd)
+{
+	static const char *const cmds[] = {
+		"install", "upgrade", "rollback", "uninstall", "delete", "del",
+		"un", "status", "history", "hist", "test", "mapkubeapis",
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (span_is(cmd, cmds[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A helm command line: `+ helm_v3 upgrade --namespace x web chart` as
+ * klipper-helm traces it with set -x, or `$ helm install web ./chart` as
+ * pasted from a terminal. The release is the first positional argument
+ * after the subcommand (after `get <what>` for helm get).
+ */
+static bool helm_command(struct span s, struct span *rel, struct span *ns,
+			 struct span *cmdp)
+{
+	struct span tok[MAX_TOKENS], cmd = { 0 };
+	int n, i = 0, skip_pos = 0;
+	bool generated = false, seen_pos = false;
+
+	while (s.n && (*s.p == '+' || *s.p == ' ' || *s.p == '$')) {
+		s.p++;
+		s.n--;
+	}
+	/* Most lines are not helm commands: look at the first word first. */
+	if (dec_span_tokenize(s, tok, 1) != 1 || !is_helm_binary(tok[0]))
+		return false;
+	if ((n = dec_span_tokenize(s, tok, MAX_TOKENS)) < 2)
+		return false;
+	for (i = 1; i < n; i++) {
+		struct span t = tok[i];
+
+		if (t.p[0] == '-') {
+			const char *eq = memchr(t.p, '=', t.n);
+
+			if (span_is(t, "--generate-name") || span_is(t, "-g"))
+				generated = true;
+			if (eq && line_starts(t, "--namespace="))
+				*ns = unquote((struct span){ eq + 1,
+					(size_t)(t.p + t.n - eq - 1) });
+			if (!eq && flag_takes_value(t) && i + 1 < n) {
+				if (span_is(t, "-n") || span_is(t, "--namespace"))
+					*ns = unquote(tok[i + 1]);
+				i++;
+			}
+			continue;
+		}
+		if (!cmd.n) {
+			cmd = t;
+			skip_pos = span_is(t, "get") ? 1 : 0;
+			continue;
+		}
+		if (skip_pos) {
+			skip_pos--;
+			continue;
+		}
+		/* Only the first positional; flags after it still count. */
+		if (!seen_pos && (names_release(cmd) || span_is(cmd, "get")))
+			*rel = unquote(t);
+		seen_pos = true;
+	}
+	if (generated)
+		*rel = (struct span){ 0 };
+	if (rel->n && release_span(rel->p, rel->p + rel->n).n != rel->n)
+		*rel = (struct span){ 0 };
+	*cmdp = cmd;
+	return true;
+}
+
+/* klipper-helm job script lines: `Upgrading web`, `Already installed web`. */
+static bool klipper_line(struct span s, struct span *rel)
+{
+	static const char *const pre[] = {
+		"Upgrading ", "Installing ", "Uninstalling ", "Already installed ",
+		"Retrying upgrade of ", "Deleting ",
+	};
+	static const char *const whole[] = {
+		"Previous helm job was interrupted", "Release status is '",
+	};
+
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+		if (line_starts(s, whole[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t pl = strlen(pre[i]);
+		struct span r;
+
+		if (!line_starts(s, pre[i]))
+			continue;
+		r = release_span(s.p + pl, s.p + s.n);
+		if (r.n && r.n == s.n - pl) {
+			*rel = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* `upgrade.go:144: [debug] ...` and friends from helm --debug. */
+static bool helm_debug_line(struct span s)
+{
+	const char *m = memmem(s.p, s.n, ".go:", 4);
+
+	return m && m - s.p < 40 && line_has(s, ": [debug] ");
+}
+
+/* A helm or kubectl CLI line: true, with the release it names if any. */
+static bool cli_line(struct dec_helm_state *st, struct span s,
+		     struct span *rel, struct span *ns)
+{
+	struct span cmd = { 0 };
+
+	if (line_starts(s, "Error: ")) {
+		for (size_t i = 0; i < sizeof(helm_error_marks) /
+				       sizeof(helm_error_marks[0]); i++)
+			if (line_has(s, helm_error_marks[i]))
+				goto named;
+		return false;
+	}
+	if (line_starts(s, "Error from server") || line_has(s, "Happy Helming!") ||
+	    line_starts(s, "Release \"") || line_starts(s, "release \"") ||
+	    line_starts(s, "Rollback was a success") || helm_debug_line(s))
+		goto named;
+	if (klipper_line(s, rel))
+		return true;
+	if (!helm_command(s, rel, ns, &cmd))
+		return false;
+	/* `$ helm history web -n prod` names the table that follows it. */
+	keep(st->cmd_release, sizeof(st->cmd_release),
+	     span_is(cmd, "history") || span_is(cmd, "hist") ?
+	     *rel : (struct span){ "", 0 });
+	keep(st->cmd_ns, sizeof(st->cmd_ns), st->cmd_release[0] ?
+	     *ns : (struct span){ "", 0 });
+	return true;
+named:
+	*rel = named_release(s);
+	return true;
+}
+
+static int cli_emit(struct dec_ctx *d, struct span line, struct span rel,
+		    struct span ns)
+{
+	struct rt_record rec = *d->base;
+	int rc;
+
+	rec.format = RT_FMT_HELM_TEXT;
+	rec.message = dec_span_dup(d, line);
+	if (rel.n)
+		rec.release = dec_span_dup(d, rel);
+	if (ns.n)
+		rec.release_ns = dec_span_dup(d, ns);
+	rec.revs = NULL;
+	rec.nrevs = 0;
+	if (!rec.ts_ns && d->hint_ts_ns)
+		rec.ts_ns = d->hint_ts_ns;
+	if ((rc = dec_emit(d, &rec)) != 0)
+		return rc;
+	return DEC_YES;
+}
+
+int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
+		       const char *line, size_t n)
+{
+	struct span s = trim(line, n), rel = { 0 }, ns = { 0 };
+	int rc;
+
+	if (!s.n) {   /* a blank line ends a table and a status block */
+		st->table = DEC_TABLE_NONE;
+		return DEC_NO;
+	}
+	if (st->table != DEC_TABLE_NONE &&
+	    (rc = dec_table_line(d, st, line, s)) != DEC_NO)
+		return rc;
+	if (dec_table_header(st, line, s) || dec_kube_header(st, line, s))
+		return DEC_YES;
+	dec_describe_observe(st, line, s);
+	/* A remembered `helm history` command names only the table right
+	 * after it; cli_line remembers a new one. */
+	st->cmd_release[0] = st->cmd_ns[0] = '\0';
+	if ((rc = dec_status_block(d, st, s)) != DEC_NO)
+		return rc;
+	if (cli_line(st, s, &rel, &ns))
+		return cli_emit(d, s, rel, ns);
+	return DEC_NO;
+}
