@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "incidents", cmd_incidents, "list incidents, newest first" },
 	{ "show", cmd_show, "one incident: timeline, diagnosis, remedy" },
 	{ "query", cmd_query, "read-only SQL on the database" },
+	{ "consume", cmd_consume, "Kafka consumer service: topics into incidents" },
 	{ "classify", cmd_classify, "tag records, print JSON Lines" },
 	{ "rules", cmd_rules, "list, check or test rule packs" },
 };

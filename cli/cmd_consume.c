@@ -1,0 +1,605 @@
+/*
+ * cmd_consume.c: `revtrail consume -b BROKERS -t TOPIC... -G GROUP [-X k=v]
+ * [-F FILE] [--db PATH] ...`: the long-lived service. A Kafka consumer in a
+ * group (ingest/src_kafka.c) feeds the same pipeline as `ingest`: decode,
+ * classify, batch, then correlate and store one batch per SQLite
+ * transaction, with the partitions' next offsets in that same transaction.
+ *
+ * This file only wires the source's hooks to the store: stored offsets on
+ * assignment (store_position), records into the batch (rules_classify +
+ * corr_batch_add), and the commit (store_commit). It also prints the
+ * periodic status line and writes --stats-json. SIGINT/SIGTERM only set a
+ * flag; the loop then commits, leaves the group and returns 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rows.h"
+#include "revtrail/correlate.h"
+#include "revtrail/store.h"
+#include "revtrail/kafka.h"
+
+#define POLL_MS 100
+#define STATUS_DEFAULT_S 10
+#define MAX_TOPICS 64
+#define MAX_PROPS 256
+#define MAX_LAGS 256
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+struct consume {
+	struct rules *rules;
+	struct store *st;
+	struct store *ro;           /* read-only handle for the status line */
+	bool ro_tried;
+	const char *db_path;
+	struct corr_batch *b;
+	struct rt_arena arena;
+	struct store_stats stats;
+	struct ingest *in;
+	struct ingest_kafka *k;
+	uint64_t limit_hits, fenced;
+
+	/* status */
+	unsigned status_ms;
+	const char *stats_path;
+	int64_t started_ms, last_ms;
+	uint64_t last_msgs;
+	double rate;
+	int64_t open_incidents;     /* -1 = unknown */
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- source hooks ---------------------------------------------------- */
+
+static int hook_stored_offset(void *ctx, const char *topic, int32_t part,
+			      int64_t *next)
+{
+	struct consume *c = ctx;
+	int rc = store_position(c->st, topic, part, next);
+
+	if (rc == 1)
+		*next = -1;
+	if (rc < 0)
+		fprintf(stderr, "revtrail consume: %s\n", store_errmsg(c->st));
+	return rc < 0 ? rc : 0;
+}
+
+static int hook_record(void *ctx, struct rt_record *rec)
+{
+	struct consume *c = ctx;
+	struct rt_class cls;
+
+	rules_classify(c->rules, rec, &c->arena, &cls);
+	c->limit_hits += cls.limit_hits;
+	return corr_batch_add(c->b, rec, &cls);
+}
+
+/*
+ * The database must hold what this process last committed; anything else
+ * means a second writer owns these partitions (two instances pointed at
+ * one file): refuse rather than apply the batch twice.
+ */
+static int check_fence(struct consume *c, const struct ingest_kafka_part *p)
+{
+	int64_t cur = -1;
+	int rc;
+
+	if (p->start < 0)
+		return 0;
+	rc = store_position(c->st, p->topic, p->partition, &cur);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 && cur == p->start)
+		return 0;
+	c->fenced++;
+	fprintf(stderr, "revtrail consume: %s[%d]: the database holds offset "
+		"%" PRId64 ", this consumer expected %" PRId64 "; another "
+		"writer uses this database\n", p->topic, p->partition, cur,
+		p->start);
+	return RT_EDB;
+}
+
+static int hook_commit(void *ctx, const struct ingest_kafka_part *parts,
+		       size_t n)
+{
+	struct consume *c = ctx;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!(rc = check_fence(c, &parts[i])))
+			rc = corr_batch_position(c->b, parts[i].topic,
+						 parts[i].partition,
+						 parts[i].next);
+	if (!rc && (rc = store_commit(c->st, c->b, &c->stats)))
+		fprintf(stderr, "revtrail consume: %s\n",
+			store_errmsg(c->st)[0] ? store_errmsg(c->st) :
+			rt_strerror(rc));
+	corr_batch_reset(c->b);
+	rt_arena_reset(&c->arena);
+	return rc;
+}
+
+/* ---- status ---------------------------------------------------------- */
+
+static int count_row(void *ctx, int ncols, const char *const *names,
+		     const struct store_value *vals)
+{
+	(void)names;
+	if (ncols > 0 && vals[0].type == STORE_INT)
+		*(int64_t *)ctx = vals[0].i;
+	return 0;
+}
+
+/* Open incidents, read through a second, read-only connection (WAL lets
+ * it read while the writer commits). -1 when it cannot be had. */
+static int64_t open_incidents(struct consume *c)
+{
+	struct store_opts so = { 0 };
+	int64_t n = -1;
+	char err[256];
+
+	if (!c->ro && !c->ro_tried) {
+		c->ro_tried = true;
+		if (store_open(c->db_path, STORE_READONLY, &so, &c->ro, err,
+			       sizeof(err)))
+			c->ro = NULL;
+	}
+	if (!c->ro || store_query(c->ro, "SELECT count(*) FROM incidents "
+				  "WHERE status = 'open'", NULL, count_row,
+				  &n, err, sizeof(err)))
+		return -1;
+	return n;
+}
+
+static void status_line(struct consume *c, const struct ingest_kafka_lag *lag,
+			size_t nlag, size_t assigned)
+{
+	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
+	int64_t total = 0;
+	bool known = false;
+
+	fprintf(stderr, "consume: %.0f msg/s, %" PRIu64 " messages, %" PRIu64
+		" records, %" PRIu64 " tagged, %" PRIu64 " rejects, ",
+		c->rate, s->messages, s->records, c->b->tagged, s->rejects);
+	if (c->open_incidents >= 0)
+		fprintf(stderr, "%" PRId64 " incidents open, ",
+			c->open_incidents);
+	for (size_t i = 0; i < nlag; i++)
+		if (lag[i].lag >= 0) {
+			total += lag[i].lag;
+			known = true;
+		}
+	if (known)
+		fprintf(stderr, "lag %" PRId64, total);
+	else
+		fputs("lag ?", stderr);
+	for (size_t i = 0; i < nlag && i < 8; i++) {
+		if (lag[i].lag >= 0)
+			fprintf(stderr, " %s[%d]=%" PRId64, lag[i].topic,
+				lag[i].partition, lag[i].lag);
+		else
+			fprintf(stderr, " %s[%d]=?", lag[i].topic,
+				lag[i].partition);
+	}
+	if (assigned > 8)
+		fprintf(stderr, " (+%zu more)", assigned - 8);
+	fprintf(stderr, ", %zu partitions, brokers %s\n", assigned,
+		s->brokers_down ? "DOWN" : "up");
+}
+
+static void json_num(FILE *f, const char *key, int64_t v, bool comma)
+{
+	fprintf(f, "%s\"%s\":%" PRId64, comma ? "," : "", key, v);
+}
+
+/* The same figures as the status line, rewritten whole each time (a
+ * temporary file renamed over the old one, so readers never see half). */
+static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
+		       size_t nlag, bool final)
+{
+	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", c->stats_path) >=
+	    (int)sizeof(tmp) || !(f = fopen(tmp, "w")))
+		return;
+	fprintf(f, "{\"time\":%lld,\"uptime_s\":%.1f,\"final\":%s,"
+		"\"rate\":%.1f", (long long)time(NULL),
+		(now_ms() - c->started_ms) / 1000.0, final ? "true" : "false",
+		c->rate);
+	json_num(f, "messages", (int64_t)s->messages, true);
+	json_num(f, "bytes", (int64_t)s->bytes, true);
+	json_num(f, "records", (int64_t)s->records, true);
+	json_num(f, "rejects", (int64_t)s->rejects, true);
+	json_num(f, "redelivered_skipped", (int64_t)s->redelivered, true);
+	json_num(f, "tagged", (int64_t)c->b->tagged, true);
+	json_num(f, "batches", (int64_t)s->batches, true);
+	json_num(f, "events_new", (int64_t)c->stats.events_new, true);
+	json_num(f, "events_updated", (int64_t)c->stats.events_updated, true);
+	json_num(f, "incidents_opened", (int64_t)c->stats.incidents_opened,
+		 true);
+	json_num(f, "incidents_open", c->open_incidents, true);
+	json_num(f, "rebalances", (int64_t)s->rebalances, true);
+	json_num(f, "kafka_commit_errors", (int64_t)s->kafka_commit_errors,
+		 true);
+	json_num(f, "errors", (int64_t)s->errors, true);
+	fprintf(f, ",\"brokers_down\":%s,\"partitions\":[",
+		s->brokers_down ? "true" : "false");
+	for (size_t i = 0; i < nlag; i++) {
+		fprintf(f, "%s{\"topic\":", i ? "," : "");
+		cli_json_str(f, lag[i].topic, strlen(lag[i].topic));
+		json_num(f, "partition", lag[i].partition, true);
+		json_num(f, "committed", lag[i].committed, true);
+		json_num(f, "high_watermark", lag[i].high, true);
+		json_num(f, "lag", lag[i].lag, true);
+		putc('}', f);
+	}
+	fputs("]}\n", f);
+	if (fclose(f) == 0)
+		rename(tmp, c->stats_path);
+	else
+		unlink(tmp);
+}
+
+static void report(struct consume *c, bool final)
+{
+	static struct ingest_kafka_lag lag[MAX_LAGS];
+	int64_t now = now_ms();
+	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
+	size_t assigned = ingest_kafka_lags(c->k, lag, MAX_LAGS);
+	size_t nlag = assigned < MAX_LAGS ? assigned : MAX_LAGS;
+
+	if (now > c->last_ms)
+		c->rate = (double)(s->messages - c->last_msgs) * 1000.0 /
+			  (double)(now - c->last_ms);
+	c->last_ms = now;
+	c->last_msgs = s->messages;
+	c->open_incidents = open_incidents(c);
+	if (c->status_ms)
+		status_line(c, lag, nlag, assigned);
+	if (c->stats_path)
+		stats_json(c, lag, nlag, final);
+}
+
+static void summary(struct consume *c, double secs)
+{
+	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
+	const struct store_stats *st = &c->stats;
+
+	fprintf(stderr, "consume: %" PRIu64 " messages in %.1f s (%.0f/s), %"
+		PRIu64 " records, %" PRIu64 " tagged, %" PRIu64 " rejected, %"
+		PRIu64 " redelivered and skipped\n", s->messages, secs,
+		secs > 0 ? s->messages / secs : 0.0, s->records, c->b->tagged,
+		s->rejects, s->redelivered);
+	fprintf(stderr, "consume: events %" PRIu64 " new, %" PRIu64
+		" updated; incidents %" PRIu64 " opened, %" PRIu64
+		" updated; %" PRIu64 " batches; %" PRIu64 " rebalances\n",
+		st->events_new, st->events_updated, st->incidents_opened,
+		st->incidents_updated, s->batches, s->rebalances);
+	if (c->limit_hits)
+		fprintf(stderr, "consume: %" PRIu64 " regex limit hits\n",
+			c->limit_hits);
+}
+
+/* ---- options --------------------------------------------------------- */
+
+static const char usage_text[] =
+	"usage: revtrail consume -b BROKERS -t TOPIC [-t TOPIC]... -G GROUP\n"
+	"         [-X PROP=VALUE]... [-F PROPERTIES_FILE]... [--db PATH]\n"
+	"         [--start group|earliest|latest] [--batch-messages N]\n"
+	"         [--batch-ms MS] [--status-interval SECONDS] [--stats-json FILE]\n"
+	"         [-e] [--gap DUR] [--keep-untagged] [--rules PATH]...\n"
+	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
+	"\n"
+	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
+	"  -F reads key=value lines so secrets stay off the command line.\n"
+	"  Offsets live in the database: a restart resumes exactly after the\n"
+	"  last committed batch. -e exits once every partition is read.\n";
+
+enum {
+	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
+	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON,
+};
+
+static const struct option long_opts[] = {
+	{ "brokers", required_argument, NULL, 'b' },
+	{ "topic", required_argument, NULL, 't' },
+	{ "group", required_argument, NULL, 'G' },
+	{ "property", required_argument, NULL, 'X' },
+	{ "properties-file", required_argument, NULL, 'F' },
+	{ "db", required_argument, NULL, 'd' },
+	{ "exit-at-end", no_argument, NULL, 'e' },
+	{ "start", required_argument, NULL, OPT_START },
+	{ "batch-messages", required_argument, NULL, OPT_BATCH_MSGS },
+	{ "batch-ms", required_argument, NULL, OPT_BATCH_MS },
+	{ "status-interval", required_argument, NULL, OPT_STATUS },
+	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
+	{ "gap", required_argument, NULL, OPT_GAP },
+	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
+	CLI_INPUT_LONG_OPTS,
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct consume_args {
+	struct ingest_opts io;
+	struct cli_rules_opts ro;
+	struct store_opts so;
+	struct ingest_kafka_opts ko;
+	const char *topics[MAX_TOPICS];
+	/* -X and -F in command-line order: 'X' or 'F', then the argument. */
+	char prop_kind[MAX_PROPS];
+	const char *prop[MAX_PROPS];
+	int nprops;
+	const char *db;
+	bool keep;
+	long status_s;
+};
+
+static int parse_uint(const char *s, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_opt(struct consume_args *a, int opt, const char *arg)
+{
+	long v;
+	int rc;
+
+	switch (opt) {
+	case 'b': a->ko.brokers = arg; return -1;
+	case 'G': a->ko.group = arg; return -1;
+	case 'd': a->db = arg; return -1;
+	case 'e': a->ko.exit_at_end = true; return -1;
+	case OPT_KEEP: a->keep = true; return -1;
+	case OPT_STATS_JSON: return -1;   /* parse_args keeps the path */
+	case 't':
+		if (a->ko.ntopics == MAX_TOPICS)
+			return cli_usage_error("consume", "too many -t");
+		a->topics[a->ko.ntopics++] = arg;
+		return -1;
+	case 'X':
+	case 'F':
+		if (a->nprops == MAX_PROPS)
+			return cli_usage_error("consume", "too many -X/-F");
+		a->prop_kind[a->nprops] = (char)opt;
+		a->prop[a->nprops++] = arg;
+		return -1;
+	case OPT_START:
+		if (!strcmp(arg, "group"))
+			a->ko.start = INGEST_KAFKA_START_GROUP;
+		else if (!strcmp(arg, "earliest"))
+			a->ko.start = INGEST_KAFKA_START_EARLIEST;
+		else if (!strcmp(arg, "latest"))
+			a->ko.start = INGEST_KAFKA_START_LATEST;
+		else
+			return cli_usage_error("consume", "--start wants group, "
+					       "earliest or latest, got '%s'",
+					       arg);
+		return -1;
+	case OPT_BATCH_MSGS:
+		if (parse_uint(arg, 1000000, &v) || !v)
+			return cli_usage_error("consume", "bad --batch-messages "
+					       "'%s'", arg);
+		a->ko.batch_messages = (unsigned)v;
+		return -1;
+	case OPT_BATCH_MS:
+		if (parse_uint(arg, 600000, &v) || !v)
+			return cli_usage_error("consume", "bad --batch-ms '%s'",
+					       arg);
+		a->ko.batch_ms = (unsigned)v;
+		return -1;
+	case OPT_STATUS:
+		if (parse_uint(arg, 86400, &v))
+			return cli_usage_error("consume", "bad --status-interval"
+					       " '%s' (seconds, 0 = off)", arg);
+		a->status_s = v ? v : -2;   /* -2: explicitly off */
+		return -1;
+	case OPT_GAP:
+		if (cli_parse_duration(arg, &a->so.gap_ns))
+			return cli_usage_error("consume", "--gap wants a "
+					       "duration like 15m, got '%s'",
+					       arg);
+		return -1;
+	case 'h':
+		fputs(usage_text, stdout);
+		return CLI_OK;
+	}
+	rc = cli_input_opt("consume", opt, arg, &a->io, &a->ro);
+	if (rc == 1)
+		return -1;
+	if (rc == 0)
+		fputs(usage_text, stderr);
+	return CLI_USAGE;
+}
+
+static int parse_args(struct consume_args *a, const char **stats_path,
+		      int argc, char **argv)
+{
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "b:t:G:X:F:d:evh", long_opts,
+				  NULL)) != -1) {
+		if (opt == OPT_STATS_JSON)
+			*stats_path = optarg;
+		if ((rc = parse_opt(a, opt, optarg)) >= 0)
+			return rc;
+	}
+	if (optind < argc)
+		return cli_usage_error("consume", "unexpected argument '%s'",
+				       argv[optind]);
+	if (a->ko.ntopics == 0)
+		return cli_usage_error("consume", "at least one -t TOPIC is "
+				       "required");
+	a->ko.topics = a->topics;
+	return -1;
+}
+
+/* -X and -F, in order, after revtrail's defaults. */
+static int apply_props(struct ingest_kafka *k, const struct consume_args *a)
+{
+	char err[1024];
+
+	for (int i = 0; i < a->nprops; i++) {
+		int rc = a->prop_kind[i] == 'X' ?
+			ingest_kafka_set_kv(k, a->prop[i], err, sizeof(err)) :
+			ingest_kafka_load_file(k, a->prop[i], err, sizeof(err));
+
+		if (rc)
+			return cli_usage_error("consume", "%s %s", a->prop_kind[i]
+					       == 'X' ? "-X" : "-F", err);
+	}
+	return 0;
+}
+
+/* ---- the loop -------------------------------------------------------- */
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	/* A second signal kills as usual, for a stuck shutdown. */
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int run(struct consume *c)
+{
+	int64_t next_report;
+	int rc = 0;
+	char err[1024];
+
+	if (ingest_kafka_start(c->k, err, sizeof(err))) {
+		fprintf(stderr, "revtrail consume: %s\n", err);
+		return CLI_USAGE;
+	}
+	c->started_ms = c->last_ms = now_ms();
+	next_report = c->started_ms + (c->status_ms ? c->status_ms : 10000);
+	while (!stop_flag) {
+		rc = ingest_kafka_poll(c->k, POLL_MS);
+		if (rc)
+			break;
+		if ((c->status_ms || c->stats_path) && now_ms() >= next_report) {
+			report(c, false);
+			next_report = now_ms() + (c->status_ms ? c->status_ms :
+						  10000);
+		}
+	}
+	if (rc < 0) {
+		fprintf(stderr, "revtrail consume: stopping: %s\n",
+			rt_strerror(rc));
+		ingest_kafka_close(c->k);
+		return CLI_FAIL;
+	}
+	if (stop_flag)
+		fputs("consume: signal received: committing and leaving the "
+		      "group\n", stderr);
+	/* Commit first so the final figures show the partitions caught up. */
+	rc = ingest_kafka_flush(c->k);
+	if (c->stats_path)
+		report(c, true);
+	if (ingest_kafka_close(c->k) && !rc)
+		rc = RT_EKAFKA;
+	return rc ? CLI_FAIL : CLI_OK;
+}
+
+static int setup(struct consume *c, struct consume_args *a)
+{
+	char err[1024];
+	int rc;
+
+	if (!(c->rules = cli_load_rules(&a->ro)))
+		return CLI_USAGE;
+	a->so.rules = c->rules;
+	a->so.release_ns = a->io.release_ns;
+	a->so.release_name = a->io.release_name;
+	a->so.log = a->io.verbose;
+	c->db_path = cli_db_path(a->db);
+	if (store_open(c->db_path, 0, &a->so, &c->st, err, sizeof(err))) {
+		fprintf(stderr, "revtrail consume: %s\n", err);
+		return CLI_FAIL;
+	}
+	if (!(c->in = ingest_new(&a->io)) ||
+	    !(c->b = corr_batch_new(a->keep))) {
+		fputs("revtrail consume: out of memory\n", stderr);
+		return CLI_FAIL;
+	}
+	a->ko.in = c->in;
+	a->ko.arena = &c->arena;
+	a->ko.hooks = (struct ingest_kafka_hooks){
+		c, hook_stored_offset, hook_record, hook_commit };
+	if (!(c->k = ingest_kafka_new(&a->ko, err, sizeof(err)))) {
+		fprintf(stderr, "revtrail consume: %s\n", err);
+		return CLI_USAGE;
+	}
+	if ((rc = apply_props(c->k, a)))
+		return rc;
+	return 0;
+}
+
+int cmd_consume(int argc, char **argv)
+{
+	struct consume_args a = { 0 };
+	struct consume c = { 0 };
+	int rc;
+
+	if ((rc = parse_args(&a, &c.stats_path, argc, argv)) >= 0)
+		return rc;
+	c.status_ms = a.status_s == -2 ? 0 : a.status_s > 0 ?
+		(unsigned)a.status_s * 1000 : STATUS_DEFAULT_S * 1000;
+	c.open_incidents = -1;
+	rt_arena_init(&c.arena);
+	stop_flag = 0;
+	if (!(rc = setup(&c, &a))) {
+		catch_signals();
+		rc = run(&c);
+		if (c.started_ms)
+			summary(&c, (now_ms() - c.started_ms) / 1000.0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+	}
+	ingest_kafka_free(c.k);
+	corr_batch_free(c.b);
+	ingest_free(c.in);
+	rt_arena_release(&c.arena);
+	store_close(c.ro);
+	store_close(c.st);
+	rules_free(c.rules);
+	return rc;
+}

@@ -1,0 +1,891 @@
+/*
+ * src_kafka.c: the Kafka source (see src_kafka.h): a librdkafka high-level
+ * consumer with cooperative-sticky assignment whose offsets live in the
+ * caller's database.
+ *
+ * Why it is built this way:
+ * - enable.auto.commit and enable.auto.offset.store are off and cannot be
+ *   turned on: the only offsets that count are the ones the caller wrote in
+ *   the same transaction as the batch's effects. Kafka commits follow that
+ *   transaction and serve lag tools and instances with separate databases.
+ * - On assignment each partition starts at the database's next offset; a
+ *   message below the next expected offset (a re-fetch after an offset
+ *   reset, a redelivery) is skipped, so a batch is never applied twice.
+ * - On revoke the pending batch is committed before the partitions go, and
+ *   the Kafka commit is synchronous then, so the next owner starts exactly
+ *   after it.
+ * - Batches are bounded by messages and by time since their first message,
+ *   so a quiet topic still commits promptly.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "revtrail/kafka.h"
+
+/* What the source knows of one partition it has seen. */
+struct kpart {
+	const char *topic;      /* interned */
+	int32_t partition;
+	bool assigned, at_end, in_batch;
+	int64_t expected;       /* next offset to process; -1 = unknown */
+	int64_t committed;      /* next offset in the database; -1 = unknown */
+	int64_t batch_start;    /* committed when the batch first touched it */
+};
+
+struct ingest_kafka {
+	struct ingest_kafka_opts o;
+	FILE *log;
+	rd_kafka_conf_t *conf;  /* owned until start hands it to rd_kafka_new */
+	rd_kafka_t *rk;
+
+	char **topics;          /* interned topic names */
+	size_t ntopics, topcap;
+	struct kpart *parts;
+	size_t nparts, partcap;
+	struct kpart *last;     /* lookup cache: messages come in runs */
+	struct ingest_kafka_part *batch;   /* scratch for the commit hook */
+
+	size_t batch_msgs, batch_bytes;
+	int64_t deadline_ms;    /* commit the batch at this time */
+	int fatal;              /* first error that stops the source */
+	rd_kafka_resp_err_t last_err;
+	int64_t last_err_ms;
+	bool suspect;           /* a transport error: probe the brokers */
+	int64_t last_probe_ms;
+	struct ingest_kafka_stats st;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void logf_(struct ingest_kafka *k, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void logf_(struct ingest_kafka *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("consume: ", k->log);
+	va_start(ap, fmt);
+	vfprintf(k->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', k->log);
+	fflush(k->log);
+}
+
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errsz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- partitions ------------------------------------------------------ */
+
+static const char *intern_topic(struct ingest_kafka *k, const char *name)
+{
+	char **grown;
+
+	for (size_t i = 0; i < k->ntopics; i++)
+		if (!strcmp(k->topics[i], name))
+			return k->topics[i];
+	if (k->ntopics == k->topcap) {
+		size_t cap = k->topcap ? k->topcap * 2 : 8;
+
+		if (!(grown = realloc(k->topics, cap * sizeof(*grown))))
+			return NULL;
+		k->topics = grown;
+		k->topcap = cap;
+	}
+	if (!(k->topics[k->ntopics] = strdup(name)))
+		return NULL;
+	return k->topics[k->ntopics++];
+}
+
+static struct kpart *part_find(struct ingest_kafka *k, const char *topic,
+			       int32_t partition)
+{
+	if (k->last && k->last->partition == partition &&
+	    !strcmp(k->last->topic, topic))
+		return k->last;
+	for (size_t i = 0; i < k->nparts; i++)
+		if (k->parts[i].partition == partition &&
+		    !strcmp(k->parts[i].topic, topic))
+			return k->last = &k->parts[i];
+	return NULL;
+}
+
+/* The partition's entry, created on first sight. NULL on ENOMEM. */
+static struct kpart *part_get(struct ingest_kafka *k, const char *topic,
+			      int32_t partition)
+{
+	struct kpart *p = part_find(k, topic, partition);
+	const char *name;
+
+	if (p)
+		return p;
+	if (k->nparts == k->partcap) {
+		size_t cap = k->partcap ? k->partcap * 2 : 16;
+		struct kpart *grown = realloc(k->parts, cap * sizeof(*grown));
+		struct ingest_kafka_part *b;
+
+		if (!grown)
+			return NULL;
+		k->parts = grown;
+		k->last = NULL;
+		if (!(b = realloc(k->batch, cap * sizeof(*b))))
+			return NULL;
+		k->batch = b;
+		k->partcap = cap;
+	}
+	if (!(name = intern_topic(k, topic)))
+		return NULL;
+	p = &k->parts[k->nparts++];
+	*p = (struct kpart){ .topic = name, .partition = partition,
+			     .expected = -1, .committed = -1,
+			     .batch_start = -1 };
+	return k->last = p;
+}
+
+/* ---- configuration --------------------------------------------------- */
+
+/* revtrail's defaults; a property set later (-F, -X) overrides them. */
+static int conf_defaults(struct ingest_kafka *k, char *err, size_t errsz)
+{
+	static const char *const defaults[][2] = {
+		{ "client.id", "revtrail" },
+		{ "partition.assignment.strategy", "cooperative-sticky" },
+		{ "enable.auto.commit", "false" },
+		{ "enable.auto.offset.store", "false" },
+		{ "auto.offset.reset", "earliest" },
+		{ "enable.partition.eof", "false" },
+		/* A dead peer's partitions move within 10 s, not 45. */
+		{ "session.timeout.ms", "10000" },
+		{ "heartbeat.interval.ms", "3000" },
+	};
+	char errstr[512];
+
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (rd_kafka_conf_set(k->conf, defaults[i][0], defaults[i][1],
+				      errstr, sizeof(errstr)) != RD_KAFKA_CONF_OK) {
+			set_err(err, errsz, "%s: %s", defaults[i][0], errstr);
+			return RT_EKAFKA;
+		}
+	return 0;
+}
+
+int ingest_kafka_set(struct ingest_kafka *k, const char *key, const char *val,
+		     char *err, size_t errsz)
+{
+	char errstr[512];
+
+	if (!k->conf) {
+		set_err(err, errsz, "%s: the consumer is already started", key);
+		return RT_EINVAL;
+	}
+	if (!strcmp(key, "enable.auto.commit") ||
+	    !strcmp(key, "enable.auto.offset.store")) {
+		set_err(err, errsz, "%s: cannot be set: revtrail commits "
+			"offsets itself, after the database transaction", key);
+		return RT_EINVAL;
+	}
+	if (rd_kafka_conf_set(k->conf, key, val, errstr, sizeof(errstr)) !=
+	    RD_KAFKA_CONF_OK) {
+		set_err(err, errsz, "%s: %s", key, errstr);
+		return RT_EINVAL;
+	}
+	return 0;
+}
+
+int ingest_kafka_set_kv(struct ingest_kafka *k, const char *kv, char *err,
+			size_t errsz)
+{
+	const char *eq = strchr(kv, '=');
+	char key[256];
+	size_t n;
+
+	if (!eq || eq == kv) {
+		set_err(err, errsz, "'%s': expected key=value", kv);
+		return RT_EINVAL;
+	}
+	n = (size_t)(eq - kv);
+	if (n >= sizeof(key)) {
+		set_err(err, errsz, "'%.40s...': key too long", kv);
+		return RT_EINVAL;
+	}
+	memcpy(key, kv, n);
+	key[n] = '\0';
+	return ingest_kafka_set(k, key, eq + 1, err, errsz);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
+			 e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
+			   char *err, size_t errsz)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *s, *eq, sub[512];
+	size_t cap = 0;
+	int lineno = 0, rc = 0;
+
+	if (!f) {
+		set_err(err, errsz, "%s: %s", path, strerror(errno));
+		return RT_EINVAL;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		s = trim(line);
+		if (!*s || *s == '#' || *s == '!')
+			continue;
+		if (!(eq = strchr(s, '='))) {
+			set_err(err, errsz, "%s:%d: expected key=value", path,
+				lineno);
+			rc = RT_EINVAL;
+			break;
+		}
+		*eq = '\0';
+		if ((rc = ingest_kafka_set(k, trim(s), trim(eq + 1), sub,
+					   sizeof(sub)))) {
+			set_err(err, errsz, "%s:%d: %s", path, lineno, sub);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* ---- callbacks ------------------------------------------------------- */
+
+/* Stores nothing in Kafka but the group's offsets; the database has the
+ * real ones, so a failed Kafka commit is counted and reported, no more. */
+static void on_offset_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+			     rd_kafka_topic_partition_list_t *offsets,
+			     void *opaque)
+{
+	struct ingest_kafka *k = opaque;
+
+	(void)rk;
+	(void)offsets;
+	if (!err || err == RD_KAFKA_RESP_ERR__NO_OFFSET)
+		return;
+	k->st.kafka_commit_errors++;
+	logf_(k, "kafka offset commit failed (database is ahead, no loss): %s",
+	      rd_kafka_err2str(err));
+}
+
+/* One line per distinct error, at most one every 5 s for repeats: a
+ * broker outage must be visible without flooding the journal. */
+static void report_error(struct ingest_kafka *k, rd_kafka_resp_err_t err,
+			 const char *what)
+{
+	int64_t now = now_ms();
+
+	k->st.errors++;
+	if (err == k->last_err && now - k->last_err_ms < 5000)
+		return;
+	k->last_err = err;
+	k->last_err_ms = now;
+	logf_(k, "kafka: %s (%s)", what, rd_kafka_err2name(err));
+}
+
+static void brokers_down(struct ingest_kafka *k)
+{
+	if (k->st.brokers_down)
+		return;
+	k->st.brokers_down = true;
+	logf_(k, "all brokers are down; retrying with backoff, nothing is "
+	      "committed meanwhile");
+}
+
+static void brokers_up(struct ingest_kafka *k)
+{
+	k->suspect = false;
+	if (!k->st.brokers_down)
+		return;
+	k->st.brokers_down = false;
+	logf_(k, "brokers reachable again; resuming");
+}
+
+/*
+ * librdkafka says _ALL_BROKERS_DOWN only when every connection it knows of
+ * is down, which a group coordinator connection can delay for long; so a
+ * transport error makes the state suspect and a metadata probe (every 2 s,
+ * while nothing else shows life) decides. An idle connection closed by the
+ * broker is a transport error too: the probe clears it silently.
+ */
+#define PROBE_EVERY_MS 2000
+#define PROBE_TIMEOUT_MS 500
+
+static void probe(struct ingest_kafka *k)
+{
+	const struct rd_kafka_metadata *md = NULL;
+	int64_t now = now_ms();
+	rd_kafka_resp_err_t e;
+
+	if ((!k->suspect && !k->st.brokers_down) ||
+	    now - k->last_probe_ms < PROBE_EVERY_MS)
+		return;
+	k->last_probe_ms = now;
+	e = rd_kafka_metadata(k->rk, 0, NULL, &md, PROBE_TIMEOUT_MS);
+	if (md)
+		rd_kafka_metadata_destroy(md);
+	if (!e)
+		brokers_up(k);
+	else if (k->suspect)
+		brokers_down(k);
+}
+
+static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+	struct ingest_kafka *k = opaque;
+	char fatal[512];
+
+	if (err == RD_KAFKA_RESP_ERR__FATAL) {
+		rd_kafka_fatal_error(rk, fatal, sizeof(fatal));
+		logf_(k, "kafka fatal error: %s", fatal);
+		if (!k->fatal)
+			k->fatal = RT_EKAFKA;
+		return;
+	}
+	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+		brokers_down(k);
+	else if (err == RD_KAFKA_RESP_ERR__TRANSPORT ||
+		 err == RD_KAFKA_RESP_ERR__RESOLVE)
+		k->suspect = true;
+	report_error(k, (rd_kafka_resp_err_t)err, reason);
+}
+
+/* How a database commit is passed on to Kafka. */
+enum kafka_tell { TELL_ASYNC, TELL_SYNC, TELL_NONE };
+
+static int flush(struct ingest_kafka *k, enum kafka_tell tell);
+
+static int64_t start_offset(const struct ingest_kafka *k)
+{
+	switch (k->o.start) {
+	case INGEST_KAFKA_START_EARLIEST:
+		return RD_KAFKA_OFFSET_BEGINNING;
+	case INGEST_KAFKA_START_LATEST:
+		return RD_KAFKA_OFFSET_END;
+	default:
+		return RD_KAFKA_OFFSET_INVALID;   /* committed, else reset */
+	}
+}
+
+static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
+		      rd_kafka_topic_partition_list_t *parts, bool coop)
+{
+	static const char *const start_name[] = { "group", "earliest",
+						  "latest" };
+	char line[1024];
+	size_t len = 0;
+
+	for (int i = 0; i < parts->cnt; i++) {
+		rd_kafka_topic_partition_t *tp = &parts->elems[i];
+		struct kpart *p = part_get(k, tp->topic, tp->partition);
+		int64_t next = -1;
+		int rc = 0;
+
+		if (!p) {
+			k->fatal = RT_ENOMEM;
+			break;
+		}
+		if (k->o.hooks.stored_offset)
+			rc = k->o.hooks.stored_offset(k->o.hooks.ctx, p->topic,
+						      p->partition, &next);
+		if (rc) {
+			logf_(k, "%s[%d]: cannot read the stored offset: %s",
+			      p->topic, p->partition, rt_strerror(rc));
+			k->fatal = rc;
+			next = -1;
+		}
+		tp->offset = next >= 0 ? next : start_offset(k);
+		p->assigned = true;
+		p->at_end = p->in_batch = false;
+		p->expected = p->committed = next;
+		if (len < sizeof(line) - 64) {
+			int w = next >= 0 ?
+				snprintf(line + len, sizeof(line) - len,
+					 " %s[%d]@%" PRId64, p->topic,
+					 p->partition, next) :
+				snprintf(line + len, sizeof(line) - len,
+					 " %s[%d]@%s", p->topic, p->partition,
+					 start_name[k->o.start]);
+			len += w > 0 ? (size_t)w : 0;
+		}
+	}
+	if (coop) {
+		rd_kafka_error_t *e = rd_kafka_incremental_assign(rk, parts);
+
+		if (e) {
+			logf_(k, "incremental assign: %s",
+			      rd_kafka_error_string(e));
+			rd_kafka_error_destroy(e);
+		}
+	} else {
+		rd_kafka_assign(rk, parts);
+	}
+	k->st.assigned += parts->cnt;
+	if (parts->cnt)
+		logf_(k, "assigned %d partition(s):%s", parts->cnt,
+		      len ? line : "");
+}
+
+static void on_revoke(struct ingest_kafka *k, rd_kafka_t *rk,
+		      rd_kafka_topic_partition_list_t *parts, bool coop)
+{
+	bool lost = rd_kafka_assignment_lost(rk);
+
+	/* The batch's effects go to the database first: whoever gets these
+	 * partitions next starts after them. A lost assignment may already
+	 * belong to someone else, so Kafka is not told then. */
+	if (!k->fatal && flush(k, lost ? TELL_NONE : TELL_SYNC) == 0 && lost)
+		logf_(k, "assignment lost; batch kept in the database only");
+	for (int i = 0; i < parts->cnt; i++) {
+		struct kpart *p = part_find(k, parts->elems[i].topic,
+					    parts->elems[i].partition);
+
+		if (p && p->assigned) {
+			p->assigned = false;
+			k->st.assigned--;
+		}
+	}
+	if (coop) {
+		rd_kafka_error_t *e = rd_kafka_incremental_unassign(rk, parts);
+
+		if (e) {
+			logf_(k, "incremental unassign: %s",
+			      rd_kafka_error_string(e));
+			rd_kafka_error_destroy(e);
+		}
+	} else {
+		rd_kafka_assign(rk, NULL);
+	}
+	if (parts->cnt)
+		logf_(k, "revoked %d partition(s)", parts->cnt);
+}
+
+static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+			 rd_kafka_topic_partition_list_t *parts, void *opaque)
+{
+	struct ingest_kafka *k = opaque;
+	bool coop = !strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE");
+
+	k->st.rebalances++;
+	brokers_up(k);
+	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+		on_assign(k, rk, parts, coop);
+	} else if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+		on_revoke(k, rk, parts, coop);
+	} else {
+		report_error(k, err, "rebalance failed");
+		on_revoke(k, rk, parts, coop);
+	}
+}
+
+/* ---- lifecycle ------------------------------------------------------- */
+
+struct ingest_kafka *ingest_kafka_new(const struct ingest_kafka_opts *opts,
+				      char *err, size_t errsz)
+{
+	struct ingest_kafka *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		set_err(err, errsz, "out of memory");
+		return NULL;
+	}
+	k->o = *opts;
+	if (!k->o.batch_messages)
+		k->o.batch_messages = INGEST_KAFKA_BATCH_MESSAGES;
+	if (!k->o.batch_ms)
+		k->o.batch_ms = INGEST_KAFKA_BATCH_MS;
+	if (!k->o.batch_bytes)
+		k->o.batch_bytes = INGEST_KAFKA_BATCH_BYTES;
+	k->log = opts->log ? opts->log : stderr;
+	if (!(k->conf = rd_kafka_conf_new()) ||
+	    conf_defaults(k, err, errsz) ||
+	    (opts->brokers &&
+	     ingest_kafka_set(k, "bootstrap.servers", opts->brokers, err,
+			      errsz)) ||
+	    (opts->group &&
+	     ingest_kafka_set(k, "group.id", opts->group, err, errsz)) ||
+	    (opts->exit_at_end &&
+	     ingest_kafka_set(k, "enable.partition.eof", "true", err, errsz))) {
+		ingest_kafka_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+void ingest_kafka_free(struct ingest_kafka *k)
+{
+	if (!k)
+		return;
+	if (k->rk)
+		rd_kafka_destroy_flags(k->rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+	if (k->conf)
+		rd_kafka_conf_destroy(k->conf);
+	for (size_t i = 0; i < k->ntopics; i++)
+		free(k->topics[i]);
+	free(k->topics);
+	free(k->parts);
+	free(k->batch);
+	free(k);
+}
+
+static int subscribe(struct ingest_kafka *k, char *err, size_t errsz)
+{
+	rd_kafka_topic_partition_list_t *l =
+		rd_kafka_topic_partition_list_new(k->o.ntopics);
+	rd_kafka_resp_err_t e;
+
+	for (int i = 0; i < k->o.ntopics; i++)
+		rd_kafka_topic_partition_list_add(l, k->o.topics[i],
+						  RD_KAFKA_PARTITION_UA);
+	e = rd_kafka_subscribe(k->rk, l);
+	rd_kafka_topic_partition_list_destroy(l);
+	if (e) {
+		set_err(err, errsz, "subscribe: %s", rd_kafka_err2str(e));
+		return RT_EKAFKA;
+	}
+	return 0;
+}
+
+int ingest_kafka_start(struct ingest_kafka *k, char *err, size_t errsz)
+{
+	char errstr[512], gid[8];
+	size_t n = sizeof(gid);
+
+	if (!k->conf) {
+		set_err(err, errsz, "already started");
+		return RT_EINVAL;
+	}
+	if (k->o.ntopics < 1 || !k->o.hooks.emit || !k->o.hooks.commit ||
+	    !k->o.in || !k->o.arena) {
+		set_err(err, errsz, "no topic, decoder or hooks");
+		return RT_EINVAL;
+	}
+	if (rd_kafka_conf_get(k->conf, "group.id", gid, &n) !=
+	    RD_KAFKA_CONF_OK || !gid[0]) {
+		set_err(err, errsz, "group.id: a consumer group is required");
+		return RT_EINVAL;
+	}
+	n = sizeof(gid);
+	if (rd_kafka_conf_get(k->conf, "bootstrap.servers", gid, &n) !=
+	    RD_KAFKA_CONF_OK || n <= 1) {
+		set_err(err, errsz, "bootstrap.servers: no brokers given (-b)");
+		return RT_EINVAL;
+	}
+	rd_kafka_conf_set_opaque(k->conf, k);
+	rd_kafka_conf_set_error_cb(k->conf, on_error);
+	rd_kafka_conf_set_rebalance_cb(k->conf, on_rebalance);
+	rd_kafka_conf_set_offset_commit_cb(k->conf, on_offset_commit);
+	/* rd_kafka_new owns conf from here on, even when it fails. */
+	k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, k->conf, errstr, sizeof(errstr));
+	if (!k->rk) {
+		set_err(err, errsz, "%s", errstr);
+		rd_kafka_conf_destroy(k->conf);
+		k->conf = NULL;
+		return RT_EKAFKA;
+	}
+	k->conf = NULL;
+	/* Messages and callbacks all come through rd_kafka_consumer_poll. */
+	rd_kafka_poll_set_consumer(k->rk);
+	return subscribe(k, err, errsz);
+}
+
+/* ---- batches --------------------------------------------------------- */
+
+/* Tells Kafka the first n entries of k->batch. */
+static void kafka_commit(struct ingest_kafka *k, size_t n, bool sync)
+{
+	rd_kafka_topic_partition_list_t *l =
+		rd_kafka_topic_partition_list_new((int)n);
+	rd_kafka_resp_err_t e;
+
+	for (size_t i = 0; i < n; i++)
+		rd_kafka_topic_partition_list_add(l, k->batch[i].topic,
+						  k->batch[i].partition)->offset =
+			k->batch[i].next;
+	e = rd_kafka_commit(k->rk, l, sync ? 0 : 1);
+	if (sync && e && e != RD_KAFKA_RESP_ERR__NO_OFFSET) {
+		k->st.kafka_commit_errors++;
+		logf_(k, "kafka offset commit failed (database is ahead, "
+		      "no loss): %s", rd_kafka_err2str(e));
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
+/* The database first, then Kafka. */
+static int flush(struct ingest_kafka *k, enum kafka_tell tell)
+{
+	size_t n = 0;
+	int rc;
+
+	if (k->fatal)
+		return k->fatal;
+	for (size_t i = 0; i < k->nparts; i++) {
+		struct kpart *p = &k->parts[i];
+
+		if (!p->in_batch)
+			continue;
+		k->batch[n++] = (struct ingest_kafka_part){
+			.topic = p->topic, .partition = p->partition,
+			.start = p->batch_start, .next = p->expected };
+	}
+	k->batch_msgs = k->batch_bytes = 0;
+	if (!n)
+		return 0;
+	if ((rc = k->o.hooks.commit(k->o.hooks.ctx, k->batch, n))) {
+		logf_(k, "database commit failed: %s; stopping, a restart "
+		      "resumes from the last committed batch", rt_strerror(rc));
+		return k->fatal = rc;
+	}
+	for (size_t i = 0; i < k->nparts; i++) {
+		struct kpart *p = &k->parts[i];
+
+		if (p->in_batch) {
+			p->committed = p->expected;
+			p->in_batch = false;
+		}
+	}
+	k->st.batches++;
+	if (tell != TELL_NONE)
+		kafka_commit(k, n, tell == TELL_SYNC);
+	return 0;
+}
+
+int ingest_kafka_flush(struct ingest_kafka *k)
+{
+	return flush(k, TELL_ASYNC);
+}
+
+static int64_t message_time_ns(const rd_kafka_message_t *m)
+{
+	rd_kafka_timestamp_type_t type;
+	int64_t ms = rd_kafka_message_timestamp(m, &type);
+
+	return ms > 0 ? ms * 1000000 : 0;
+}
+
+static int decode(struct ingest_kafka *k, const rd_kafka_message_t *m,
+		  struct kpart *p)
+{
+	const struct ingest_stats *s = ingest_stats(k->o.in);
+	uint64_t rejects = s->rejects, records = s->records;
+	struct rt_pos pos = { .source = p->topic, .offset = (uint64_t)m->offset,
+			      .partition = p->partition,
+			      .kafka_offset = m->offset };
+	int rc;
+
+	if (!m->payload || !m->len) {   /* a tombstone: nothing to read */
+		k->st.rejects++;
+		return 0;
+	}
+	rc = ingest_decode_message(k->o.in, m->payload, m->len, m->key,
+				   m->key ? m->key_len : 0, message_time_ns(m),
+				   &pos, k->o.arena, k->o.hooks.emit,
+				   k->o.hooks.ctx);
+	k->st.rejects += s->rejects - rejects;
+	k->st.records += s->records - records;
+	return rc;
+}
+
+static int handle_error(struct ingest_kafka *k, const rd_kafka_message_t *m)
+{
+	char what[512];
+	const char *topic = m->rkt ? rd_kafka_topic_name(m->rkt) : NULL;
+	struct kpart *p;
+
+	if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+		if (topic && (p = part_find(k, topic, m->partition)))
+			p->at_end = true;
+		return 0;
+	}
+	snprintf(what, sizeof(what), "%s%s%s: %s", topic ? topic : "",
+		 topic ? " " : "", topic ? "partition" : "consumer",
+		 rd_kafka_message_errstr(m));
+	report_error(k, m->err, what);
+	if (m->err == RD_KAFKA_RESP_ERR__FATAL && !k->fatal)
+		k->fatal = RT_EKAFKA;
+	return 0;
+}
+
+static int handle_message(struct ingest_kafka *k, const rd_kafka_message_t *m)
+{
+	struct kpart *p;
+	int rc;
+
+	if (m->err)
+		return handle_error(k, m);
+	if (!(p = part_get(k, rd_kafka_topic_name(m->rkt), m->partition)))
+		return RT_ENOMEM;
+	brokers_up(k);
+	p->at_end = false;
+	/* A message fetched before its partition was revoked belongs to the
+	 * next owner now; one below the next expected offset is already in
+	 * the database. */
+	if (!p->assigned || (p->expected >= 0 && m->offset < p->expected)) {
+		k->st.redelivered++;
+		return 0;
+	}
+	if (!p->in_batch) {
+		p->in_batch = true;
+		p->batch_start = p->committed;
+	}
+	if (!k->batch_msgs++)
+		k->deadline_ms = now_ms() + k->o.batch_ms;
+	if ((rc = decode(k, m, p)))
+		return rc;
+	p->expected = m->offset + 1;
+	k->batch_bytes += m->len;
+	k->st.messages++;
+	k->st.bytes += m->len;
+	return 0;
+}
+
+static bool all_at_end(const struct ingest_kafka *k)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < k->nparts; i++) {
+		if (!k->parts[i].assigned)
+			continue;
+		if (!k->parts[i].at_end)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
+{
+	int64_t end = now_ms() + timeout_ms;
+
+	if (!k->rk)
+		return RT_EINVAL;
+	for (;;) {
+		int64_t now = now_ms(), wait = end - now;
+		rd_kafka_message_t *m;
+		int rc = 0;
+
+		if (k->batch_msgs && k->deadline_ms - now < wait)
+			wait = k->deadline_ms - now;
+		m = rd_kafka_consumer_poll(k->rk, wait > 0 ? (int)wait : 0);
+		if (m) {
+			rc = handle_message(k, m);
+			rd_kafka_message_destroy(m);
+			if (rc && !k->fatal)
+				k->fatal = rc;
+		}
+		if (k->fatal)
+			return k->fatal;
+		probe(k);
+		now = now_ms();
+		if (k->batch_msgs && (k->batch_msgs >= k->o.batch_messages ||
+				      k->batch_bytes >= k->o.batch_bytes ||
+				      now >= k->deadline_ms) &&
+		    (rc = flush(k, TELL_ASYNC)))
+			return rc;
+		if (k->o.exit_at_end && all_at_end(k))
+			return (rc = flush(k, TELL_SYNC)) ? rc : 1;
+		if (now >= end)
+			return 0;
+	}
+}
+
+/* Leaving the group: close through a queue we serve ourselves, so a
+ * coordinator that does not answer cannot hold shutdown for long. */
+#define CLOSE_TIMEOUT_MS 10000
+
+int ingest_kafka_close(struct ingest_kafka *k)
+{
+	rd_kafka_queue_t *q;
+	rd_kafka_error_t *e;
+	int64_t end = now_ms() + CLOSE_TIMEOUT_MS;
+	int rc;
+
+	if (!k->rk)
+		return 0;
+	rc = flush(k, TELL_SYNC);
+	q = rd_kafka_queue_new(k->rk);
+	if ((e = rd_kafka_consumer_close_queue(k->rk, q))) {
+		logf_(k, "close: %s", rd_kafka_error_string(e));
+		rd_kafka_error_destroy(e);
+	} else {
+		while (!rd_kafka_consumer_closed(k->rk) && now_ms() < end)
+			rd_kafka_queue_poll_callback(q, 100);
+		if (!rd_kafka_consumer_closed(k->rk))
+			logf_(k, "close: group did not answer in %d s; leaving "
+			      "anyway", CLOSE_TIMEOUT_MS / 1000);
+	}
+	rd_kafka_queue_destroy(q);
+	if (!rc)
+		rc = k->fatal;
+	return rc;
+}
+
+const struct ingest_kafka_stats *ingest_kafka_stats(const struct ingest_kafka *k)
+{
+	return &k->st;
+}
+
+size_t ingest_kafka_lags(struct ingest_kafka *k, struct ingest_kafka_lag *out,
+			 size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < k->nparts; i++) {
+		struct kpart *p = &k->parts[i];
+		int64_t lo, hi, pos;
+
+		if (!p->assigned)
+			continue;
+		if (n < max) {
+			pos = p->committed >= 0 ? p->committed : p->expected;
+			if (!k->rk || rd_kafka_get_watermark_offsets(
+				    k->rk, p->topic, p->partition, &lo, &hi) ||
+			    hi < 0)
+				hi = -1;
+			out[n] = (struct ingest_kafka_lag){
+				.topic = p->topic, .partition = p->partition,
+				.committed = p->committed, .high = hi,
+				.lag = hi >= 0 && pos >= 0 ? hi - pos : -1 };
+		}
+		n++;
+	}
+	return n;
+}
+
+struct rd_kafka_s *ingest_kafka_handle(struct ingest_kafka *k)
+{
+	return k->rk;
+}

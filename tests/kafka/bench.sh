@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# bench.sh: consume throughput, one revtrail instance, real Kafka broker on
+# loopback. Not part of the test suite.
+#
+#   tests/kafka/bench.sh [REVTRAIL] [N] [PARTITIONS] [KIND]
+#   BENCH_ARGS="--batch-messages 20000" tests/kafka/bench.sh   (extra options)
+#
+# Starts a broker, produces N (default 1,000,000) fixtures.sh KIND (default
+# mixed: exporter Events, Fluent Bit and Vector logs, 30% of the logs
+# untagged) messages with kcat, then times `revtrail consume -e` from the
+# first assignment to the last commit, into a fresh SQLite database.
+# Prints messages/s and MB/s; the broker is stopped at exit.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+REVTRAIL=${1:-$ROOT/revtrail}
+N=${2:-1000000}
+PARTS=${3:-4}
+KIND=${4:-mixed}
+W=$(mktemp -d "${TMPDIR:-/tmp}/revtrail-bench.XXXXXX")
+trap '"$HERE/broker.sh" stop "$W/broker" >/dev/null 2>&1 || true; rm -rf "$W"' EXIT
+
+echo "bench: $N $KIND messages, $PARTS partitions, $(nproc) cores"
+BS=$("$HERE/broker.sh" start "$W/broker")
+"$HERE/broker.sh" topic "$W/broker" bench "$PARTS"
+"$HERE/fixtures.sh" "$KIND" "$N" >"$W/msgs.tsv"
+echo "bench: $(du -m "$W/msgs.tsv" | cut -f1) MB of messages"
+t0=$(date +%s.%N)
+timeout 900 kcat -P -b "$BS" -t bench -K '	' -X linger.ms=50 \
+	-X batch.num.messages=10000 -X queue.buffering.max.messages=500000 \
+	-X compression.codec=lz4 -l "$W/msgs.tsv"
+t1=$(date +%s.%N)
+echo "bench: produced in $(echo "$t1 - $t0" | bc) s"
+rm -f "$W/msgs.tsv"
+
+t0=$(date +%s.%N)
+timeout 1800 "$REVTRAIL" consume -b "$BS" -t bench -G bench --db "$W/bench.db" \
+	-e --status-interval 10 --stats-json "$W/stats.json" ${BENCH_ARGS:-} \
+	2>"$W/consume.err"
+t1=$(date +%s.%N)
+grep -E '^consume: [0-9]+ messages in|events' "$W/consume.err" || true
+secs=$(echo "$t1 - $t0" | bc)
+msgs=$(jq -r .messages "$W/stats.json")
+bytes=$(jq -r .bytes "$W/stats.json")
+printf 'bench: %s messages in %.1f s (wall, incl. group join): %.0f msg/s, %.1f MB/s\n' \
+	"$msgs" "$secs" "$(echo "$msgs / $secs" | bc -l)" \
+	"$(echo "$bytes / $secs / 1048576" | bc -l)"
+echo "bench: events $(sqlite3 "$W/bench.db" 'SELECT count(*) FROM events'), incidents $(sqlite3 "$W/bench.db" 'SELECT count(*) FROM incidents'), db $(du -m "$W/bench.db" | cut -f1) MB"

@@ -1,0 +1,563 @@
+/*
+ * test_ingest_kafka.c: the Kafka source against librdkafka's mock cluster
+ * (rdkafka_mock.h): consume, crash and restart, two consumers rebalancing,
+ * a broker going down and up, injected request errors, a failing database
+ * commit, undecodable messages, and property parsing.
+ *
+ * The "database" is an in-memory table with the same contract a store has:
+ * a commit applies the batch's records and the partitions' next offsets
+ * together, and refuses a batch whose start offsets do not match what it
+ * holds (a fenced, stale writer). Every message is one text record, counted
+ * by (partition, offset), so exactly-once is checked message by message.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include "revtrail/kafka.h"
+#include "tap.h"
+
+#define TOPIC "events"
+#define NPART 4
+#define MAXOFF 20000
+/* Kafka protocol API keys (not in the public headers). */
+#define API_FETCH 1
+#define API_OFFSET_COMMIT 8
+
+/* The fake database. */
+struct db {
+	int count[NPART][MAXOFF];      /* committed records per message */
+	int64_t stored[NPART];         /* next offset per partition, -1 none */
+	int fail_commits;              /* refuse the next N commits */
+	int fenced;                    /* commits refused as stale */
+	int commits;
+	int bad_records;               /* records not from our topic */
+};
+
+struct consumer {
+	struct db *db;
+	struct ingest *in;
+	struct rt_arena arena;
+	struct ingest_kafka *k;
+	int emitted;
+	int pending[8192][2];          /* (partition, offset) of this batch */
+	int npending;
+};
+
+static int on_record(void *ctx, struct rt_record *rec)
+{
+	struct consumer *c = ctx;
+	struct db *db = c->db;
+
+	if (!rec->pos.source || strcmp(rec->pos.source, TOPIC) ||
+	    rec->pos.partition < 0 || rec->pos.partition >= NPART ||
+	    rec->pos.kafka_offset < 0 || rec->pos.kafka_offset >= MAXOFF ||
+	    c->npending == 8192) {
+		db->bad_records++;
+		return 0;
+	}
+	c->pending[c->npending][0] = rec->pos.partition;
+	c->pending[c->npending][1] = (int)rec->pos.kafka_offset;
+	c->npending++;
+	c->emitted++;
+	return 0;
+}
+
+static int stored_offset(void *ctx, const char *topic, int32_t part,
+			 int64_t *next)
+{
+	struct consumer *c = ctx;
+
+	*next = !strcmp(topic, TOPIC) && part < NPART ? c->db->stored[part] : -1;
+	return 0;
+}
+
+/* A consumer's pending records, with its partitions' offsets, in one
+ * step; a batch that does not start where the database is, is refused. */
+static int commit(void *ctx, const struct ingest_kafka_part *parts, size_t n)
+{
+	struct consumer *c = ctx;
+	struct db *db = c->db;
+
+	if (db->fail_commits) {
+		db->fail_commits--;
+		c->npending = 0;
+		return RT_EDB;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (parts[i].start >= 0 &&
+		    parts[i].start != db->stored[parts[i].partition]) {
+			db->fenced++;
+			c->npending = 0;
+			return RT_EDB;
+		}
+	for (int i = 0; i < c->npending; i++)
+		db->count[c->pending[i][0]][c->pending[i][1]]++;
+	for (size_t i = 0; i < n; i++)
+		db->stored[parts[i].partition] = parts[i].next;
+	c->npending = 0;
+	db->commits++;
+	rt_arena_reset(&c->arena);
+	return 0;
+}
+
+static const char *bootstraps;
+
+static int consumer_start(struct consumer *c, struct db *db, const char *group,
+			  unsigned batch, bool at_end)
+{
+	static const char *topics[] = { TOPIC };
+	struct ingest_opts io = { 0 };
+	struct ingest_kafka_opts o = {
+		.brokers = bootstraps, .group = group, .topics = topics,
+		.ntopics = 1, .batch_messages = batch, .batch_ms = 50,
+		.exit_at_end = at_end,
+	};
+	char err[256];
+
+	memset(c, 0, sizeof(*c));
+	c->db = db;
+	rt_arena_init(&c->arena);
+	c->in = ingest_new(&io);
+	o.in = c->in;
+	o.arena = &c->arena;
+	o.hooks = (struct ingest_kafka_hooks){ c, stored_offset, on_record,
+					       commit };
+	o.log = stderr;
+	if (!(c->k = ingest_kafka_new(&o, err, sizeof(err)))) {
+		printf("# new: %s\n", err);
+		return -1;
+	}
+	/* Fast group protocol for a mock cluster on loopback. */
+	if (ingest_kafka_set(c->k, "heartbeat.interval.ms", "100", err, sizeof(err)) ||
+	    ingest_kafka_set(c->k, "session.timeout.ms", "3000", err, sizeof(err)) ||
+	    ingest_kafka_set(c->k, "reconnect.backoff.max.ms", "200", err, sizeof(err)) ||
+	    ingest_kafka_set(c->k, "log_level", "3", err, sizeof(err)) ||
+	    ingest_kafka_start(c->k, err, sizeof(err))) {
+		printf("# start: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Drops the consumer as kill -9 would: no commit, no close. */
+static void consumer_crash(struct consumer *c)
+{
+	ingest_kafka_free(c->k);
+	c->npending = 0;
+	ingest_free(c->in);
+	rt_arena_release(&c->arena);
+}
+
+static int consumer_stop(struct consumer *c)
+{
+	int rc = ingest_kafka_close(c->k);
+
+	consumer_crash(c);
+	return rc;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Polls until the consumer reports the end of every partition. */
+static int run_to_end(struct consumer *c, double max_s)
+{
+	double end = now_s() + max_s;
+	int rc;
+
+	while (now_s() < end)
+		if ((rc = ingest_kafka_poll(c->k, 50)) != 0)
+			return rc;
+	return 0;
+}
+
+static void produce(rd_kafka_t *p, int from, int n, const char *body)
+{
+	for (int i = from; i < from + n; i++) {
+		char val[256], key[32];
+
+		snprintf(key, sizeof(key), "uid-%d", i);
+		snprintf(val, sizeof(val), body, i);
+		rd_kafka_producev(p, RD_KAFKA_V_TOPIC(TOPIC),
+				  RD_KAFKA_V_PARTITION(i % NPART),
+				  RD_KAFKA_V_KEY(key, strlen(key)),
+				  RD_KAFKA_V_VALUE(val, strlen(val)),
+				  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+				  RD_KAFKA_V_END);
+		rd_kafka_poll(p, 0);
+	}
+	rd_kafka_flush(p, 10000);
+}
+
+/* How many messages were stored once, more than once, and not at all
+ * among the first total messages (which are spread over the partitions). */
+static void tally(const struct db *db, int total, int *once, int *dup,
+		  int *lost)
+{
+	int per[NPART] = { 0 };
+
+	*once = *dup = *lost = 0;
+	for (int i = 0; i < total; i++)
+		per[i % NPART]++;
+	for (int p = 0; p < NPART; p++)
+		for (int o = 0; o < per[p]; o++) {
+			int n = db->count[p][o];
+
+			*once += n == 1;
+			*dup += n > 1;
+			*lost += n == 0;
+		}
+}
+
+static void db_init(struct db *db)
+{
+	memset(db, 0, sizeof(*db));
+	for (int p = 0; p < NPART; p++)
+		db->stored[p] = -1;
+}
+
+static void check_exact(const struct db *db, int total, const char *what)
+{
+	int once, dup, lost;
+
+	tally(db, total, &once, &dup, &lost);
+	is_int(once, total, "%s: every message stored once", what);
+	is_int(dup, 0, "%s: none twice", what);
+	is_int(lost, 0, "%s: none lost", what);
+	is_int(db->bad_records, 0, "%s: every record carries its position",
+	       what);
+}
+
+static const char *line_fmt =
+	"Back-off restarting failed container web in pod web-%d";
+
+static void test_consume(rd_kafka_t *p, struct db *db)
+{
+	struct consumer c;
+	int64_t sum = 0;
+
+	produce(p, 0, 1000, line_fmt);
+	db_init(db);
+	if (!ok(consumer_start(&c, db, "g-consume", 300, true) == 0,
+		"consumer starts"))
+		return;
+	is_int(run_to_end(&c, 30), 1, "consumer reaches the end of every partition");
+	is_int(ingest_kafka_stats(c.k)->messages, 1000, "1000 messages consumed");
+	is_int(ingest_kafka_stats(c.k)->records, 1000, "1000 records decoded");
+	ok(ingest_kafka_stats(c.k)->batches >= 4, "batches bounded by size (%llu)",
+	   (unsigned long long)ingest_kafka_stats(c.k)->batches);
+	{
+		struct ingest_kafka_lag lag[8];
+		size_t n = ingest_kafka_lags(c.k, lag, 8);
+		int zero = 0;
+
+		is_int(n, NPART, "lags cover every assigned partition");
+		for (size_t i = 0; i < n && i < 8; i++)
+			zero += lag[i].lag == 0;
+		is_int(zero, NPART, "no lag once at the end");
+	}
+	is_int(consumer_stop(&c), 0, "close commits and leaves cleanly");
+	for (int i = 0; i < NPART; i++)
+		sum += db->stored[i];
+	is_int(sum, 1000, "stored next offsets add up to the message count");
+	check_exact(db, 1000, "consume");
+}
+
+/* A crash mid-stream loses the uncommitted batch; the restart re-reads it
+ * from the stored offsets, so nothing is lost and nothing doubled. */
+static void test_crash_restart(rd_kafka_t *p, struct db *db)
+{
+	struct consumer c;
+	double end;
+
+	db_init(db);
+	produce(p, 1000, 2000, line_fmt);   /* offsets 250..749 per partition */
+	if (!ok(consumer_start(&c, db, "g-crash", 97, false) == 0,
+		"first consumer starts"))
+		return;
+	end = now_s() + 30;
+	while (now_s() < end && db->commits < 5)
+		ingest_kafka_poll(c.k, 10);
+	ok(db->commits >= 5, "some batches committed before the crash");
+	ok(c.emitted > 0, "records were pending at the crash");
+	consumer_crash(&c);
+	/* Another group: the group's offsets cannot help, only the stored
+	 * ones (and no wait for the dead member's session to expire). */
+	if (!ok(consumer_start(&c, db, "g-crash-2", 500, true) == 0,
+		"restarted consumer starts"))
+		return;
+	is_int(run_to_end(&c, 30), 1, "restart reaches the end");
+	consumer_stop(&c);
+	check_exact(db, 3000, "crash and restart");
+}
+
+/* Two consumers in one group share one database: the partitions split,
+ * the revoked side commits first, and the union is exact. */
+static void test_rebalance(rd_kafka_t *p, struct db *db)
+{
+	struct consumer a, b;
+	double end;
+	int na = 0, nb = 0;
+
+	db_init(db);
+	if (!ok(consumer_start(&a, db, "g-rebal", 50, false) == 0,
+		"consumer A starts"))
+		return;
+	end = now_s() + 20;
+	while (now_s() < end && ingest_kafka_stats(a.k)->messages < 1000)
+		ingest_kafka_poll(a.k, 20);
+	is_int(ingest_kafka_stats(a.k)->assigned, NPART, "A alone has all partitions");
+	if (!ok(consumer_start(&b, db, "g-rebal", 50, false) == 0,
+		"consumer B joins"))
+		return;
+	end = now_s() + 30;
+	while (now_s() < end) {
+		ingest_kafka_poll(a.k, 20);
+		ingest_kafka_poll(b.k, 20);
+		na = ingest_kafka_stats(a.k)->assigned;
+		nb = ingest_kafka_stats(b.k)->assigned;
+		if (na > 0 && nb > 0 && na + nb == NPART)
+			break;
+	}
+	ok(na > 0 && nb > 0 && na + nb == NPART,
+	   "the partitions split between A (%d) and B (%d)", na, nb);
+	produce(p, 3000, 400, line_fmt);
+	end = now_s() + 30;
+	while (now_s() < end && ingest_kafka_stats(a.k)->messages +
+	       ingest_kafka_stats(b.k)->messages < 3400) {
+		ingest_kafka_poll(a.k, 20);
+		ingest_kafka_poll(b.k, 20);
+	}
+	ok(ingest_kafka_stats(b.k)->messages > 0, "B consumed after the rebalance");
+	ingest_kafka_flush(a.k);
+	ingest_kafka_flush(b.k);
+	/* A leaves: B takes everything and continues where A committed. */
+	is_int(consumer_stop(&a), 0, "A leaves the group cleanly");
+	produce(p, 3400, 400, line_fmt);
+	end = now_s() + 30;
+	while (now_s() < end && (ingest_kafka_stats(b.k)->assigned < NPART ||
+				 db->stored[0] + db->stored[1] + db->stored[2] +
+				 db->stored[3] < 3800))
+		ingest_kafka_poll(b.k, 20);
+	is_int(ingest_kafka_stats(b.k)->assigned, NPART, "B takes A's partitions");
+	consumer_stop(&b);
+	is_int(db->fenced, 0, "no batch was fenced");
+	check_exact(db, 3800, "rebalance");
+}
+
+static void test_broker_down_up(rd_kafka_t *p, rd_kafka_mock_cluster_t *mc,
+				struct db *db)
+{
+	struct consumer c;
+	double end;
+	uint64_t before;
+
+	db_init(db);
+	if (!ok(consumer_start(&c, db, "g-down", 100, false) == 0,
+		"consumer starts"))
+		return;
+	end = now_s() + 20;
+	while (now_s() < end && ingest_kafka_stats(c.k)->messages < 3800)
+		ingest_kafka_poll(c.k, 20);
+	is_int(ingest_kafka_stats(c.k)->messages, 3800, "caught up before the outage");
+	rd_kafka_mock_broker_set_down(mc, 1);
+	end = now_s() + 15;
+	while (now_s() < end && !ingest_kafka_stats(c.k)->brokers_down)
+		ingest_kafka_poll(c.k, 50);
+	ok(ingest_kafka_stats(c.k)->brokers_down, "the outage is reported");
+	before = ingest_kafka_stats(c.k)->messages;
+	rd_kafka_mock_broker_set_up(mc, 1);
+	produce(p, 3800, 200, line_fmt);
+	end = now_s() + 30;
+	while (now_s() < end && ingest_kafka_stats(c.k)->messages < before + 200)
+		ingest_kafka_poll(c.k, 50);
+	is_int(ingest_kafka_stats(c.k)->messages, before + 200,
+	       "consumption resumes after the broker is back");
+	ok(!ingest_kafka_stats(c.k)->brokers_down, "the recovery is reported");
+	consumer_stop(&c);
+	check_exact(db, 4000, "broker down and up");
+}
+
+static void test_injected_errors(rd_kafka_t *p, rd_kafka_mock_cluster_t *mc,
+				 struct db *db)
+{
+	struct consumer c;
+	double end;
+
+	db_init(db);
+	rd_kafka_mock_push_request_errors(mc, API_FETCH, 3,
+		RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+		RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+		RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION);
+	rd_kafka_mock_push_request_errors(mc, API_OFFSET_COMMIT, 2,
+		RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE,
+		RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT);
+	if (!ok(consumer_start(&c, db, "g-errors", 500, true) == 0,
+		"consumer starts under injected errors"))
+		return;
+	is_int(run_to_end(&c, 40), 1, "reaches the end despite errors");
+	consumer_stop(&c);
+	check_exact(db, 4000, "injected fetch and commit errors");
+
+	/* The database refuses a commit: the source stops, nothing reaches
+	 * Kafka, and a restart re-reads the batch. */
+	db_init(db);
+	db->fail_commits = 1;
+	if (!consumer_start(&c, db, "g-dbfail", 300, false)) {
+		int rc = 0;
+
+		end = now_s() + 20;
+		while (now_s() < end && !rc)
+			rc = ingest_kafka_poll(c.k, 20);
+		is_int(rc, RT_EDB, "a failed database commit stops the source");
+		consumer_crash(&c);
+	}
+	if (!consumer_start(&c, db, "g-dbfail-2", 300, true)) {
+		is_int(run_to_end(&c, 30), 1, "restart after the failure");
+		consumer_stop(&c);
+	}
+	check_exact(db, 4000, "database commit failure");
+	(void)p;
+}
+
+static void test_undecodable(rd_kafka_t *p, struct db *db)
+{
+	static const char *topics[] = { TOPIC };
+	struct consumer c;
+	char junk[64];
+	uint64_t rejects;
+
+	db_init(db);
+	/* Empty values and tombstones: no record, but offsets advance. */
+	for (int i = 0; i < 8; i++)
+		rd_kafka_producev(p, RD_KAFKA_V_TOPIC(TOPIC),
+				  RD_KAFKA_V_PARTITION(i % NPART),
+				  RD_KAFKA_V_VALUE(NULL, 0), RD_KAFKA_V_END);
+	memset(junk, 0, sizeof(junk));
+	for (int i = 0; i < 4; i++)
+		rd_kafka_producev(p, RD_KAFKA_V_TOPIC(TOPIC),
+				  RD_KAFKA_V_PARTITION(i % NPART),
+				  RD_KAFKA_V_VALUE(junk, sizeof(junk)),
+				  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+				  RD_KAFKA_V_END);
+	rd_kafka_flush(p, 10000);
+	if (consumer_start(&c, db, "g-junk", 5000, true))
+		return;
+	is_int(run_to_end(&c, 30), 1, "junk does not stop the source");
+	rejects = ingest_kafka_stats(c.k)->rejects;
+	ok(rejects >= 8, "empty values are counted as rejects (%llu)",
+	   (unsigned long long)rejects);
+	is_int(ingest_kafka_stats(c.k)->messages, 4012, "every message is accounted for");
+	consumer_stop(&c);
+	is_int(db->stored[0] + db->stored[1] + db->stored[2] + db->stored[3],
+	       4012, "offsets advance past undecodable messages");
+	(void)topics;
+}
+
+static void test_properties(void)
+{
+	static const char *topics[] = { TOPIC };
+	struct ingest_kafka_opts o = { .brokers = "127.0.0.1:1", .group = "g",
+				       .topics = topics, .ntopics = 1 };
+	struct ingest_kafka *k = ingest_kafka_new(&o, NULL, 0);
+	char err[512] = "", path[] = "/tmp/revtrail-props-XXXXXX";
+	FILE *f;
+	int fd;
+
+	if (!ok(k != NULL, "source created"))
+		return;
+	is_int(ingest_kafka_set_kv(k, "no.such.property=1", err, sizeof(err)),
+	       RT_EINVAL, "an unknown property is refused");
+	ok(strstr(err, "no.such.property") != NULL, "the error names the key: %s", err);
+	is_int(ingest_kafka_set_kv(k, "enable.auto.commit=true", err, sizeof(err)),
+	       RT_EINVAL, "enable.auto.commit is refused");
+	ok(strstr(err, "enable.auto.commit") != NULL, "and named: %s", err);
+	is_int(ingest_kafka_set_kv(k, "novalue", err, sizeof(err)), RT_EINVAL,
+	       "key without = is refused");
+	is_int(ingest_kafka_set_kv(k, "security.protocol=plaintext", err, sizeof(err)),
+	       0, "a known property is accepted");
+	is_int(ingest_kafka_set_kv(k, "fetch.wait.max.ms=abc", err, sizeof(err)),
+	       RT_EINVAL, "a bad value is refused");
+	ok(strstr(err, "fetch.wait.max.ms") != NULL, "and named: %s", err);
+
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	fputs("# comment\n\n! also a comment\n  client.id = from-file  \n"
+	      "socket.timeout.ms=5000\nsasl.password\n", f);
+	fclose(f);
+	is_int(ingest_kafka_load_file(k, path, err, sizeof(err)), RT_EINVAL,
+	       "a properties file with a bad line is refused");
+	ok(strstr(err, ":6:") != NULL, "the error gives the line: %s", err);
+	f = fopen(path, "w");
+	fputs("# ok\nclient.id = from-file\nbogus.key=1\n", f);
+	fclose(f);
+	is_int(ingest_kafka_load_file(k, path, err, sizeof(err)), RT_EINVAL,
+	       "an unknown key in a file is refused");
+	ok(strstr(err, ":3:") && strstr(err, "bogus.key"),
+	   "the error gives line and key: %s", err);
+	f = fopen(path, "w");
+	fputs("client.id=from-file\r\nsocket.timeout.ms = 5000\n", f);
+	fclose(f);
+	is_int(ingest_kafka_load_file(k, path, err, sizeof(err)), 0,
+	       "a good properties file loads (CRLF too)");
+	unlink(path);
+	ingest_kafka_free(k);
+
+	o.group = NULL;
+	k = ingest_kafka_new(&o, NULL, 0);
+	is_int(ingest_kafka_start(k, err, sizeof(err)), RT_EINVAL,
+	       "no group is a configuration error");
+	ingest_kafka_free(k);
+}
+
+int main(void)
+{
+	char errstr[256];
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	rd_kafka_t *host, *p;
+	rd_kafka_mock_cluster_t *mc;
+	struct db *db = calloc(1, sizeof(*db));
+	double t0;
+
+	test_properties();
+
+	rd_kafka_conf_set(conf, "log_level", "3", errstr, sizeof(errstr));
+	host = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
+	mc = rd_kafka_mock_cluster_new(host, 1);
+	rd_kafka_mock_topic_create(mc, TOPIC, NPART, 1);
+	bootstraps = rd_kafka_mock_cluster_bootstraps(mc);
+	conf = rd_kafka_conf_new();
+	rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps, errstr, sizeof(errstr));
+	rd_kafka_conf_set(conf, "log_level", "3", errstr, sizeof(errstr));
+	p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
+
+	t0 = now_s();
+	test_consume(p, db);
+	printf("# consume: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_crash_restart(p, db);
+	printf("# crash: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_rebalance(p, db);
+	printf("# rebalance: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_broker_down_up(p, mc, db);
+	printf("# down/up: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_injected_errors(p, mc, db);
+	printf("# errors: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_undecodable(p, db);
+	printf("# junk: %.1f s\n", now_s() - t0);
+
+	rd_kafka_destroy(p);
+	rd_kafka_mock_cluster_destroy(mc);
+	rd_kafka_destroy(host);
+	free(db);
+	return done_testing();
+}
