@@ -206,9 +206,22 @@ static bool is_json_name(const char *const *cols, const char *name)
 	return false;
 }
 
+/* The shortest text that reads back as d (0.1, not 0.10000000000000001). */
+static const char *real_text(double d, char *buf, size_t size)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	return buf;
+}
+
 static void json_value(FILE *f, const char *const *cols, const char *name,
 		       const struct store_value *v)
 {
+	char num[40];
+
 	switch (v->type) {
 	case STORE_INT:
 		fprintf(f, "%" PRId64, v->i);
@@ -217,7 +230,7 @@ static void json_value(FILE *f, const char *const *cols, const char *name,
 		if (v->d != v->d || v->d > 1e308 || v->d < -1e308)
 			fputs("null", f);
 		else
-			fprintf(f, "%.17g", v->d);
+			fputs(real_text(v->d, num, sizeof(num)), f);
 		break;
 	case STORE_TEXT:
 		if (is_json_name(cols, name) && v->n && (v->p[0] == '[' ||
@@ -260,7 +273,7 @@ static void value_text(const struct store_value *v, char *num, size_t size,
 		*out = num;
 		break;
 	case STORE_REAL:
-		snprintf(num, size, "%g", v->d);
+		real_text(v->d, num, size);
 		*out = num;
 		break;
 	case STORE_TEXT:

@@ -4,9 +4,12 @@
  *   1. a release hint the decoder found in labels/annotations;
  *   2. helm-controller objects: Job/Pod helm-install-X, helm-delete-X, and
  *      the HelmChart X itself;
- *   3. the longest release known in the namespace that is the object's name
+ *   3. the release another record of the same workload was labelled with
+ *      (a CRI log line of pod haproxy-6c8d9f7b5-w9xqz belongs to release
+ *      edge when the exporter's events of that Deployment's pods say so);
+ *   4. the longest release known in the namespace that is the object's name
  *      or prefixes it at a '-' boundary (payments-api-7d9c8f4b6-4kx2m);
- *   4. the workload name (pod suffixes stripped), marked inferred.
+ *   5. the workload name (pod suffixes stripped), marked inferred.
  * A record without any object falls back to `ingest --release NS/NAME`.
  */
 #include <string.h>
@@ -152,7 +155,14 @@ struct rt_str corr_helm_job_release(const struct corr_registry *reg,
 		return RT_STR_NULL;
 	if (rt_str_eq(kind, "Job") || rt_str_eq(kind, "HelmChart"))
 		return rest;
-	/* A pod: helm-install-<release>-<sfx>. A known release settles it. */
+	/* A pod: helm-install-<release>-<sfx>, the suffix the Job controller
+	 * adds. Cutting it is exact; a known release prefix would give
+	 * "traefik" for helm-install-traefik-crd-x7fqb. */
+	if (reg && corr_registry_first_ns(reg, rest))
+		return rest;
+	if (last_segment(rest, &head, &seg) && seg.n == 5 &&
+	    looks_generated(seg.p, seg.n, 5, 5))
+		return head;
 	if (reg) {
 		const struct corr_release *rel =
 			corr_registry_longest_prefix(reg, ns, rest);
@@ -164,9 +174,6 @@ struct rt_str corr_helm_job_release(const struct corr_registry *reg,
 			    corr_registry_first_ns(reg, rt_str_make(rest.p, n)))
 				return rt_str_make(rest.p, n);
 	}
-	if (last_segment(rest, &head, &seg) && seg.n == 5 &&
-	    looks_generated(seg.p, seg.n, 5, 5))
-		return head;
 	return rest;
 }
 
@@ -213,6 +220,19 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 	out->name = name.n ? name : pod;
 	if (rt_str_eq(out->kind, "Pod") && pod.n && !name.n)
 		out->name = pod;
+	/* A helm-controller job labelled with its own chart is still a job:
+	 * it runs in the HelmChart's namespace, its release may live in the
+	 * targetNamespace, like the unlabelled records of the same job. */
+	if (hint_release.n && !hint_ns.n && out->name.n) {
+		r = corr_helm_job_release(reg, ns, out->kind, out->name);
+		if (r.n == hint_release.n &&
+		    memcmp(r.p, hint_release.p, r.n) == 0) {
+			out->release = r;
+			out->release_ns = job_ns(reg, ns, r);
+			out->via = CORR_VIA_JOB;
+			return;
+		}
+	}
 	if (hint_release.n) {
 		out->release = hint_release;
 		out->release_ns = hint_ns.n ? hint_ns : ns;
@@ -243,6 +263,12 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		out->via = CORR_VIA_JOB;
 		return;
 	}
+	r = corr_workload_name(out->kind, out->name, template_hash);
+	if (corr_registry_alias_find(reg, ns, r, &out->release_ns,
+				     &out->release)) {
+		out->via = CORR_VIA_LABEL;
+		return;
+	}
 	rel = reg ? corr_registry_longest_prefix(reg, ns, out->name) : NULL;
 	if (rel) {
 		out->release = rt_str_make(out->name.p, strlen(rel->name));
@@ -253,4 +279,49 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 	out->release = corr_workload_name(out->kind, out->name, template_hash);
 	out->release_ns = ns;
 	out->via = out->release.n ? CORR_VIA_WORKLOAD : CORR_VIA_NONE;
+}
+
+/* Kinds whose name is, or leads to, a workload name. */
+static bool workload_kind(struct rt_str kind)
+{
+	static const char *const kinds[] = {
+		"Pod", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet",
+		"Job", "CronJob",
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (rt_str_eq(kind, kinds[i]))
+			return true;
+	return false;
+}
+
+static bool rts_same(struct rt_str a, struct rt_str b)
+{
+	return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out)
+{
+	struct rt_str kind = rec->kind, name = rec->name;
+
+	if (!rec->release.n || !rec->ns.n)
+		return false;
+	if (!kind.n && rec->pod.n) {
+		kind = RT_STR_LIT("Pod");
+		name = rec->pod;
+	}
+	if (!name.n || !workload_kind(kind) ||
+	    rt_str_has_prefix(name, "helm-install-") ||
+	    rt_str_has_prefix(name, "helm-delete-"))
+		return false;
+	out->ns = rec->ns;
+	out->workload = corr_workload_name(kind, name, rec->template_hash);
+	out->rel_ns = rec->release_ns.n ? rec->release_ns : rec->ns;
+	out->rel = rec->release;
+	/* A workload named like its release in its own namespace: the name
+	 * already says it (no mapping to keep per workload). */
+	if (!out->workload.n ||
+	    (rts_same(out->workload, out->rel) && rts_same(out->rel_ns, rec->ns)))
+		return false;
+	return true;
 }

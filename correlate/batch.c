@@ -112,6 +112,8 @@ void corr_batch_free(struct corr_batch *b)
 	free(b->slots);
 	free(b->revs);
 	free(b->pos);
+	free(b->aliases);
+	free(b->alias_slots);
 	free(b);
 }
 
@@ -119,9 +121,14 @@ void corr_batch_reset(struct corr_batch *b)
 {
 	if (b->nev)
 		memset(b->slots, 0, b->nslots * sizeof(*b->slots));
+	if (b->naliases)
+		memset(b->alias_slots, 0,
+		       b->nalias_slots * sizeof(*b->alias_slots));
 	b->nev = 0;
 	b->nrevs = 0;
 	b->npos = 0;
+	b->naliases = 0;
+	b->alias_last = 0;
 	b->max_ts = 0;
 }
 
@@ -272,6 +279,103 @@ static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 	return 0;
 }
 
+static uint64_t alias_hash(const struct corr_alias *a)
+{
+	uint64_t h = hash_str(corr_hash(0, "alias", 5), a->ns);
+
+	h = hash_str(h, a->workload);
+	h = hash_str(h, a->rel_ns);
+	return hash_str(h, a->rel);
+}
+
+static bool alias_eq(const struct corr_alias *x, const struct corr_alias *y)
+{
+	const struct rt_str *a = &x->ns, *b = &y->ns;
+
+	for (int i = 0; i < 4; i++)
+		if (a[i].n != b[i].n || memcmp(a[i].p, b[i].p, a[i].n) != 0)
+			return false;
+	return true;
+}
+
+/* Slot of a mapping: holds index + 1 in its low 32 bits, the hash's top
+ * 32 bits above, 0 when free. */
+static size_t alias_find(const struct corr_batch *b,
+			 const struct corr_alias *a, uint64_t h, bool *found)
+{
+	size_t mask = b->nalias_slots - 1, i = h & mask;
+
+	*found = false;
+	while (b->alias_slots[i]) {
+		uint64_t v = b->alias_slots[i];
+
+		if ((v >> 32) == (h >> 32) &&
+		    alias_eq(&b->aliases[(v & 0xffffffffu) - 1], a)) {
+			*found = true;
+			break;
+		}
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+static int alias_grow(struct corr_batch *b)
+{
+	size_t n = b->nalias_slots ? b->nalias_slots * 2 : 64;
+	uint64_t *s = calloc(n, sizeof(*s));
+	bool found;
+
+	if (!s)
+		return RT_ENOMEM;
+	free(b->alias_slots);
+	b->alias_slots = s;
+	b->nalias_slots = n;
+	for (size_t i = 0; i < b->naliases; i++) {
+		uint64_t h = alias_hash(&b->aliases[i]);
+
+		b->alias_slots[alias_find(b, &b->aliases[i], h, &found)] =
+			(h & ~0xffffffffULL) | (uint64_t)(i + 1);
+	}
+	return 0;
+}
+
+/* Keeps each distinct workload -> release mapping of the batch once. */
+static int add_alias(struct corr_batch *b, const struct rt_record *rec)
+{
+	struct corr_alias a;
+	uint64_t h;
+	size_t i;
+	bool found;
+
+	if (!corr_record_alias(rec, &a))
+		return 0;
+	/* a log stream repeats one pod's mapping line after line */
+	if (b->alias_last && b->alias_last <= b->naliases &&
+	    alias_eq(&b->aliases[b->alias_last - 1], &a))
+		return 0;
+	if ((b->naliases + 1) * 2 > b->nalias_slots && alias_grow(b))
+		return RT_ENOMEM;
+	h = alias_hash(&a);
+	i = alias_find(b, &a, h, &found);
+	if (found) {
+		b->alias_last = (b->alias_slots[i] & 0xffffffffu);
+		return 0;
+	}
+	if (b->naliases == b->aliascap) {
+		size_t cap = b->aliascap ? b->aliascap * 2 : 16;
+		struct corr_alias *p = realloc(b->aliases, cap * sizeof(*p));
+
+		if (!p)
+			return RT_ENOMEM;
+		b->aliases = p;
+		b->aliascap = cap;
+	}
+	b->aliases[b->naliases++] = a;
+	b->alias_slots[i] = (h & ~0xffffffffULL) | (uint64_t)b->naliases;
+	b->alias_last = b->naliases;
+	return 0;
+}
+
 int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 		   const struct rt_class *cls)
 {
@@ -290,6 +394,9 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	 * timeline show them, so they are not events. */
 	if (rec->nrevs && rec->revs)
 		return add_revs(b, rec);
+	/* An untagged record's labels teach as much as a tagged one's. */
+	if (rec->release.n && (err = add_alias(b, rec)))
+		return err;
 	if (cls->ntags)
 		b->tagged++;
 	else {

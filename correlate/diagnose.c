@@ -280,6 +280,8 @@ static void affected_pods(const struct corr_incview *v,
 		if (n < CORR_MAX_PODS)
 			pods[n++] = &v->objects[i];
 	}
+	if (v->pods_total > out->pods_total)
+		out->pods_total = v->pods_total;
 	qsort(pods, n, sizeof(pods[0]), pod_cmp);
 	for (size_t i = 0; i < n; i++)
 		out->pods[i] = pods[i]->name;

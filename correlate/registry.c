@@ -18,9 +18,16 @@
 
 #include "revtrail/correlate.h"
 
+/* A learned workload -> release mapping (see correlate.h). */
+struct alias {
+	char *ns, *workload, *rel_ns, *rel;
+};
+
 struct corr_registry {
 	struct corr_release **slots;   /* open addressing by (ns, name) */
 	size_t nslots, count;
+	struct alias **aslots;         /* open addressing by (ns, workload) */
+	size_t naslots, acount;
 };
 
 enum { F_STATUS, F_CHART, F_APPVER, F_DESC, F_UPDATED };
@@ -89,10 +96,24 @@ static void rev_release(struct corr_rev *r)
 	free(r->hooks);
 }
 
+static void alias_free(struct alias *a)
+{
+	if (!a)
+		return;
+	free(a->ns);
+	free(a->workload);
+	free(a->rel_ns);
+	free(a->rel);
+	free(a);
+}
+
 void corr_registry_free(struct corr_registry *reg)
 {
 	if (!reg)
 		return;
+	for (size_t i = 0; i < reg->naslots; i++)
+		alias_free(reg->aslots[i]);
+	free(reg->aslots);
 	for (size_t i = 0; i < reg->nslots; i++) {
 		struct corr_release *rel = reg->slots[i];
 
@@ -143,7 +164,8 @@ const struct corr_release *corr_registry_find(const struct corr_registry *reg,
 
 static int grow(struct corr_registry *reg)
 {
-	struct corr_registry big = { NULL, reg->nslots * 2, reg->count };
+	struct corr_registry big = { .slots = NULL, .nslots = reg->nslots * 2,
+				     .count = reg->count };
 
 	big.slots = calloc(big.nslots, sizeof(*big.slots));
 	if (!big.slots)
@@ -503,4 +525,118 @@ const struct corr_rev *corr_release_rev(const struct corr_release *rel,
 		if (rel->revs[i].revision == revision)
 			return &rel->revs[i];
 	return NULL;
+}
+
+/* ---- workload -> release ------------------------------------------- */
+
+static size_t alias_slot(struct alias *const *slots, size_t nslots,
+			 struct rt_str ns, struct rt_str w)
+{
+	size_t mask = nslots - 1, i = key_hash(ns, w) & mask;
+
+	while (slots[i] && !(str_is(slots[i]->ns, ns) &&
+			     str_is(slots[i]->workload, w)))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int alias_grow(struct corr_registry *reg)
+{
+	size_t n = reg->naslots ? reg->naslots * 2 : 64;
+	struct alias **slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return RT_ENOMEM;
+	for (size_t i = 0; i < reg->naslots; i++) {
+		struct alias *a = reg->aslots[i];
+
+		if (a)
+			slots[alias_slot(slots, n,
+					 rt_str_make(a->ns, strlen(a->ns)),
+					 rt_str_make(a->workload,
+						     strlen(a->workload)))] = a;
+	}
+	free(reg->aslots);
+	reg->aslots = slots;
+	reg->naslots = n;
+	return 0;
+}
+
+/* (ns, rel) ordering: the smaller pair wins a conflict. */
+static int pair_cmp(const struct alias *a, struct rt_str ns, struct rt_str rel)
+{
+	int c = cmp_str(a->rel_ns, ns);
+
+	return c ? c : cmp_str(a->rel, rel);
+}
+
+static int alias_set(struct alias *a, struct rt_str rel_ns, struct rt_str rel)
+{
+	char *n = dup_str(rel_ns), *r = dup_str(rel);
+
+	if (!n || !r) {
+		free(n);
+		free(r);
+		return RT_ENOMEM;
+	}
+	free(a->rel_ns);
+	free(a->rel);
+	a->rel_ns = n;
+	a->rel = r;
+	return 0;
+}
+
+int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
+			      struct rt_str workload, struct rt_str rel_ns,
+			      struct rt_str rel, bool *changed)
+{
+	struct alias *a;
+	size_t i;
+
+	*changed = false;
+	if (!ns.n || !workload.n || !rel_ns.n || !rel.n)
+		return RT_EINVAL;
+	if ((reg->acount + 1) * 2 > reg->naslots && alias_grow(reg))
+		return RT_ENOMEM;
+	i = alias_slot(reg->aslots, reg->naslots, ns, workload);
+	a = reg->aslots[i];
+	if (a) {
+		if (pair_cmp(a, rel_ns, rel) <= 0)
+			return 0;
+		if (alias_set(a, rel_ns, rel))
+			return RT_ENOMEM;
+		*changed = true;
+		return 0;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a || !(a->ns = dup_str(ns)) || !(a->workload = dup_str(workload)) ||
+	    alias_set(a, rel_ns, rel)) {
+		alias_free(a);
+		return RT_ENOMEM;
+	}
+	reg->aslots[i] = a;
+	reg->acount++;
+	*changed = true;
+	return 0;
+}
+
+bool corr_registry_alias_find(const struct corr_registry *reg,
+			      struct rt_str ns, struct rt_str workload,
+			      struct rt_str *rel_ns, struct rt_str *rel)
+{
+	const struct alias *a;
+
+	if (!reg || !reg->acount || !ns.n || !workload.n)
+		return false;
+	a = reg->aslots[alias_slot(reg->aslots, reg->naslots, ns, workload)];
+	if (!a)
+		return false;
+	*rel_ns = rt_str_make(a->rel_ns, strlen(a->rel_ns));
+	*rel = rt_str_make(a->rel, strlen(a->rel));
+	return true;
+}
+
+size_t corr_registry_alias_count(const struct corr_registry *reg)
+{
+	return reg->acount;
 }

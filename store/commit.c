@@ -194,8 +194,8 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	bind_rts(s, 9, e->reason);
 	bind_rts(s, 10, e->type);
 	bind_rts(s, 11, e->message);
-	sqlite3_bind_text(s, 12, tags, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 13, fields, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 12, tags, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 13, fields, -1, SQLITE_STATIC);
 	if (e->severity != RT_SEV_NONE)
 		sqlite3_bind_text(s, 14, rt_severity_name(e->severity), -1,
 				  SQLITE_STATIC);
@@ -212,7 +212,7 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	if (e->source) {
 		snprintf(origin, sizeof(origin), "%s:%llu", e->source,
 			 (unsigned long long)e->offset);
-		sqlite3_bind_text(s, 20, origin, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 20, origin, -1, SQLITE_STATIC);
 	}
 	sqlite3_bind_int64(s, 21, e->count);
 	sqlite3_bind_int64(s, 22, (int64_t)e->ukey);
@@ -234,7 +234,7 @@ static int update_event(struct store *st, const struct corr_event *e,
 	bind_iso(s, 2, e->last_ns);
 	bind_iso(s, 3, e->first_ns);
 	sqlite3_bind_int64(s, 4, e->count);
-	sqlite3_bind_text(s, 5, tags, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 5, tags, -1, SQLITE_STATIC);
 	if (e->severity != RT_SEV_NONE)
 		sqlite3_bind_text(s, 6, rt_severity_name(e->severity), -1,
 				  SQLITE_STATIC);
@@ -769,6 +769,8 @@ static int commit_steps(struct store *st, struct corr_batch *b)
 	int err;
 
 	if ((err = revisions_merge(st, b)))
+		return err;
+	if ((err = aliases_merge(st, b)))
 		return err;
 	corr_batch_attribute(b, st->reg, &st->copts);
 	if (st->rebuild_all && (err = rebuild_all_keys(st)))

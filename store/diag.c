@@ -6,8 +6,10 @@
  * affected pods, all recomputed from the stored row, so the result depends
  * only on the stored events and revisions.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "store_int.h"
 
@@ -23,42 +25,194 @@ struct objlist {
 	size_t n, cap;
 };
 
-static int load_objects(struct store *st, int64_t id, struct objlist *l)
+static bool objlist_has(const struct objlist *l, const char *kind,
+			const char *name)
 {
-	sqlite3_stmt *s = stmt(st, S_OBJ_LIST);
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->o[i].kind, kind) && !strcmp(l->o[i].name, name))
+			return true;
+	return false;
+}
+
+/* Appends the row s is on (kind, name, first, last, events). */
+static int objlist_push(struct store *st, sqlite3_stmt *s, struct objlist *l)
+{
+	const char *kind = col_text(s, 0), *name = col_text(s, 1);
+	struct corr_object *o;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		struct corr_object *p = realloc(l->o, cap * sizeof(*p));
+
+		if (!p)
+			return RT_ENOMEM;
+		l->o = p;
+		l->cap = cap;
+	}
+	o = &l->o[l->n++];
+	o->kind = scratch_dup(st, kind, strlen(kind));
+	o->name = scratch_dup(st, name, strlen(name));
+	o->first_ns = sqlite3_column_int64(s, 2);
+	o->last_ns = sqlite3_column_int64(s, 3);
+	o->events = sqlite3_column_int64(s, 4);
+	return o->kind && o->name ? 0 : RT_ENOMEM;
+}
+
+/* Appends every row of s. */
+static int objlist_rows(struct store *st, sqlite3_stmt *s, struct objlist *l)
+{
 	int rc, err = 0;
 
-	l->n = 0;
-	sqlite3_bind_int64(s, 1, id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct corr_object *o;
-		const char *kind = col_text(s, 0), *name = col_text(s, 1);
-
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 32;
-			struct corr_object *p = realloc(l->o, cap * sizeof(*p));
-
-			if (!p) {
-				err = RT_ENOMEM;
-				break;
-			}
-			l->o = p;
-			l->cap = cap;
-		}
-		o = &l->o[l->n++];
-		o->kind = scratch_dup(st, kind, strlen(kind));
-		o->name = scratch_dup(st, name, strlen(name));
-		o->first_ns = sqlite3_column_int64(s, 2);
-		o->last_ns = sqlite3_column_int64(s, 3);
-		o->events = sqlite3_column_int64(s, 4);
-		if (!o->kind || !o->name) {
-			err = RT_ENOMEM;
-			break;
-		}
-	}
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		err = objlist_push(st, s, l);
 	if (!err && rc != SQLITE_DONE)
 		err = db_fail(st, "incident objects");
 	sqlite3_reset(s);
+	return err;
+}
+
+/* One object of kind matching glob (fnmatch, as diagnose.c matches). The
+ * glob's literal head bounds the names read: "helm-install-*" reads those
+ * from "helm-install-" to "helm-install." only, by the table's key. (A
+ * GLOB in the SQL would re-prepare the statement at every new pattern.) */
+static int glob_kind(struct store *st, int64_t id, const char *kind,
+		     const char *glob, struct objlist *l)
+{
+	sqlite3_stmt *s = stmt(st, S_OBJ_GLOB);
+	size_t head = strcspn(glob, "*?[\\");
+	char hi[256];
+	int rc;
+
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, glob, (int)head, SQLITE_STATIC);
+	/* the first string past every name starting with the head */
+	while (head > 0 && (unsigned char)glob[head - 1] == 0xff)
+		head--;
+	if (head == 0 || head >= sizeof(hi)) {
+		sqlite3_bind_text(s, 4, "\xff", 1, SQLITE_STATIC);
+	} else {
+		memcpy(hi, glob, head);
+		hi[head - 1]++;
+		sqlite3_bind_text(s, 4, hi, (int)head, SQLITE_TRANSIENT);
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = col_text(s, 1);
+		int err = 0;
+
+		if (fnmatch(glob, name, 0) != 0)
+			continue;
+		if (!objlist_has(l, kind, name))
+			err = objlist_push(st, s, l);
+		sqlite3_reset(s);
+		return err;
+	}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_fail(st, "incident objects");
+}
+
+/* Kubernetes kinds are CamelCase; a rule may write them in any case. */
+static const char *canonical_kind(const char *k, size_t n, char *buf,
+				  size_t size)
+{
+	static const char *const kinds[] = {
+		"Pod", "Job", "ConfigMap", "Secret", "Deployment", "ReplicaSet",
+		"StatefulSet", "DaemonSet", "CronJob", "HelmChart",
+		"HelmChartConfig", "Service", "PersistentVolumeClaim", "Node",
+		"Ingress", "HorizontalPodAutoscaler",
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i]) == n && !strncasecmp(kinds[i], k, n))
+			return kinds[i];
+	snprintf(buf, size, "%.*s", (int)n, k);
+	return buf;
+}
+
+/* One object matching "Kind/glob", or "glob" of any kind (each kind of
+ * the incident in turn, found by seeks). */
+static int objlist_glob(struct store *st, int64_t id, const char *g,
+			struct objlist *l)
+{
+	const char *slash = strchr(g, '/');
+	char kbuf[128], prev[128] = "";
+	int err = 0;
+
+	if (slash)
+		return glob_kind(st, id, canonical_kind(g, (size_t)(slash - g),
+							kbuf, sizeof(kbuf)),
+				 slash + 1, l);
+	for (;;) {
+		sqlite3_stmt *s = stmt(st, S_OBJ_NEXT_KIND);
+		int rc;
+
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_text(s, 2, prev, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL) {
+			sqlite3_reset(s);
+			return rc == SQLITE_ROW ? 0 : db_fail(st, "object kinds");
+		}
+		snprintf(prev, sizeof(prev), "%s", col_text(s, 0));
+		sqlite3_reset(s);
+		if ((err = glob_kind(st, id, prev, g, l)))
+			return err;
+	}
+}
+
+static int obj_cmp(const void *a, const void *b)
+{
+	const struct corr_object *x = a, *y = b;
+	int c = strcmp(x->kind, y->kind);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/*
+ * What the diagnosis reads of an incident's objects, bounded whatever the
+ * incident's size: the first CORR_MAX_PODS pods and their total, the first
+ * ConfigMap, Secret and Job (what remedies name), and for every `object`
+ * condition of the rules and the helm-install check one matching object.
+ * Conditions see the same answers as over the full list, and the cost of a
+ * batch does not grow with the objects of the incidents it touches.
+ */
+static int load_objects(struct store *st, int64_t id, struct objlist *l,
+			size_t *pods_total)
+{
+	size_t nd = st->rules ? rules_diagnosis_count(st->rules) : 0;
+	sqlite3_stmt *s;
+	int err, rc;
+
+	l->n = 0;
+	s = stmt(st, S_OBJ_POD_COUNT);
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	*pods_total = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(s, 0) : 0;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return db_fail(st, "incident pods");
+	s = stmt(st, S_OBJ_PODS);
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, CORR_MAX_PODS);
+	if ((err = objlist_rows(st, s, l)))
+		return err;
+	/* what the remedy names (config_name, workload_name): the first
+	 * ConfigMap, Secret and Job; what the install check looks for */
+	if ((err = objlist_glob(st, id, "ConfigMap/*", l)) ||
+	    (err = objlist_glob(st, id, "Secret/*", l)) ||
+	    (err = objlist_glob(st, id, "Job/*", l)) ||
+	    (err = objlist_glob(st, id, "Pod/helm-install-*", l)) ||
+	    (err = objlist_glob(st, id, "Job/helm-install-*", l)))
+		return err;
+	for (size_t i = 0; i < nd && !err; i++) {
+		const char *g = rules_diagnosis_at(st->rules, i)->object_glob;
+
+		if (g && *g)
+			err = objlist_glob(st, id, g, l);
+	}
+	/* the order a full scan of the table gives: kind, then name */
+	if (!err && l->n > 1)
+		qsort(l->o, l->n, sizeof(*l->o), obj_cmp);
 	return err;
 }
 
@@ -112,10 +266,50 @@ static const char *config_name(const struct corr_incview *v, char *buf,
 	return NULL;
 }
 
+/* The workload the incident's pods belong to (haproxy for
+ * haproxy-6c8d9f7b5-w9xqz), a Job of the incident for kind "job", else
+ * the release. */
+static const char *workload_name(const struct corr_incview *v,
+				 const struct corr_diagnosis *d, bool job,
+				 char *buf, size_t size)
+{
+	struct rt_str w;
+
+	for (size_t i = 0; job && i < v->nobjects; i++)
+		if (!strcmp(v->objects[i].kind, "Job"))
+			return v->objects[i].name;
+	if (!d->npods)
+		return v->release;
+	w = corr_workload_name(RT_STR_LIT("Pod"),
+			       rt_str_make(d->pods[0], strlen(d->pods[0])),
+			       RT_STR_NULL);
+	snprintf(buf, size, "%.*s", (int)w.n, w.p);
+	return buf;
+}
+
+/* "deployment/<name>": a workload kind right before the placeholder. */
+static int kind_before(const char *start, const char *p)
+{
+	static const char *const kinds[] = {
+		"deployment/", "deploy/", "statefulset/", "sts/", "daemonset/",
+		"ds/", "job/",
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i]);
+
+		if ((size_t)(p - start) >= n && !strncasecmp(p - n, kinds[i], n))
+			return strcmp(kinds[i], "job/") == 0 ? 2 : 1;
+	}
+	return 0;
+}
+
 /*
  * Remedies name things with placeholders (rules/packs/diagnoses.rules):
- * <ns>, <release>, <rev>, <previous-rev>, <name>, and <pod> (the first
- * affected pod; "<pod> ..." lists them all). Unknown ones stay as written.
+ * <ns>, <release>, <rev>, <previous-rev>, <name> (the config object the
+ * incident is about; after "deployment/" and the like, the workload),
+ * <workload>, and <pod> (the first affected pod; "<pod> ..." lists them
+ * all). Unknown ones stay as written.
  */
 static const char *expand_remedy(struct store *st, const char *tpl,
 				 const struct corr_incview *v,
@@ -144,6 +338,12 @@ static const char *expand_remedy(struct store *st, const char *tpl,
 			   previous_rev(v) > 0) {
 			snprintf(num, sizeof(num), "%d", previous_rev(v));
 			rep = num, skip = 14;
+		} else if (!strncmp(p, "<name>", 6) && kind_before(tpl, p)) {
+			rep = workload_name(v, d, kind_before(tpl, p) == 2, name,
+					    sizeof(name)), skip = 6;
+		} else if (!strncmp(p, "<workload>", 10)) {
+			rep = workload_name(v, d, false, name, sizeof(name)),
+			skip = 10;
 		} else if (!strncmp(p, "<name>", 6)) {
 			rep = config_name(v, name, sizeof(name)), skip = 6;
 		} else if (!strncmp(p, "<pod> ...", 9) && d->npods) {
@@ -246,7 +446,7 @@ static int diagnose_one(struct store *st, int64_t id, struct objlist *objs)
 	sqlite3_reset(s);
 	if (!ns || !rel)
 		return RT_ENOMEM;
-	if ((err = load_objects(st, id, objs)))
+	if ((err = load_objects(st, id, objs, &v.pods_total)))
 		return err;
 	v.ns = ns;
 	v.release = rel;

@@ -130,15 +130,126 @@ static int mark_moved(struct store *st, const char *ns1, const char *rel1,
 				 rt_str_make(rel2, strlen(rel2)));
 	if (!err)
 		err = key_add_str(st, ns2, rel2);
-	if (!err && st->log)
-		fprintf(st->log, "revtrail: events of %s/%s move to %s/%s\n",
-			ns1, rel1, ns2, rel2);
 	return err;
 }
 
-/* Events stored under a workload name or a shorter release, whose object
- * name the new release R of namespace ns prefixes. */
-static int claim_by_prefix(struct store *st, const char *ns, const char *r)
+static bool rts_is(struct rt_str a, const char *b)
+{
+	size_t n = strlen(b);
+
+	return a.n == n && (n == 0 || memcmp(a.p, b, n) == 0);
+}
+
+/* One stored event whose inferred release changes. */
+struct moved {
+	int64_t id;
+	struct corr_attr a;
+};
+
+static bool related(const char *p, const char *r)
+{
+	return strcmp(p, r) == 0 || boundary_prefix(p, r) ||
+	       boundary_prefix(r, p);
+}
+
+/* The rows of key (ns, P) whose release was inferred (prefix, workload),
+ * attributed again with what the registry knows now. */
+static int collect_moves(struct store *st, const char *ns, const char *p,
+			 struct moved **out, size_t *n)
+{
+	sqlite3_stmt *s = stmt(st, S_EV_INFERRED);
+	struct rt_str nss = rt_str_make(ns, strlen(ns));
+	size_t cap = 0;
+	int rc, err = 0;
+
+	*out = NULL;
+	*n = 0;
+	bind_cstr(s, 1, ns);
+	bind_cstr(s, 2, p);
+	sqlite3_bind_int(s, 3, CORR_VIA_PREFIX);
+	sqlite3_bind_int(s, 4, CORR_VIA_WORKLOAD);
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *kind = col_text(s, 1), *name = col_text(s, 2);
+		const char *pod = col_text(s, 3);
+		struct corr_attr a;
+
+		corr_attribute(st->reg, &st->copts, nss,
+			       rt_str_make(kind, strlen(kind)),
+			       rt_str_make(name, strlen(name)),
+			       rt_str_make(pod, strlen(pod)), RT_STR_NULL,
+			       RT_STR_NULL, RT_STR_NULL, &a);
+		if (a.via == CORR_VIA_NONE ||
+		    (a.via == sqlite3_column_int(s, 4) &&
+		     rts_is(a.release_ns, ns) && rts_is(a.release, p)))
+			continue;
+		if (*n == cap) {
+			struct moved *m;
+
+			cap = cap ? cap * 2 : 16;
+			m = realloc(*out, cap * sizeof(*m));
+			if (!m) {
+				err = RT_ENOMEM;
+				break;
+			}
+			*out = m;
+		}
+		/* the views die with the row: keep copies */
+		a.release_ns = rt_str_make(scratch_dup(st, a.release_ns.p,
+						       a.release_ns.n), a.release_ns.n);
+		a.release = rt_str_make(scratch_dup(st, a.release.p, a.release.n),
+					a.release.n);
+		if (!a.release_ns.p || !a.release.p) {
+			err = RT_ENOMEM;
+			break;
+		}
+		(*out)[(*n)++] = (struct moved){ sqlite3_column_int64(s, 0), a };
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = db_fail(st, "reattribution scan");
+	sqlite3_reset(s);
+	return err;
+}
+
+/*
+ * Events of key (ns, P) whose release was only inferred are attributed
+ * again: a release name or a workload mapping learned since may claim
+ * them. Each key that gains or loses events is recomputed, so the result
+ * is what attributing them with today's registry in the first place gives.
+ */
+static int reattribute_key(struct store *st, const char *ns, const char *p)
+{
+	struct moved *mv;
+	size_t n;
+	int err;
+
+	if ((err = collect_moves(st, ns, p, &mv, &n)))
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		sqlite3_stmt *s = stmt(st, S_EV_REATTR);
+		const struct corr_attr *a = &mv[i].a;
+
+		sqlite3_bind_text(s, 1, a->release_ns.p, (int)a->release_ns.n,
+				  SQLITE_STATIC);
+		bind_rts(s, 2, a->release);
+		sqlite3_bind_text(s, 3, corr_via_name(a->via), -1, SQLITE_STATIC);
+		sqlite3_bind_int(s, 4, a->via);
+		sqlite3_bind_int64(s, 5, mv[i].id);
+		if ((err = db_done(st, s, "reattribution")))
+			break;
+		err = mark_moved(st, ns, p, a->release_ns.p, a->release.p);
+	}
+	if (!err && n && st->log)
+		fprintf(st->log, "revtrail: %zu events of %s/%s attributed "
+			"again\n", n, ns, p);
+	free(mv);
+	return err;
+}
+
+/* Every key of namespace ns that may hold events now attributed
+ * elsewhere because name (a new release, a new workload mapping) is
+ * known: the name itself, and the names it prefixes or is prefixed by. */
+static int reattribute_related(struct store *st, const char *ns,
+			       const char *name)
 {
 	const char **keys;
 	size_t n;
@@ -148,24 +259,17 @@ static int claim_by_prefix(struct store *st, const char *ns, const char *r)
 	bind_cstr(s, 1, ns);
 	if ((err = collect(st, s, &keys, &n)))
 		goto out;
-	for (size_t i = 0; i < n && !err; i++) {
-		if (!(strcmp(keys[i], r) == 0 || boundary_prefix(keys[i], r) ||
-		      boundary_prefix(r, keys[i])))
-			continue;
-		s = stmt(st, S_EV_REATTR_PREFIX);
-		bind_cstr(s, 1, r);
-		bind_cstr(s, 2, ns);
-		bind_cstr(s, 3, keys[i]);
-		sqlite3_bind_int(s, 4, CORR_VIA_PREFIX);
-		sqlite3_bind_int(s, 5, CORR_VIA_WORKLOAD);
-		if ((err = db_done(st, s, "reattribution")))
-			break;
-		if (sqlite3_changes(st->db) > 0)
-			err = mark_moved(st, ns, keys[i], ns, r);
-	}
+	for (size_t i = 0; i < n && !err; i++)
+		if (related(keys[i], name))
+			err = reattribute_key(st, ns, keys[i]);
 out:
 	free(keys);
 	return err;
+}
+
+static int claim_by_prefix(struct store *st, const char *ns, const char *r)
+{
+	return reattribute_related(st, ns, r);
 }
 
 /* helm-install-R job events: keyed by the job's namespace unless R is only
@@ -251,6 +355,41 @@ static int anyns_claim(struct store *st, const char *r)
 			rt_str_make(ns[i], strlen(ns[i])), rt_str_make(r, strlen(r)))->ns[0])
 			err = claim_by_prefix(st, ns[i], r);
 	free(ns);
+	return err;
+}
+
+static int write_alias(struct store *st, const struct corr_alias *a)
+{
+	sqlite3_stmt *s = stmt(st, S_ALIAS_SET);
+
+	bind_rts(s, 1, a->ns);
+	bind_rts(s, 2, a->workload);
+	bind_rts(s, 3, a->rel_ns);
+	bind_rts(s, 4, a->rel);
+	return db_done(st, s, "workload release");
+}
+
+int aliases_merge(struct store *st, struct corr_batch *b)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < b->naliases && !err; i++) {
+		const struct corr_alias *a = &b->aliases[i];
+		const char *ns, *w;
+		bool chg;
+
+		err = corr_registry_alias_merge(st->reg, a->ns, a->workload,
+						a->rel_ns, a->rel, &chg);
+		if (err == RT_EINVAL)
+			err = 0;
+		if (err || !chg)
+			continue;
+		ns = scratch_dup(st, a->ns.p, a->ns.n);
+		w = scratch_dup(st, a->workload.p, a->workload.n);
+		err = ns && w ? write_alias(st, a) : RT_ENOMEM;
+		if (!err)
+			err = reattribute_related(st, ns, w);
+	}
 	return err;
 }
 

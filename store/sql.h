@@ -12,7 +12,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -91,6 +91,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"  AND r.updated_ns <= i.last_ns"
 	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)"
 	" ORDER BY 1, ts_ns, entry DESC, event_id;",
+	/* 1 -> 2: workloads whose pods' labels name their release */
+	"CREATE TABLE workload_releases(namespace TEXT NOT NULL,"
+	" workload TEXT NOT NULL, release_namespace TEXT NOT NULL,"
+	" release TEXT NOT NULL, PRIMARY KEY(namespace, workload)) WITHOUT ROWID;",
 };
 
 /* Statements prepared once per writer connection. */
@@ -144,12 +148,18 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(EV_REV_RANGE, "UPDATE events SET revision = ?1" \
 		" WHERE release_namespace = ?2 AND release = ?3" \
 		" AND first_ns >= ?4 AND first_ns < ?5 AND revision <> ?1") \
-	X(EV_REATTR_PREFIX, "UPDATE events SET release = ?1," \
-		" attribution = 'prefix', via = ?4" \
-		" WHERE release_namespace = ?2 AND release = ?3 AND namespace = ?2" \
-		" AND via IN (?4, ?5) AND (via = ?5 OR length(release) < length(?1))" \
-		" AND (object_name = ?1" \
-		"  OR substr(object_name, 1, length(?1) + 1) = ?1 || '-')") \
+	X(EV_INFERRED, "SELECT id, object_kind, object_name, pod, via" \
+		" FROM events WHERE release_namespace = ?1 AND release = ?2" \
+		" AND namespace = ?1 AND via IN (?3, ?4)") \
+	X(EV_REATTR, "UPDATE events SET release_namespace = ?1, release = ?2," \
+		" attribution = ?3, via = ?4 WHERE id = ?5") \
+	X(ALIAS_ALL, "SELECT namespace, workload, release_namespace, release" \
+		" FROM workload_releases") \
+	X(ALIAS_SET, "INSERT INTO workload_releases(namespace, workload," \
+		" release_namespace, release) VALUES(?1, ?2, ?3, ?4)" \
+		" ON CONFLICT(namespace, workload) DO UPDATE SET" \
+		" release_namespace = excluded.release_namespace," \
+		" release = excluded.release") \
 	X(EV_JOB_NS, "SELECT DISTINCT namespace FROM events" \
 		" WHERE release_namespace = ?1 AND release = ?2 AND via = ?3") \
 	X(EV_REATTR_JOB, "UPDATE events SET release_namespace = ?1" \
@@ -181,8 +191,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" WHERE status = 'open' AND last_ns + ?1 < ?2") \
 	X(OBJ_UPSERT, "INSERT INTO incident_objects(incident_id, object_kind," \
 		" object_name, first_seen, last_seen, events, first_ns, last_ns)" \
-		" VALUES(?1, ?2, ?3, " SQL_ISO("?4") ", " SQL_ISO("?5") ", ?6," \
-		" ?4, ?5) ON CONFLICT(incident_id, object_kind, object_name)" \
+		" VALUES(?1, ?2, ?3, ?7, ?8, ?6, ?4, ?5)" \
+		" ON CONFLICT(incident_id, object_kind, object_name)" \
 		" DO UPDATE SET" \
 		" first_seen = CASE WHEN excluded.first_ns < first_ns" \
 		"  THEN excluded.first_seen ELSE first_seen END," \
@@ -205,8 +215,16 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" last_ns = max(last_ns, excluded.last_ns)," \
 		" events = events + excluded.events") \
 	X(OBJ_DELETE, "DELETE FROM incident_objects WHERE incident_id = ?1") \
-	X(OBJ_LIST, "SELECT object_kind, object_name, first_ns, last_ns, events" \
-		" FROM incident_objects WHERE incident_id = ?1") \
+	X(OBJ_PODS, "SELECT object_kind, object_name, first_ns, last_ns, events" \
+		" FROM incident_objects WHERE incident_id = ?1" \
+		" AND object_kind = 'Pod' ORDER BY first_ns, object_name LIMIT ?2") \
+	X(OBJ_POD_COUNT, "SELECT count(*) FROM incident_objects" \
+		" WHERE incident_id = ?1 AND object_kind = 'Pod'") \
+	X(OBJ_NEXT_KIND, "SELECT min(object_kind) FROM incident_objects" \
+		" WHERE incident_id = ?1 AND object_kind > ?2") \
+	X(OBJ_GLOB, "SELECT object_kind, object_name, first_ns, last_ns, events" \
+		" FROM incident_objects WHERE incident_id = ?1 AND object_kind = ?2" \
+		" AND object_name >= ?3 AND object_name < ?4 ORDER BY object_name") \
 	X(KEY_ADD, "INSERT OR IGNORE INTO release_keys(namespace, release)" \
 		" VALUES(?1, ?2)") \
 	X(KEY_OF_NS, "SELECT release FROM release_keys WHERE namespace = ?1") \

@@ -218,6 +218,30 @@ static void hooks_csv(const char *json, char *out, size_t size)
 	}
 }
 
+static struct rt_str col_rts(sqlite3_stmt *s, int i)
+{
+	const char *t = col_text(s, i);
+
+	return rt_str_make(t, strlen(t));
+}
+
+static int load_aliases(struct store *st)
+{
+	sqlite3_stmt *s = stmt(st, S_ALIAS_ALL);
+	bool chg;
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (corr_registry_alias_merge(st->reg, col_rts(s, 0),
+					      col_rts(s, 1), col_rts(s, 2),
+					      col_rts(s, 3), &chg) == RT_ENOMEM) {
+			sqlite3_reset(s);
+			return RT_ENOMEM;
+		}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_fail(st, "loading workload releases");
+}
+
 static int load_registry(struct store *st)
 {
 	sqlite3_stmt *s = stmt(st, S_REV_ALL);
@@ -244,7 +268,9 @@ static int load_registry(struct store *st)
 		}
 	}
 	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_fail(st, "loading revisions");
+	if (rc != SQLITE_DONE)
+		return db_fail(st, "loading revisions");
+	return load_aliases(st);
 }
 
 static int open_writer(struct store *st, const struct store_opts *o)
@@ -299,11 +325,12 @@ static int open_reader(struct store *st)
 			 "ingest first");
 		return RT_EDB;
 	}
-	if (v != STORE_SCHEMA_VERSION) {
+	/* Migrations only add: every contract table and column a reader
+	 * queries exists since version 1, so an older file reads as is. */
+	if (v > STORE_SCHEMA_VERSION) {
 		snprintf(st->errmsg, sizeof(st->errmsg),
-			 "database schema version %d, this revtrail reads %d%s",
-			 v, STORE_SCHEMA_VERSION, v < STORE_SCHEMA_VERSION ?
-			 " (run revtrail ingest once to migrate it)" : "");
+			 "database schema version %d is newer than this "
+			 "revtrail understands (%d)", v, STORE_SCHEMA_VERSION);
 		return RT_EDB;
 	}
 	return 0;

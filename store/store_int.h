@@ -139,6 +139,9 @@ int key_add_str(struct store *st, const char *ns, const char *rel);
 
 /* recompute.c */
 int revisions_merge(struct store *st, struct corr_batch *b);
+/* Workload -> release mappings of the batch into the registry and the
+ * workload_releases table; events they claim are attributed again. */
+int aliases_merge(struct store *st, struct corr_batch *b);
 int rebuild_key(struct store *st, const struct store_key *k);
 int revisions_apply(struct store *st, const struct store_key *k);
 

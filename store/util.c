@@ -128,7 +128,17 @@ void buf_json_str(struct store_buf *b, const char *p, size_t n)
 	buf_addc(b, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
+		size_t run = i;
 
+		/* copy a run of plain bytes at once */
+		while (run < n && (unsigned char)p[run] >= 0x20 &&
+		       p[run] != '"' && p[run] != '\\' && p[run] != 0x7f)
+			run++;
+		if (run > i) {
+			buf_add(b, p + i, run - i);
+			i = run - 1;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
 			buf_addc(b, '\\');
 			buf_addc(b, (char)c);
@@ -321,6 +331,10 @@ int objmap_write(struct store *st, struct store_objmap *m, int64_t incident)
 		sqlite3_bind_int64(s, 4, m->o[i].first_ns);
 		sqlite3_bind_int64(s, 5, m->o[i].last_ns);
 		sqlite3_bind_int64(s, 6, m->o[i].events);
+		/* formatted here: SQLite's strftime + printf per row cost more
+		 * than the upsert itself */
+		bind_iso(s, 7, m->o[i].first_ns);
+		bind_iso(s, 8, m->o[i].last_ns);
 		if ((err = db_done(st, s, "object upsert")))
 			return err;
 	}

@@ -91,6 +91,28 @@ const char *corr_registry_first_ns(const struct corr_registry *reg,
 				   struct rt_str name);
 size_t corr_registry_count(const struct corr_registry *reg);
 
+/*
+ * Workload -> release, learned from records that carry a release label or
+ * annotation (FORMATS.md 3.5): pods of Deployment `haproxy` labelled
+ * app.kubernetes.io/instance=edge make every record of a `haproxy-*` pod
+ * of that namespace belong to release edge, also the log lines that carry
+ * no labels at all. Keyed by (namespace, workload name); when records
+ * disagree the smallest (release namespace, release) wins, so arrival
+ * order does not matter. Bounded by the number of workloads.
+ *
+ * corr_registry_alias_merge sets *changed when the mapping of (ns, workload)
+ * is new or changed. Returns 0, RT_EINVAL (an empty field) or RT_ENOMEM.
+ */
+int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
+			      struct rt_str workload, struct rt_str rel_ns,
+			      struct rt_str rel, bool *changed);
+/* The release of workload in ns; false when none was learned. The views
+ * point into the registry (valid until its next change). */
+bool corr_registry_alias_find(const struct corr_registry *reg,
+			      struct rt_str ns, struct rt_str workload,
+			      struct rt_str *rel_ns, struct rt_str *rel);
+size_t corr_registry_alias_count(const struct corr_registry *reg);
+
 /* The revision in force at ts: the latest (by updated time, then number) with
  * updated_ns <= ts + CORR_SKEW_NS. NULL when none (or rel is NULL). */
 const struct corr_rev *corr_release_at(const struct corr_release *rel,
@@ -105,7 +127,8 @@ unsigned corr_status_rank(const char *status, size_t n);
 /* How a release was found, best first. A stored event keeps the best. */
 enum corr_via {
 	CORR_VIA_NONE = 0,      /* no release: stored, never in an incident */
-	CORR_VIA_LABEL,         /* label/annotation hint on the record */
+	CORR_VIA_LABEL,         /* label/annotation hint on the record, or on
+	                         * another record of the same workload */
 	CORR_VIA_JOB,           /* helm-install-X / helm-delete-X, HelmChart X */
 	CORR_VIA_OPTION,        /* ingest --release for records with no object */
 	CORR_VIA_PREFIX,        /* longest known release prefixing the name */
@@ -128,8 +151,11 @@ struct corr_attr {
 };
 
 /*
- * Which release an object belongs to (DESIGN.md "Object to release"). Views
- * point into the record or the registry. Never fails.
+ * Which release an object belongs to (DESIGN.md "Object to release"): the
+ * record's own label hint; a helm-controller job; the release its workload
+ * was labelled with (corr_registry_alias_*); the longest known release
+ * prefixing the name; else the workload name. Views point into the record
+ * or the registry. Never fails.
  */
 void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		    struct rt_str ns, struct rt_str kind, struct rt_str name,
@@ -180,6 +206,17 @@ uint64_t corr_event_key(const struct rt_record *rec);
 void corr_record_times(const struct rt_record *rec, int64_t *first,
 		       int64_t *last);
 
+/* A workload -> release mapping a record of the batch stated. Views into
+ * the batch arena. */
+struct corr_alias {
+	struct rt_str ns, workload, rel_ns, rel;
+};
+
+/* The mapping a record states, if any: a release hint on a pod, or on a
+ * workload object. False when the record teaches nothing (no hint, no
+ * namespace, or the workload is named like the release already). */
+bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out);
+
 struct corr_batch_pos {
 	const char *source;
 	int32_t partition;
@@ -196,6 +233,11 @@ struct corr_batch {
 	size_t nrevs, revcap;
 	struct corr_batch_pos *pos;
 	size_t npos, poscap;
+	struct corr_alias *aliases;    /* distinct mappings stated */
+	size_t naliases, aliascap;
+	uint64_t *alias_slots;         /* open addressing: hash of a mapping */
+	size_t nalias_slots;
+	size_t alias_last;             /* index + 1 of the last one seen */
 	bool keep_untagged;
 	int64_t max_ts;                /* newest time of any record */
 	/* counters since corr_batch_new, never reset */
@@ -209,7 +251,9 @@ void corr_batch_free(struct corr_batch *b);
 void corr_batch_reset(struct corr_batch *b);
 /*
  * Adds one classified record. Helm records (rec->nrevs > 0) give their
- * revisions; tagged records (and untagged ones when keep_untagged) become
+ * revisions; any record with a release label on a pod or workload gives a
+ * workload -> release mapping; tagged records (and untagged ones when
+ * keep_untagged) become
  * pending events, merged with a pending duplicate (count = max, first = min,
  * last = max, tags = union). Keeps pointers into the record's strings and
  * into rules. Returns 0 or RT_ENOMEM.
@@ -276,6 +320,9 @@ struct corr_incview {
 	const struct corr_release *rel;   /* may be NULL: no history */
 	const struct corr_rev *opening;   /* revision in force at opening */
 	int64_t opened_ns, last_ns, gap_ns;
+	/* Pods of the incident when objects lists only some of them (the
+	 * first by first seen); 0: count the Pod objects listed. */
+	size_t pods_total;
 };
 
 #define CORR_MAX_EVIDENCE 16

@@ -27,6 +27,10 @@ check hook-configmap-race prod/payments-api 48 hook_configmap_race \
 check superseded-release-install kube-system/rke2-ingress-nginx 2 superseded_release_install \
 	'["helm-install-rke2-ingress-nginx-k8v2x","helm-install-rke2-ingress-nginx-tq4zm"]'
 
+# The stale mount's remedy restarts the Deployment, not the ConfigMap.
+run_rt query --db "$T/stale-config-mount.db" -o json "SELECT remedy FROM incidents"
+like "$(jq -r '.[0].remedy' "$OUT")" 'rollout restart deployment/haproxy-ingress -n ingress' "remedy names the workload"
+
 # The hook race cites the release payload and the rollback that followed.
 run_rt query --db "$T/hook-configmap-race.db" -o json "SELECT evidence, later_revisions, revision_status, remedy FROM incidents"
 like "$(jq -r '.[0].evidence' "$OUT")" 'payments-api-config is a Helm hook with before-hook-creation' "hook ConfigMap named as evidence"

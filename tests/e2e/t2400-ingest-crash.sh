@@ -43,8 +43,12 @@ for round in 1 2 3; do
 	sleep "$delay"
 	kill -9 $pid 2>/dev/null
 	wait $pid 2>/dev/null
-	if [ -f "$db" ]; then
-		run_rt query --db "$db" -o json "PRAGMA integrity_check"
+	run_rt query --db "$db" -o json "PRAGMA integrity_check"
+	if [ "$RC" -ne 0 ] && grep -q -e 'no schema' -e 'no such database' "$ERR"; then
+		# killed before the schema's transaction committed (a slow,
+		# sanitized build): an empty file is consistent too
+		_result 0 "round $round: killed after ${delay}s, before the first commit"
+	else
 		is "$(jq -r '.[0].integrity_check' "$OUT")" ok "round $round: killed after ${delay}s, database consistent"
 		run_rt query --db "$db" -o json "SELECT count(*) AS n FROM events WHERE incident_id IS NULL"
 		is "$(jq -r '.[0].n' "$OUT")" 0 "round $round: no half-written batch (every event in an incident)"

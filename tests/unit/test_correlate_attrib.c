@@ -124,6 +124,138 @@ static void test_attribution(void)
 	      "rke2-ingress-nginx", CORR_VIA_JOB);
 }
 
+static void alias(const char *ns, const char *w, const char *rns,
+		  const char *rel, bool want_chg, const char *what)
+{
+	bool chg = !want_chg;
+
+	is_int(corr_registry_alias_merge(reg, S(ns), S(w), S(rns), S(rel), &chg),
+	       0, "%s: merged", what);
+	is_int(chg, want_chg, "%s: changed %d", what, want_chg);
+}
+
+/* Workload -> release mappings learned from labels, and their place in
+ * the order of evidence. */
+static void test_alias(void)
+{
+	struct rt_str rns, rel;
+	bool chg;
+
+	ok(!corr_registry_alias_find(reg, S("lb"), S("haproxy"), &rns, &rel),
+	   "nothing learned yet");
+	check("before: inferred from the workload", "lb", "Pod",
+	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb", "haproxy",
+	      CORR_VIA_WORKLOAD);
+	alias("lb", "haproxy", "lb", "edge", true, "haproxy -> edge");
+	alias("lb", "haproxy", "lb", "edge", false, "stated again");
+	alias("lb", "haproxy", "lb", "zulu", false, "a larger release loses");
+	ok(corr_registry_alias_find(reg, S("lb"), S("haproxy"), &rns, &rel) &&
+	   rt_str_eq(rel, "edge") && rt_str_eq(rns, "lb"), "edge kept");
+	alias("lb", "haproxy", "lb", "alpha", true, "a smaller one wins: any order");
+	alias("lb", "haproxy", "lb", "edge", false, "edge again: no change");
+	is_int((int)corr_registry_alias_count(reg), 1, "one mapping");
+	is_int(corr_registry_alias_merge(reg, S("lb"), N, S("lb"), S("x"), &chg),
+	       RT_EINVAL, "an empty workload is refused");
+	alias("lb", "haproxy", "lb", "edge", false, "restore order: edge > alpha");
+	/* start over with a fresh registry for the precedence checks */
+	corr_registry_free(reg);
+	reg = corr_registry_new();
+	alias("lb", "haproxy", "lb", "edge", true, "haproxy -> edge again");
+	check("a log line of a pod of the workload", "lb", NULL, NULL,
+	      "haproxy-6c8d9f7b5-w9xqz", NULL, "lb", "edge", CORR_VIA_LABEL);
+	check("an event on a pod of another ReplicaSet", "lb", "Pod",
+	      "haproxy-74d9c6b8f-bq4nl", NULL, NULL, "lb", "edge", CORR_VIA_LABEL);
+	check("the Deployment", "lb", "Deployment", "haproxy", NULL, NULL, "lb",
+	      "edge", CORR_VIA_LABEL);
+	check("its ReplicaSet", "lb", "ReplicaSet", "haproxy-6c8d9f7b5", NULL,
+	      NULL, "lb", "edge", CORR_VIA_LABEL);
+	check("another namespace learned nothing", "lb2", "Pod",
+	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb2", "haproxy",
+	      CORR_VIA_WORKLOAD);
+	check("another workload with that prefix", "lb", "Pod",
+	      "haproxy-exporter-5d6f7c8b9-abcde", NULL, NULL, "lb",
+	      "haproxy-exporter", CORR_VIA_WORKLOAD);
+	check("the record's own label still wins", "lb", "Pod",
+	      "haproxy-6c8d9f7b5-w9xqz", NULL, "other", "lb", "other",
+	      CORR_VIA_LABEL);
+	known("lb", "haproxy");
+	check("over a known release of the workload's name", "lb", "Pod",
+	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb", "edge", CORR_VIA_LABEL);
+	alias("lb", "helm-install-edge", "lb", "zzz", true, "a job mapping");
+	check("helm-install jobs stay jobs", "lb", "Job", "helm-install-edge",
+	      NULL, NULL, "lb", "edge", CORR_VIA_JOB);
+}
+
+/* What a record teaches: a label on a pod or workload object. */
+static void test_record_alias(void)
+{
+	struct rt_record r;
+	struct corr_alias a;
+
+	rt_record_init(&r);
+	r.ns = S("lb");
+	r.kind = S("Pod");
+	r.name = S("haproxy-6c8d9f7b5-w9xqz");
+	ok(!corr_record_alias(&r, &a), "no label, no mapping");
+	r.release = S("edge");
+	r.template_hash = S("6c8d9f7b5");
+	ok(corr_record_alias(&r, &a), "a labelled pod event");
+	is_rts(a.workload, "haproxy", "its workload");
+	is_rts(a.rel, "edge", "its release");
+	is_rts(a.rel_ns, "lb", "release namespace defaults to the record's");
+	r.release_ns = S("infra");
+	ok(corr_record_alias(&r, &a) && rt_str_eq(a.rel_ns, "infra"),
+	   "meta.helm.sh/release-namespace kept");
+	rt_record_init(&r);
+	r.ns = S("shop");
+	r.pod = S("checkout-web-5d8f7c6b9-lq9vn");
+	r.release = S("checkout");
+	ok(corr_record_alias(&r, &a) && rt_str_eq(a.workload, "checkout-web"),
+	   "a labelled log line (Fluent Bit, Vector): the pod's workload");
+	r.pod = S("checkout-5d8f7c6b9-lq9vn");
+	ok(!corr_record_alias(&r, &a), "workload named like the release: nothing to learn");
+	rt_record_init(&r);
+	r.ns = S("shop");
+	r.kind = S("ConfigMap");
+	r.name = S("checkout-env");
+	r.release = S("checkout");
+	ok(!corr_record_alias(&r, &a), "not a workload object");
+	r.kind = S("Pod");
+	r.name = S("helm-install-traefik-x7fqb");
+	ok(!corr_record_alias(&r, &a), "helm-controller pods are jobs, not workloads");
+	r.kind = S("StatefulSet");
+	r.name = S("checkout-db");
+	ok(corr_record_alias(&r, &a) && rt_str_eq(a.workload, "checkout-db"),
+	   "a labelled StatefulSet");
+	r.ns = RT_STR_NULL;
+	ok(!corr_record_alias(&r, &a), "no namespace, no mapping");
+}
+
+/* helm-install-X-<sfx>: the Job controller's suffix is cut exactly, even
+ * when a shorter release is known. */
+static void test_job_pods(void)
+{
+	corr_registry_free(reg);
+	reg = corr_registry_new();
+	known("kube-system", "traefik");
+	check("traefik-crd's pod with only traefik known", "kube-system", "Pod",
+	      "helm-install-traefik-crd-x7fqb", NULL, NULL, "kube-system",
+	      "traefik-crd", CORR_VIA_JOB);
+	check("traefik's pod", "kube-system", "Pod", "helm-install-traefik-9cwmt",
+	      NULL, NULL, "kube-system", "traefik", CORR_VIA_JOB);
+	known("traefik", "traefik-lb");
+	check("a job pod labelled with its chart follows the targetNamespace",
+	      "kube-system", "Pod", "helm-install-traefik-lb-x7fqb", NULL,
+	      "traefik-lb", "traefik", "traefik-lb", CORR_VIA_JOB);
+	check("a label naming another release wins", "kube-system", "Pod",
+	      "helm-install-traefik-lb-x7fqb", NULL, "other", "kube-system",
+	      "other", CORR_VIA_LABEL);
+	known("kube-system", "traefik-crd");
+	check("a known release named like the whole rest", "kube-system", "Pod",
+	      "helm-install-traefik-crd", NULL, NULL, "kube-system", "traefik-crd",
+	      CORR_VIA_JOB);
+}
+
 static void test_option(void)
 {
 	struct corr_opts o = { 0 };
@@ -149,6 +281,9 @@ int main(void)
 	test_workload();
 	test_attribution();
 	test_option();
+	test_alias();
+	test_record_alias();
+	test_job_pods();
 	corr_registry_free(reg);
 	return done_testing();
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "revtrail/store.h"
+#include "../../store/sql.h"
 #include "tap.h"
 
 static char path[128];
@@ -92,7 +93,8 @@ static void test_create_and_migrate(void)
 	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
 	       "writer opens and migrates");
 	store_close(st);
-	is_int(version(), 1, "migrated to version 1");
+	is_int(version(), STORE_SCHEMA_VERSION, "migrated to the current version");
+	is_int(STORE_SCHEMA_VERSION, 2, "which is 2");
 	ok(exec("SELECT id, namespace, release, revision, status, severity,"
 		" opened_at, last_seen_at, closed_at, event_count, tags,"
 		" diagnosis, title FROM incidents;"
@@ -108,13 +110,43 @@ static void test_create_and_migrate(void)
 	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
 	       "reopening a current database");
 	store_close(st);
-	is_int(version(), 1, "still version 1");
+	is_int(version(), 2, "still version 2");
 	exec("PRAGMA user_version = 99");
 	ok(store_open(path, 0, NULL, &st, err, sizeof(err)) != 0,
 	   "a newer schema is refused");
 	ok(strstr(err, "newer") != NULL, "with a clear message: %s", err);
 	ok(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)) != 0,
 	   "also read-only");
+	fresh();
+}
+
+/* A version 1 file (the first release) gains workload_releases and keeps
+ * its rows. */
+static void test_migrate_v1(void)
+{
+	struct store *st;
+	struct collect c = { "", 0 };
+	char err[512] = "";
+
+	fresh();
+	ok(exec(store_migrations[0]) == 0, "a version 1 schema");
+	ok(exec("PRAGMA user_version = 1;"
+		"INSERT INTO events(ukey, namespace, release) VALUES(7, 'lb', 'x');"
+		"INSERT INTO revisions(namespace, release, revision, status)"
+		" VALUES('lb', 'edge', 3, 'deployed');") == 0, "with rows");
+	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
+	       "the writer migrates it: %s", err);
+	store_close(st);
+	is_int(version(), 2, "to version 2");
+	ok(exec("SELECT namespace, workload, release_namespace, release"
+		" FROM workload_releases") == 0, "workload_releases exists");
+	is_int(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)), 0,
+	       "readable");
+	store_query(st, "SELECT (SELECT count(*) FROM events) AS e,"
+		    " (SELECT status FROM revisions) AS s", NULL, on_row, &c,
+		    err, sizeof(err));
+	is_str(c.text, "e=1;s=deployed;", "rows kept");
+	store_close(st);
 	fresh();
 }
 
@@ -170,6 +202,7 @@ int main(void)
 	unlink(tmpl);
 	snprintf(path, sizeof(path), "%s.db", tmpl);
 	test_create_and_migrate();
+	test_migrate_v1();
 	test_readonly();
 	return done_testing();
 }
