@@ -189,29 +189,51 @@ static bool check_followed(const struct rules_diagnosis *d,
 	return false;
 }
 
-static bool check_object(const struct rules_diagnosis *d,
-			 const struct corr_incview *v,
-			 struct corr_diagnosis *out)
+/* One "Kind/name-glob" (glob[0..n)) against the affected objects. */
+static bool object_matches(const char *glob, size_t n,
+			   const struct corr_incview *v,
+			   struct corr_diagnosis *out)
 {
-	const char *glob = d->object_glob, *slash;
+	char pat[256];
+	const char *slash;
 	size_t klen;
 
-	if (!glob || !*glob)
-		return true;
-	slash = strchr(glob, '/');
-	klen = slash ? (size_t)(slash - glob) : 0;
+	snprintf(pat, sizeof(pat), "%.*s", (int)n, glob);
+	slash = strchr(pat, '/');
+	klen = slash ? (size_t)(slash - pat) : 0;
 	for (size_t i = 0; i < v->nobjects; i++) {
 		const struct corr_object *o = &v->objects[i];
 
 		if (slash && (strlen(o->kind) != klen ||
-			      strncasecmp(o->kind, glob, klen) != 0))
+			      strncasecmp(o->kind, pat, klen) != 0))
 			continue;
-		if (fnmatch(slash ? slash + 1 : glob, o->name, 0) == 0) {
-			evidence(out, "%s/%s matches %s", o->kind, o->name, glob);
+		if (fnmatch(slash ? slash + 1 : pat, o->name, 0) == 0) {
+			evidence(out, "%s/%s matches %s", o->kind, o->name, pat);
 			return true;
 		}
 	}
 	return false;
+}
+
+/* The object line lists globs separated by blanks; any one may match. */
+static bool check_object(const struct rules_diagnosis *d,
+			 const struct corr_incview *v,
+			 struct corr_diagnosis *out)
+{
+	const char *g = d->object_glob;
+	bool any = false;
+
+	if (!g || !*g)
+		return true;
+	while (*(g += strspn(g, " \t"))) {
+		size_t n = strcspn(g, " \t");
+
+		any = true;
+		if (object_matches(g, n, v, out))
+			return true;
+		g += n;
+	}
+	return !any;
 }
 
 bool corr_diag_matches(const struct rules_diagnosis *d,

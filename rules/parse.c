@@ -472,22 +472,37 @@ static int kw_followed_by(struct parser *ps, const char *v, size_t n)
 	return 0;
 }
 
-static int kw_object(struct parser *ps, const char *v, size_t n)
+/* One "Kind/name-glob" of an object line. */
+static bool object_glob_ok(const char *v, size_t n)
 {
 	const char *slash = memchr(v, '/', n);
-	char buf[64];
 	bool ok = slash && slash > v && slash + 1 < v + n;
 
-	if (ps->b.diag.object_glob)
-		return fail(ps, "duplicate 'object'");
 	for (const char *p = v; ok && p < slash; p++)
 		ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 		     (p > v && *p >= '0' && *p <= '9');
 	for (const char *p = slash ? slash + 1 : v; ok && p < v + n; p++)
-		ok = !is_blank(*p) && *p != '/';
-	if (!ok)
-		return fail(ps, "bad object '%s' (Kind/name-glob, e.g. "
-			    "Pod/helm-install-*)", echo(buf, sizeof(buf), v, n));
+		ok = *p != '/';
+	return ok;
+}
+
+/* "Pod/helm-install-* Job/helm-install-*": any one of the globs. */
+static int kw_object(struct parser *ps, const char *v, size_t n)
+{
+	char buf[64];
+
+	if (ps->b.diag.object_glob)
+		return fail(ps, "duplicate 'object'");
+	for (size_t i = 0, len; i < n; i += len) {
+		while (i < n && is_blank(v[i]))
+			i++;
+		for (len = 0; i + len < n && !is_blank(v[i + len]); len++)
+			;
+		if (len && !object_glob_ok(v + i, len))
+			return fail(ps, "bad object '%s' (Kind/name-glob, e.g. "
+				    "Pod/helm-install-*)",
+				    echo(buf, sizeof(buf), v + i, len));
+	}
 	if (!(ps->b.diag.object_glob = rules_strndup(ps->r, v, n)))
 		return oom(ps);
 	return 0;

@@ -206,9 +206,16 @@ static int load_objects(struct store *st, int64_t id, struct objlist *l,
 		return err;
 	for (size_t i = 0; i < nd && !err; i++) {
 		const char *g = rules_diagnosis_at(st->rules, i)->object_glob;
+		char one[256];
 
-		if (g && *g)
-			err = objlist_glob(st, id, g, l);
+		/* an object line may list several globs, blank-separated */
+		while (g && !err && *(g += strspn(g, " \t"))) {
+			size_t n = strcspn(g, " \t");
+
+			snprintf(one, sizeof(one), "%.*s", (int)n, g);
+			err = objlist_glob(st, id, one, l);
+			g += n;
+		}
 	}
 	/* the order a full scan of the table gives: kind, then name */
 	if (!err && l->n > 1)

@@ -55,7 +55,7 @@ struct rules_diagnosis {
 	size_t nrevision_status;
 	int opened_by;                /* RULES_OPENED_* */
 	bool followed_by_rollback;    /* a later revision is "Rollback to N" */
-	const char *object_glob;      /* "Kind/name-glob": an affected object
+	const char *object_glob;      /* "Kind/name-glob ...": an affected object
 	                               * matches, or NULL */
 };
 

@@ -176,6 +176,19 @@ static void test_object_and_install(void)
 	make(&i, "rke2-ingress-nginx", 5000 * SEC, 5100 * SEC, tags, other);
 	corr_diagnose(list, 1, &i.v, &d);
 	ok(d.rule == NULL, "no helm-install pod: no match");
+
+	/* An object line with several globs: any one may match. */
+	static const char *const job_only[] = { "Job",
+		"helm-install-rke2-ingress-nginx", NULL };
+	sup.object_glob = "Pod/helm-install-*  Job/helm-install-*";
+	make(&i, "rke2-ingress-nginx", 5000 * SEC, 5100 * SEC, tags, job_only);
+	corr_diagnose(list, 1, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "sup", "second glob of an object line");
+	ok(has_evidence(&d, "Job/helm-install-rke2-ingress-nginx matches "
+			"Job/helm-install-*"), "evidence names the glob that matched");
+	make(&i, "rke2-ingress-nginx", 5000 * SEC, 5100 * SEC, tags, other);
+	corr_diagnose(list, 1, &i.v, &d);
+	ok(d.rule == NULL, "no glob of the line matches: no match");
 }
 
 /* The built-in packs' three seed diagnoses on the seed shapes. */

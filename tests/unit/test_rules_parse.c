@@ -90,6 +90,9 @@ static void errors(void)
 	load("diagnosis d\n  title t\n  object helm-install-*\n");
 	is_str(err, "t.rules:3: bad object 'helm-install-*' (Kind/name-glob, "
 	       "e.g. Pod/helm-install-*)", "object without a kind");
+	load("diagnosis d\n  title t\n  object Pod/a-* Job\n");
+	is_str(err, "t.rules:3: bad object 'Job' (Kind/name-glob, "
+	       "e.g. Pod/helm-install-*)", "every glob of an object line is checked");
 	load("diagnosis d\n  title t\n  object Pod/\n");
 	ok(!strncmp(err, "t.rules:3: bad object 'Pod/'", 28),
 	   "object without a glob: %s", err);
