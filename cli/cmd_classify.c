@@ -10,69 +10,183 @@
 
 #include "cli.h"
 
+/* Output is built in a buffer and written in large pieces: a tagged event
+ * printed field by field through stdio cost more than classifying it. */
+struct outbuf {
+	char *p;
+	size_t n, cap;
+	bool failed;            /* out of memory: the rest goes to stdio */
+};
+
+#define OUT_FLUSH (64 * 1024)
+
 struct classify {
 	struct rules *rules;
 	struct rt_arena arena;
 	bool all;
 	uint64_t tagged, limit_hits;
+	struct outbuf out;
 };
 
-static void put_field(FILE *f, bool *first, const char *key, struct rt_str v)
+static void out_flush(struct outbuf *o)
+{
+	if (o->n)
+		fwrite(o->p, 1, o->n, stdout);
+	o->n = 0;
+}
+
+/* Room for n more bytes; false (and stdio from then on) without memory. */
+static bool out_room(struct outbuf *o, size_t n)
+{
+	size_t cap = o->cap ? o->cap : OUT_FLUSH * 2;
+	char *q;
+
+	if (o->failed)
+		return false;
+	if (o->cap - o->n >= n)
+		return true;
+	while (cap - o->n < n)
+		cap *= 2;
+	if (!(q = realloc(o->p, cap))) {
+		out_flush(o);
+		o->failed = true;
+		return false;
+	}
+	o->p = q;
+	o->cap = cap;
+	return true;
+}
+
+static void out_put(struct outbuf *o, const char *p, size_t n)
+{
+	if (!out_room(o, n)) {
+		fwrite(p, 1, n, stdout);
+		return;
+	}
+	memcpy(o->p + o->n, p, n);
+	o->n += n;
+}
+
+static void out_str(struct outbuf *o, const char *s)
+{
+	out_put(o, s, strlen(s));
+}
+
+static void out_u64(struct outbuf *o, uint64_t v)
+{
+	char buf[24];
+	size_t k = sizeof(buf);
+
+	do
+		buf[--k] = (char)('0' + v % 10);
+	while ((v /= 10));
+	out_put(o, buf + k, sizeof(buf) - k);
+}
+
+static void out_i64(struct outbuf *o, int64_t v)
+{
+	if (v < 0) {
+		out_put(o, "-", 1);
+		out_u64(o, (uint64_t)0 - (uint64_t)v);
+		return;
+	}
+	out_u64(o, (uint64_t)v);
+}
+
+/* A JSON string, escaped as cli_json_str does: runs of plain bytes are
+ * copied whole. */
+static void out_json(struct outbuf *o, const char *p, size_t n)
+{
+	size_t i = 0;
+
+	out_put(o, "\"", 1);
+	while (i < n) {
+		size_t k = i;
+		unsigned char c;
+		char esc[8];
+
+		while (k < n && (c = (unsigned char)p[k]) >= 0x20 && c != 0x7f &&
+		       c != '"' && c != '\\')
+			k++;
+		out_put(o, p + i, k - i);
+		if (k == n)
+			break;
+		switch ((c = (unsigned char)p[k])) {
+		case '"': out_put(o, "\\\"", 2); break;
+		case '\\': out_put(o, "\\\\", 2); break;
+		case '\n': out_put(o, "\\n", 2); break;
+		case '\r': out_put(o, "\\r", 2); break;
+		case '\t': out_put(o, "\\t", 2); break;
+		default:
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			out_put(o, esc, 6);
+		}
+		i = k + 1;
+	}
+	out_put(o, "\"", 1);
+}
+
+static void put_field(struct outbuf *o, bool *first, const char *key,
+		      struct rt_str v)
 {
 	if (!v.n)
 		return;
-	fprintf(f, "%s\"%s\":", *first ? "" : ",", key);
-	cli_json_str(f, v.p, v.n);
+	out_str(o, *first ? "\"" : ",\"");
+	out_str(o, key);
+	out_put(o, "\":", 2);
+	out_json(o, v.p, v.n);
 	*first = false;
 }
 
-static void put_names(FILE *f, const char *key, const char *const *names,
-		      unsigned n)
+static void put_names(struct outbuf *o, const char *key,
+		      const char *const *names, unsigned n)
 {
-	fprintf(f, ",\"%s\":[", key);
+	out_str(o, ",\"");
+	out_str(o, key);
+	out_put(o, "\":[", 3);
 	for (unsigned i = 0; i < n; i++) {
 		if (i)
-			putc(',', f);
-		cli_json_str(f, names[i], strlen(names[i]));
+			out_put(o, ",", 1);
+		out_json(o, names[i], strlen(names[i]));
 	}
-	putc(']', f);
+	out_put(o, "]", 1);
 }
 
 /* Named captures first, then the normalised Kubernetes fields the record
  * carries; a capture wins over a record field of the same name. */
-static void put_fields(FILE *f, const struct rt_record *r,
+static void put_fields(struct outbuf *o, const struct rt_record *r,
 		       const struct rt_class *c)
 {
 	bool first = true;
 
-	fputs(",\"fields\":{", f);
+	out_str(o, ",\"fields\":{");
 	for (unsigned i = 0; i < c->nfields; i++) {
 		char key[64];
 		size_t n = c->fields[i].key.n < 63 ? c->fields[i].key.n : 63;
 
 		memcpy(key, c->fields[i].key.p, n);
 		key[n] = '\0';
-		put_field(f, &first, key, c->fields[i].val);
+		put_field(o, &first, key, c->fields[i].val);
 	}
-	put_field(f, &first, "namespace", r->ns);
-	put_field(f, &first, "kind", r->kind);
-	put_field(f, &first, "name", r->name);
-	put_field(f, &first, "pod", r->pod);
-	put_field(f, &first, "container", r->container);
-	put_field(f, &first, "stream", r->stream);
-	put_field(f, &first, "reason", r->reason);
-	put_field(f, &first, "type", r->type);
-	put_field(f, &first, "component", r->component);
-	put_field(f, &first, "release", r->release);
-	put_field(f, &first, "release_namespace", r->release_ns);
-	put_field(f, &first, "owner", r->owner_name);
-	put_field(f, &first, "chart", r->chart);
-	putc('}', f);
+	put_field(o, &first, "namespace", r->ns);
+	put_field(o, &first, "kind", r->kind);
+	put_field(o, &first, "name", r->name);
+	put_field(o, &first, "pod", r->pod);
+	put_field(o, &first, "container", r->container);
+	put_field(o, &first, "stream", r->stream);
+	put_field(o, &first, "reason", r->reason);
+	put_field(o, &first, "type", r->type);
+	put_field(o, &first, "component", r->component);
+	put_field(o, &first, "release", r->release);
+	put_field(o, &first, "release_namespace", r->release_ns);
+	put_field(o, &first, "owner", r->owner_name);
+	put_field(o, &first, "chart", r->chart);
+	out_put(o, "}", 1);
 }
 
-static void put_revisions(FILE *f, const struct rt_record *r)
+static void put_revisions(struct outbuf *o, const struct rt_record *r)
 {
-	fputs(",\"revisions\":[", f);
+	out_str(o, ",\"revisions\":[");
 	for (size_t i = 0; i < r->nrevs; i++) {
 		const struct rt_revision *v = &r->revs[i];
 		char when[RT_TIME_BUFSZ] = "";
@@ -80,48 +194,61 @@ static void put_revisions(FILE *f, const struct rt_record *r)
 
 		if (v->updated_ns)
 			rt_time_format(v->updated_ns, when);
-		fprintf(f, "%s{\"revision\":%d", i ? "," : "", v->revision);
+		out_str(o, i ? ",{\"revision\":" : "{\"revision\":");
+		out_i64(o, v->revision);
 		first = false;
-		put_field(f, &first, "namespace", v->ns);
-		put_field(f, &first, "release", v->release);
-		put_field(f, &first, "status", v->status);
-		put_field(f, &first, "chart", v->chart);
-		put_field(f, &first, "app_version", v->app_version);
-		put_field(f, &first, "description", v->description);
-		put_field(f, &first, "updated", rt_str_make(when, strlen(when)));
-		putc('}', f);
+		put_field(o, &first, "namespace", v->ns);
+		put_field(o, &first, "release", v->release);
+		put_field(o, &first, "status", v->status);
+		put_field(o, &first, "chart", v->chart);
+		put_field(o, &first, "app_version", v->app_version);
+		put_field(o, &first, "description", v->description);
+		put_field(o, &first, "updated", rt_str_make(when, strlen(when)));
+		out_put(o, "}", 1);
 	}
-	putc(']', f);
+	out_put(o, "]", 1);
 }
 
-static void print_record(FILE *f, const struct rt_record *r,
+static void print_record(struct outbuf *o, const struct rt_record *r,
 			 const struct rt_class *c)
 {
-	fprintf(f, "{\"n\":%" PRIu64 ",\"format\":\"%s\"", r->n,
-		rt_format_name(r->format));
-	put_names(f, "tags", c->tags, c->ntags);
-	put_names(f, "rules", c->rules, c->nrules);
-	fprintf(f, ",\"severity\":\"%s\"", rt_severity_name(c->severity));
-	put_fields(f, r, c);
-	fputs(",\"message\":", f);
-	cli_json_str(f, r->message.p ? r->message.p : "", r->message.n);
+	out_str(o, "{\"n\":");
+	out_u64(o, r->n);
+	out_str(o, ",\"format\":\"");
+	out_str(o, rt_format_name(r->format));
+	out_put(o, "\"", 1);
+	put_names(o, "tags", c->tags, c->ntags);
+	put_names(o, "rules", c->rules, c->nrules);
+	out_str(o, ",\"severity\":\"");
+	out_str(o, rt_severity_name(c->severity));
+	out_put(o, "\"", 1);
+	put_fields(o, r, c);
+	out_str(o, ",\"message\":");
+	out_json(o, r->message.p ? r->message.p : "", r->message.n);
 	if (r->ts_ns) {
 		char when[RT_TIME_BUFSZ];
 
 		rt_time_format(r->ts_ns, when);
-		fprintf(f, ",\"ts\":\"%s\"", when);
+		out_str(o, ",\"ts\":\"");
+		out_str(o, when);
+		out_put(o, "\"", 1);
 	}
-	if (r->count > 1)
-		fprintf(f, ",\"count\":%" PRId64, r->count);
+	if (r->count > 1) {
+		out_str(o, ",\"count\":");
+		out_i64(o, r->count);
+	}
 	if (r->nrevs)
-		put_revisions(f, r);
-	fputs(",\"source\":", f);
-	cli_json_str(f, r->pos.source ? r->pos.source : "", r->pos.source ?
-		     strlen(r->pos.source) : 0);
-	fprintf(f, ",\"offset\":%" PRIu64, r->pos.offset);
+		put_revisions(o, r);
+	out_str(o, ",\"source\":");
+	out_json(o, r->pos.source ? r->pos.source : "", r->pos.source ?
+		 strlen(r->pos.source) : 0);
+	out_str(o, ",\"offset\":");
+	out_u64(o, r->pos.offset);
 	if (r->flags & RT_REC_TRUNCATED)
-		fputs(",\"truncated\":true", f);
-	fputs("}\n", f);
+		out_str(o, ",\"truncated\":true");
+	out_put(o, "}\n", 2);
+	if (o->n >= OUT_FLUSH)
+		out_flush(o);
 }
 
 static int on_record(void *ctx, struct rt_record *r)
@@ -134,7 +261,7 @@ static int on_record(void *ctx, struct rt_record *r)
 	if (cls.ntags)
 		c->tagged++;
 	if (cls.ntags || c->all)
-		print_record(stdout, r, &cls);
+		print_record(&c->out, r, &cls);
 	return 0;
 }
 
@@ -203,6 +330,8 @@ int cmd_classify(int argc, char **argv)
 	rt_arena_init(&c.arena);
 	rc = cli_read_inputs(in, argv + optind, argc - optind, &c.arena,
 			     on_record, between_chunks, &c);
+	out_flush(&c.out);
+	free(c.out.p);
 	fflush(stdout);
 	print_summary(ingest_stats(in), &c);
 	rt_arena_release(&c.arena);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "json_scan.h"
 
 const struct rt_str ing_stream_names[2] = {
 	RT_STR_LIT("stdout"), RT_STR_LIT("stderr"),
@@ -171,10 +172,18 @@ bad:
 	return false;
 }
 
+/* Every key of both lists is 2 to 9 bytes and starts with one of these:
+ * most members of a JSON log line are rejected on that alone. */
+static bool maybe_key(const char *k, size_t kn)
+{
+	return kn >= 2 && kn <= 9 && strchr("mlesrt", k[0]);
+}
+
 static int key_rank(const char *const *keys, const char *k, size_t kn)
 {
 	for (int i = 0; keys[i]; i++)
-		if (strlen(keys[i]) == kn && memcmp(keys[i], k, kn) == 0)
+		if (keys[i][0] == k[0] && strlen(keys[i]) == kn &&
+		    memcmp(keys[i], k, kn) == 0)
 			return i;
 	return -1;
 }
@@ -243,6 +252,8 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 		return;
 	s.i++;
 	while (js_member(&s, &m, &bad)) {
+		if (!maybe_key(m.key, m.keyn))
+			continue;
 		if (m.kind == JV_STR && m.valn &&
 		    (r = key_rank(msg_keys, m.key, m.keyn)) >= 0) {
 			if (r >= MSG_KEY_CAUSE && !cause.valn)
@@ -314,6 +325,19 @@ bool ing_is_docker(const cJSON *root)
 	return it == NULL || cJSON_IsString(it);
 }
 
+/* Epoch seconds (Fluent Bit's @timestamp double), or ms/us/ns. A double
+ * holds about a microsecond at this magnitude, so the fraction is rounded
+ * to microseconds. v > 0. */
+static int64_t epoch_time(double v)
+{
+	double scale = v > 1e17 ? 1 : v > 1e14 ? 1e3 : v > 1e11 ? 1e6 : 1e9;
+	double ip = floor(v), frac = v - ip;
+
+	if (ip * scale > 9.0e18)   /* past int64 nanoseconds: no time */
+		return 0;
+	return (int64_t)ip * (int64_t)scale + llround(frac * scale / 1e3) * 1000;
+}
+
 static int64_t json_time(const cJSON *it)
 {
 	int64_t ns;
@@ -321,20 +345,8 @@ static int64_t json_time(const cJSON *it)
 	if (cJSON_IsString(it) && it->valuestring[0] &&
 	    ing_time_parse(it->valuestring, strlen(it->valuestring), &ns) == 0)
 		return ns;
-	if (cJSON_IsNumber(it) && it->valuedouble > 0) {
-		double v = it->valuedouble;
-
-		/* Epoch seconds (Fluent Bit's @timestamp double), or ms/us/ns.
-		 * A double holds about a microsecond at this magnitude, so the
-		 * fraction is rounded to microseconds. */
-		double scale = v > 1e17 ? 1 : v > 1e14 ? 1e3 : v > 1e11 ? 1e6 : 1e9;
-		double ip = floor(v), frac = v - ip;
-
-		if (ip * scale > 9.0e18)   /* past int64 nanoseconds: no time */
-			return 0;
-		return (int64_t)ip * (int64_t)scale +
-		       llround(frac * scale / 1e3) * 1000;
-	}
+	if (cJSON_IsNumber(it) && it->valuedouble > 0)
+		return epoch_time(it->valuedouble);
 	return 0;
 }
 
@@ -372,6 +384,72 @@ void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
 	take_str(d, &rec->ns, dec_json_get(attrs, "io.kubernetes.pod.namespace"));
 	take_str(d, &rec->container,
 		 dec_json_get(attrs, "io.kubernetes.container.name"));
+}
+
+/* ---- the same docker shapes from json_scan.h nodes ---- */
+
+bool ing_is_docker_js(const struct js_doc *doc)
+{
+	static const char *const keys[] = { "log", "stream", "time", "attrs" };
+	const struct js_node *root = &doc->node[0], *log;
+
+	if (root->type != JS_OBJ || !js_is(js_get(doc, root, "time"), JS_STR))
+		return false;
+	for (uint32_t i = root->child; i; i = doc->node[i].next) {
+		const struct js_node *m = &doc->node[i];
+		bool known = false;
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !known;
+		     k++)
+			known = m->keyn == strlen(keys[k]) &&
+				!memcmp(m->key, keys[k], m->keyn);
+		if (!known)
+			return false;
+	}
+	log = js_get(doc, root, "log");
+	return !log || log->type == JS_STR;
+}
+
+static void take_str_js(struct dec_ctx *d, struct rt_str *dst,
+			const struct js_node *it)
+{
+	if (js_nonempty(it))
+		*dst = js_str(d->arena, it);
+}
+
+void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
+			  const struct js_doc *doc)
+{
+	const struct js_node *root = &doc->node[0];
+	const struct js_node *attrs = js_get(doc, root, "attrs");
+	const struct js_node *time = js_get(doc, root, "time");
+	const struct js_node *stream = js_get(doc, root, "stream");
+	int64_t ns;
+
+	if (js_nonempty(time)) {
+		struct rt_str t = time->esc ? js_str(d->arena, time) :
+				  rt_str_make(time->s, time->n);
+
+		if (ing_time_parse(t.p, t.n, &ns) == 0 && ns)
+			rec->ts_ns = ns;
+	} else if (js_is(time, JS_NUM) && time->num > 0 &&
+		   (ns = epoch_time(time->num)) != 0) {
+		rec->ts_ns = ns;
+	}
+	if (js_str_is(stream, "stdout"))
+		rec->stream = ing_stream_names[0];
+	else if (js_str_is(stream, "stderr"))
+		rec->stream = ing_stream_names[1];
+	else
+		rec->stream = js_is(stream, JS_STR) ? js_str(d->arena, stream) :
+			      RT_STR_NULL;
+	if (!js_is(attrs, JS_OBJ))
+		return;
+	take_str_js(d, &rec->pod, js_get(doc, attrs, "io.kubernetes.pod.name"));
+	take_str_js(d, &rec->ns,
+		    js_get(doc, attrs, "io.kubernetes.pod.namespace"));
+	take_str_js(d, &rec->container,
+		    js_get(doc, attrs, "io.kubernetes.container.name"));
 }
 
 /* Release hints a pod's labels and annotations carry (FORMATS.md §3.5). */

@@ -248,22 +248,20 @@ static int cri_line(struct ingest *in, const struct ing_frame *f,
 
 /* ---- docker json-file ---- */
 
+/* A docker line whose time, stream and attrs are already in base: its log
+ * string (decoded, "" when absent) joins its stream's pieces or is emitted
+ * alone. sx: the stream is stderr. */
 static int docker_frame(struct ingest *in, const struct ing_frame *f,
-			struct rt_record *base, const cJSON *root)
+			struct rt_record *base, struct rt_str log, int sx)
 {
-	const cJSON *log = dec_json_get(root, "log"),
-		    *stream = dec_json_get(root, "stream");
-	const char *s = cJSON_IsString(log) ? log->valuestring : "";
-	size_t n = strlen(s);
-	int sx = cJSON_IsString(stream) &&
-		 strcmp(stream->valuestring, "stderr") == 0;
+	const char *s = log.p;
+	size_t n = log.n;
 	struct rt_str text;
 	struct ing_part *part;
 	struct dec_ctx d;
 	int rc;
 
 	dctx_init(in, &d, base);
-	ing_docker_fields(&d, base, root);
 	if ((rc = part_claim(in, f, sx, RT_FMT_DOCKER, &part)) != 0)
 		return outcome(in, f, rc);
 	/* A piece of a long line has no trailing newline. */
@@ -281,6 +279,21 @@ static int docker_frame(struct ingest *in, const struct ing_frame *f,
 		return RT_ENOMEM;
 	count_flags(in, base->flags);
 	return outcome(in, f, ing_log_emit(&d, base, RT_FMT_DOCKER, text));
+}
+
+static int docker_cjson(struct ingest *in, const struct ing_frame *f,
+			struct rt_record *base, const cJSON *root)
+{
+	const cJSON *log = dec_json_get(root, "log"),
+		    *stream = dec_json_get(root, "stream");
+	const char *s = cJSON_IsString(log) ? log->valuestring : "";
+	int sx = cJSON_IsString(stream) &&
+		 strcmp(stream->valuestring, "stderr") == 0;
+	struct dec_ctx d;
+
+	dctx_init(in, &d, base);
+	ing_docker_fields(&d, base, root);
+	return docker_frame(in, f, base, rt_str_make(s, strlen(s)), sx);
 }
 
 /* ---- JSON and text ---- */
@@ -322,7 +335,7 @@ static int json_frame(struct ingest *in, const struct ing_frame *f,
 	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
 	if (cJSON_IsObject(root) && ing_is_docker(root) &&
 	    (force == RT_FMT_UNKNOWN || force == RT_FMT_DOCKER))
-		return docker_frame(in, f, &base, root);
+		return docker_cjson(in, f, &base, root);
 	dctx_init(in, &d, &base);
 	rc = json_value(in, &d, root);
 	if (rc == DEC_NO && !in->stop && cJSON_IsArray(root) &&
@@ -435,6 +448,53 @@ static int blank_line(struct ingest *in, const struct ing_frame *f)
 	return outcome(in, f, rc);
 }
 
+/*
+ * One-line Events and docker lines without cJSON (json_scan.h): true when
+ * the frame was handled here (*rc set); false leaves it to cJSON, which
+ * then reads it exactly as it would have anyway.
+ */
+static bool fast_json(struct ingest *in, const struct ing_frame *f,
+		      struct rt_str clean, unsigned flags, int *rc)
+{
+	enum rt_format force = in->opts.force;
+	struct js_doc *doc = &in->jdoc;
+	const struct js_node *ev;
+	struct rt_record base;
+	struct dec_ctx d;
+
+	if (in->slow_json || js_parse(doc, clean.p, clean.n) ||
+	    doc->node[0].type != JS_OBJ)
+		return false;
+	if (ing_is_docker_js(doc)) {
+		const struct js_node *log = js_get(doc, &doc->node[0], "log");
+
+		if (force != RT_FMT_UNKNOWN && force != RT_FMT_DOCKER)
+			return false;
+		base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
+		dctx_init(in, &d, &base);
+		ing_docker_fields_js(&d, &base, doc);
+		*rc = docker_frame(in, f, &base, js_str(in->arena, log),
+				   js_str_is(js_get(doc, &doc->node[0],
+						    "stream"), "stderr"));
+		return true;
+	}
+	if ((force != RT_FMT_UNKNOWN && force != RT_FMT_K8S_EVENT) ||
+	    !(ev = ing_event_of(doc)))
+		return false;
+	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
+	dctx_init(in, &d, &base);
+	if ((*rc = ing_event_fast(&d, doc, ev)) == DEC_NO)
+		return false;
+	count_flags(in, flags);
+	*rc = outcome(in, f, *rc);
+	return true;
+}
+
+void ing_set_fast_json(struct ingest *in, bool on)
+{
+	in->slow_json = !on;
+}
+
 int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 {
 	enum rt_format force = in->opts.force;
@@ -461,11 +521,14 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 		return RT_ENOMEM;
 	if ((first == '{' || first == '[') && force != RT_FMT_TEXT &&
 	    force != RT_FMT_HELM_TEXT) {
+		cJSON *root;
+		int rc;
+
+		if (first == '{' && fast_json(in, f, clean, flags, &rc))
+			return rc;
 		/* The arena copy is NUL-terminated: parse it whole, no
 		 * trailing garbage allowed. */
-		cJSON *root = cJSON_ParseWithLengthOpts(clean.p, clean.n + 1,
-							NULL, 1);
-
+		root = cJSON_ParseWithLengthOpts(clean.p, clean.n + 1, NULL, 1);
 		if (root) {
 			int rc = json_frame(in, f, root, clean, flags, junk);
 

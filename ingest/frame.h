@@ -12,6 +12,7 @@
 #define REVTRAIL_INGEST_FRAME_H
 
 #include "decode.h"
+#include "json_scan.h"
 
 /* A growable byte buffer kept for the life of a source (not per record). */
 struct ing_buf {
@@ -88,6 +89,12 @@ struct ingest {
 	ingest_emit_fn emit;
 	void *emit_ctx;
 	int stop;
+
+	/* One-line Events and docker lines are read with json_scan.h into
+	 * jdoc rather than with cJSON; slow_json (a test switch) turns that
+	 * off. */
+	bool slow_json;
+	struct js_doc jdoc;
 };
 
 /* One frame on its way to the decoders. */
@@ -136,6 +143,22 @@ bool ing_is_docker(const cJSON *root);
 /* A docker line's time, stream and attrs (io.kubernetes.* labels). */
 void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
 		       const cJSON *root);
+/* The same two from json_scan.h nodes (the root is node 0). */
+bool ing_is_docker_js(const struct js_doc *doc);
+void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
+			  const struct js_doc *doc);
+
+/* fast_event.c: dec_kube.c's reading of a one-line Event, from json_scan.h
+ * nodes. The Event a document is (bare, or in an ADDED/MODIFIED/DELETED
+ * envelope), or NULL when dec_kube_json would read it as something else. */
+const struct js_node *ing_event_of(const struct js_doc *doc);
+/* Emits ev as dec_kube.c would: DEC_YES, the callback's return, or DEC_NO
+ * (before emitting anything) for what it leaves to dec_kube.c. */
+int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
+		   const struct js_node *ev);
+
+/* Test switch: false parses every JSON frame with cJSON. */
+void ing_set_fast_json(struct ingest *in, bool on);
 /* Sets message (unwrapping a JSON payload's msg/message/error and level),
  * format and emits. content must live in the arena. */
 int ing_log_emit(struct dec_ctx *d, struct rt_record *rec,

@@ -332,23 +332,39 @@ void rules_list(const struct rules *r, FILE *out)
 		list_diagnosis(&r->diags[i], out);
 }
 
+/* "a" | "b", in parentheses when other sets are required too. */
+static void list_set(FILE *out, const char *const *lits, uint32_t n,
+		     bool paren)
+{
+	if (paren)
+		fputc('(', out);
+	for (uint32_t k = 0; k < n; k++) {
+		fputs(k ? " | \"" : "\"", out);
+		for (const char *c = lits[k]; *c; c++)
+			fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c",
+				*c);
+		fputc('"', out);
+	}
+	if (paren)
+		fputc(')', out);
+}
+
 void rules_list_prefilter(const struct rules *r, FILE *out)
 {
 	if (!r->compiled)
 		return;
 	for (size_t i = 0; i < r->npats; i++) {
 		const struct rules_pattern *p = &r->pats[i];
+		bool paren = p->nconj > 1;
 
 		fprintf(out, "%s\t%s:%d\t", r->rules[p->rule].id,
 			r->rules[p->rule].file, p->line);
 		if (!p->nlits)
 			fputs("(always runs)", out);
-		for (uint32_t k = 0; k < p->nlits; k++) {
-			fputs(k ? " | \"" : "\"", out);
-			for (const char *c = p->lits[k]; *c; c++)
-				fprintf(out, *c == '"' || *c == '\\' ? "\\%c" :
-					"%c", *c);
-			fputc('"', out);
+		list_set(out, p->lits, p->nlits, paren);
+		for (uint32_t k = 1; k < p->nconj; k++) {
+			fputs(" & ", out);
+			list_set(out, p->more[k - 1], p->nmore[k - 1], paren);
 		}
 		fprintf(out, "%s\n", p->nlits && !p->derived ? " (declared)" :
 			"");

@@ -1,9 +1,10 @@
 /*
  * classify.c: tags one record. The prefilter scan of each field a rule reads
- * yields candidate (pattern, field) pairs; PCRE2 runs only on those, in
- * catalog order, and the first match of a rule adds its id, tags, severity
- * and named captures. A line that holds no literal costs one scan per field
- * and no PCRE2 call at all.
+ * (with that field's own literals) yields candidate (pattern, field) pairs:
+ * patterns one of whose literals of each required set occurs. PCRE2 runs
+ * only on those, in catalog order, and the first match of a rule adds its
+ * id, tags, severity and named captures. A line that holds no literal costs
+ * one scan per field and no PCRE2 call at all.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,35 +45,45 @@ static void add_all(struct rules *r, size_t *nc, unsigned f, uint32_t only)
 		add_cand(r, nc, p, f, only);
 }
 
-/* Candidates of one field. Raw is scanned right after message; when the
- * message was empty both are the same text and the hits are reused. */
-static void field_cands(struct rules *r, size_t *nc, const struct texts *t,
-			unsigned f, uint32_t only, int *last_hits)
+/* A literal of set k of pattern pat was found in field f; the pattern is
+ * a candidate once every one of its sets has been seen. */
+static void add_conj(struct rules *r, size_t *nc, uint32_t pat, unsigned k,
+		     unsigned f, uint32_t only)
 {
-	struct rt_str s = t->f[f];
-	int nh;
+	uint32_t key = pat * FIELD_COUNT + f;
+	unsigned all = (1u << r->pats[pat].nconj) - 1;
 
-	if (f == FIELD_RAW && *last_hits != -2 &&
-	    t->f[FIELD_MESSAGE].p == s.p && t->f[FIELD_MESSAGE].n == s.n) {
-		nh = *last_hits;
-	} else {
-		uint32_t gen = next_gen(&r->lit_gen, r->lit_stamp,
-					pf_nlits(r->pf) + 1);
-
-		nh = pf_scan(r->pf, s.p, s.n, r->lit_stamp, gen, r->hits);
-		if (f == FIELD_MESSAGE)
-			*last_hits = nh;
+	if (all == 1) {
+		add_cand(r, nc, pat, f, only);
+		return;
 	}
+	if (r->conj_stamp[key] != r->gen) {
+		r->conj_stamp[key] = r->gen;
+		r->conj_seen[key] = 0;
+	}
+	r->conj_seen[key] |= (unsigned char)(1u << k);
+	if (r->conj_seen[key] == all)
+		add_cand(r, nc, pat, f, only);
+}
+
+/* Candidates of one field: one scan with the field's own prefilter. */
+static void field_cands(struct rules *r, size_t *nc, struct rt_str s,
+			unsigned f, uint32_t only)
+{
+	const struct pf *pf = r->pf[f];
+	uint32_t gen = next_gen(&r->lit_gen, r->lit_stamp, pf_nlits(pf) + 1);
+	int nh = pf_scan(pf, s.p, s.n, r->lit_stamp, gen, r->hits);
+
 	if (nh < 0) {
 		add_all(r, nc, f, only);
 		return;
 	}
 	for (int h = 0; h < nh; h++) {
 		size_t np;
-		const uint32_t *pats = pf_lit_pats(r->pf, r->hits[h], &np);
+		const uint32_t *pays = pf_lit_pats(pf, r->hits[h], &np);
 
 		for (size_t k = 0; k < np; k++)
-			add_cand(r, nc, pats[k], f, only);
+			add_conj(r, nc, pays[k] >> 2, pays[k] & 3, f, only);
 	}
 	for (size_t k = 0; k < r->nalways[f]; k++)
 		add_cand(r, nc, r->always[f][k], f, only);
@@ -205,7 +216,6 @@ unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
 {
 	struct texts t;
 	size_t nc = 0;
-	int last_hits = -2;
 
 	out->ntags = out->nrules = out->nfields = out->limit_hits = 0;
 	out->severity = RT_SEV_NONE;
@@ -215,19 +225,17 @@ unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
 	t.f[FIELD_REASON] = rec->reason;
 	t.f[FIELD_RAW] = rec->raw;
 	next_gen(&r->gen, r->cand_stamp, r->npats * FIELD_COUNT + 1);
-	if (r->gen == 1)        /* the stamps were just cleared */
+	if (r->gen == 1) {      /* the stamps were just cleared */
 		memset(r->rule_stamp, 0, (r->nrules + 1) * sizeof(uint32_t));
-	/* Raw right after message, so an empty message's raw fallback can
-	 * reuse the scan; candidates are sorted afterwards anyway. */
-	for (unsigned i = 0; i < FIELD_COUNT; i++) {
-		static const unsigned order[FIELD_COUNT] = {
-			FIELD_MESSAGE, FIELD_RAW, FIELD_REASON };
-		unsigned f = order[i];
-
+		memset(r->conj_stamp, 0,
+		       (r->npats * FIELD_COUNT + 1) * sizeof(uint32_t));
+	}
+	/* Candidates are sorted afterwards, so the field order is free. */
+	for (unsigned f = 0; f < FIELD_COUNT; f++) {
 		if (!(r->field_mask & 1u << f) || !t.f[f].n)
 			continue;
 		if (prefilter)
-			field_cands(r, &nc, &t, f, only, &last_hits);
+			field_cands(r, &nc, t.f[f], f, only);
 		else
 			add_all(r, &nc, f, only);
 	}

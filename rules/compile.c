@@ -51,8 +51,9 @@ void rules_compile_release(struct rules *r)
 	pcre2_match_data_free(r->md);
 	pcre2_jit_stack_free(r->jit);
 	pcre2_match_context_free(r->mctx);
-	pf_free(r->pf);
 	for (int f = 0; f < FIELD_COUNT; f++) {
+		pf_free(r->pf[f]);
+		r->pf[f] = NULL;
 		free(r->always[f]);
 		r->always[f] = NULL;
 		r->nalways[f] = 0;
@@ -60,13 +61,16 @@ void rules_compile_release(struct rules *r)
 	free(r->lit_stamp);
 	free(r->hits);
 	free(r->cand_stamp);
+	free(r->conj_stamp);
+	free(r->conj_seen);
 	free(r->rule_stamp);
 	free(r->cands);
 	r->md = NULL;
 	r->jit = NULL;
 	r->mctx = NULL;
-	r->pf = NULL;
 	r->lit_stamp = r->hits = r->cand_stamp = r->rule_stamp = r->cands = NULL;
+	r->conj_stamp = NULL;
+	r->conj_seen = NULL;
 	r->compiled = false;
 }
 
@@ -114,66 +118,151 @@ static int load_capnames(struct rules *r, struct rules_pattern *p)
 	return 0;
 }
 
+static const char **pool_lits(struct rules *r, const struct lit_set *set)
+{
+	const char **v = rules_alloc(r, set->n * sizeof(*v));
+
+	for (unsigned k = 0; v && k < set->n; k++)
+		if (!(v[k] = rules_strndup(r, set->s[k], set->len[k])))
+			return NULL;
+	return v;
+}
+
+/* A further set is worth scanning for only when the best one is weak
+ * (common words, a 3-digit status code: "HTTP/" alone is in every access
+ * log line), and when it adds no short literal the field's scan does not
+ * look for anyway: those are found at a higher cost than long ones. */
+static bool worth_adding(const struct rules *r, unsigned fields,
+			 const struct lit_set *best, const struct lit_set *set)
+{
+	if (lit_set_score(best) >= LIT_WEAK_SCORE)
+		return false;
+	for (unsigned k = 0; k < set->n; k++) {
+		if (set->len[k] >= LIT_CONJ_MIN)
+			continue;
+		for (int f = 0; f < FIELD_COUNT; f++)
+			if ((fields & 1u << f) &&
+			    !pf_has(r->pf[f], set->s[k], set->len[k]))
+				return false;
+	}
+	return true;
+}
+
+/* The literals of set k of p (0: lits, then more). */
+static const char *const *conj_lits(const struct rules_pattern *p, unsigned k,
+				    uint32_t *n)
+{
+	*n = k ? p->nmore[k - 1] : p->nlits;
+	return k ? p->more[k - 1] : p->lits;
+}
+
+/* Adds set k of pattern i to the prefilter of each field it reads. */
+static int add_set(struct rules *r, uint32_t i, unsigned k)
+{
+	const struct rules_pattern *p = &r->pats[i];
+	unsigned fields = r->rules[p->rule].fields;
+	uint32_t n;
+	const char *const *lits = conj_lits(p, k, &n);
+
+	for (int f = 0; f < FIELD_COUNT; f++)
+		for (uint32_t j = 0; j < n && (fields & 1u << f); j++)
+			if (pf_add(r->pf[f], lits[j], strlen(lits[j]), i << 2 | k))
+				return RT_ENOMEM;
+	return 0;
+}
+
 /* Derived literals when the regex yields some, else the rule's declared
  * ones, else none: the pattern then runs on every record. */
-static int pattern_literals(struct rules *r, struct rules_pattern *p)
+static int first_set(struct rules *r, uint32_t i, struct lit_cnf *cnf)
 {
+	struct rules_pattern *p = &r->pats[i];
 	const struct rules_rule *ru = &r->rules[p->rule];
-	struct lit_set set;
+	unsigned fields = ru->fields;
 
-	lit_derive(p->src, strlen(p->src), &set);
-	p->derived = set.n > 0;
-	if (!set.n) {
+	lit_derive_cnf(p->src, strlen(p->src), cnf);
+	p->derived = cnf->n > 0;
+	p->nconj = 1;
+	if (!cnf->n) {
 		p->lits = ru->lits;
 		p->nlits = ru->nlits;
-		return 0;
-	}
-	if (!(p->lits = rules_alloc(r, set.n * sizeof(*p->lits))))
-		return RT_ENOMEM;
-	for (unsigned k = 0; k < set.n; k++)
-		if (!(p->lits[k] = rules_strndup(r, set.s[k], set.len[k])))
+		p->nconj = ru->nlits ? 1 : 0;
+	} else {
+		if (!(p->lits = pool_lits(r, &cnf->set[0])))
 			return RT_ENOMEM;
-	p->nlits = set.n;
+		p->nlits = cnf->set[0].n;
+	}
+	for (int f = 0; f < FIELD_COUNT; f++)
+		if (!p->nconj && (fields & 1u << f))
+			r->always[f][r->nalways[f]++] = i;
+	return p->nconj ? add_set(r, i, 0) : 0;
+}
+
+/* Further required sets, once every first set is in: those tell which
+ * short literals the scans look for anyway. */
+static int further_sets(struct rules *r, uint32_t i, struct lit_cnf *cnf)
+{
+	struct rules_pattern *p = &r->pats[i];
+	unsigned fields = r->rules[p->rule].fields;
+	int rc;
+
+	if (!p->derived)
+		return 0;
+	lit_derive_cnf(p->src, strlen(p->src), cnf);
+	for (unsigned k = 1; k < cnf->n; k++) {
+		if (!worth_adding(r, fields, &cnf->set[0], &cnf->set[k]))
+			continue;
+		if (!(p->more[p->nconj - 1] = pool_lits(r, &cnf->set[k])))
+			return RT_ENOMEM;
+		p->nmore[p->nconj - 1] = cnf->set[k].n;
+		if ((rc = add_set(r, i, p->nconj++)))
+			return rc;
+	}
 	return 0;
 }
 
 static int build_prefilter(struct rules *r)
 {
+	struct lit_cnf *cnf = malloc(sizeof(*cnf));
 	size_t n = r->npats;
+	int rc = RT_ENOMEM;
 
-	if (!(r->pf = pf_new()))
+	if (!cnf)
 		return RT_ENOMEM;
 	for (int f = 0; f < FIELD_COUNT; f++)
-		if (!(r->always[f] = malloc((n + 1) * sizeof(uint32_t))))
-			return RT_ENOMEM;
+		if (!(r->pf[f] = pf_new()) ||
+		    !(r->always[f] = malloc((n + 1) * sizeof(uint32_t))))
+			goto out;
 	for (uint32_t i = 0; i < n; i++) {
-		struct rules_pattern *p = &r->pats[i];
-		unsigned fields = r->rules[p->rule].fields;
-
-		if (pattern_literals(r, p))
-			return RT_ENOMEM;
-		for (uint32_t k = 0; k < p->nlits; k++)
-			if (pf_add(r->pf, p->lits[k], strlen(p->lits[k]), i))
-				return RT_ENOMEM;
-		for (int f = 0; f < FIELD_COUNT; f++)
-			if (!p->nlits && (fields & 1u << f))
-				r->always[f][r->nalways[f]++] = i;
-		r->field_mask |= fields;
+		if ((rc = first_set(r, i, cnf)))
+			goto out;
+		r->field_mask |= r->rules[r->pats[i].rule].fields;
 	}
-	return pf_build(r->pf);
+	for (uint32_t i = 0; i < n; i++)
+		if ((rc = further_sets(r, i, cnf)))
+			goto out;
+	for (int f = 0; f < FIELD_COUNT; f++)
+		if ((rc = pf_build(r->pf[f])))
+			goto out;
+out:
+	free(cnf);
+	return rc;
 }
 
 static int alloc_scratch(struct rules *r)
 {
-	size_t nl = pf_nlits(r->pf) + 1, nc = r->npats * FIELD_COUNT + 1;
+	size_t nl = 1, nc = r->npats * FIELD_COUNT + 1;
 
+	for (int f = 0; f < FIELD_COUNT; f++)
+		nl = pf_nlits(r->pf[f]) + 1 > nl ? pf_nlits(r->pf[f]) + 1 : nl;
 	r->lit_stamp = calloc(nl, sizeof(uint32_t));
 	r->hits = malloc(nl * sizeof(uint32_t));
 	r->cand_stamp = calloc(nc, sizeof(uint32_t));
+	r->conj_stamp = calloc(nc, sizeof(uint32_t));
+	r->conj_seen = calloc(nc, 1);
 	r->cands = malloc(nc * sizeof(uint32_t));
 	r->rule_stamp = calloc(r->nrules + 1, sizeof(uint32_t));
-	if (!r->lit_stamp || !r->hits || !r->cand_stamp || !r->cands ||
-	    !r->rule_stamp)
+	if (!r->lit_stamp || !r->hits || !r->cand_stamp || !r->conj_stamp ||
+	    !r->conj_seen || !r->cands || !r->rule_stamp)
 		return RT_ENOMEM;
 	r->gen = r->lit_gen = 0;
 	return 0;

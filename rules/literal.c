@@ -13,9 +13,11 @@
  * language is a small finite set of strings ("exact": `(?:INUSE|NOTAVAIL)`,
  * `[234]`) multiplies it; anything else ends it. Every ended `cur` whose
  * members all have LIT_MIN bytes is a candidate, and so is a mandatory
- * group's own literal set; the branch keeps its best candidate. An
- * alternation is the union of its branches, and has no literal when one
- * branch has none. Patterns are known to compile (the parser runs after
+ * group's own literal set. Every candidate is required, so the branch keeps
+ * its best few (LIT_CONJ): a match holds a member of each, which lets the
+ * prefilter require two literals where one alone is weak ("HTTP/" and
+ * "503"). An alternation is the union of its branches' best candidates, and
+ * has no literal when one branch has none. Patterns are known to compile (the parser runs after
  * pcre2_compile), which keeps the syntax checks short.
  */
 #include <stdlib.h>
@@ -49,10 +51,12 @@ struct quant {
 	unsigned min, max;      /* max UINT_MAX-ish for unbounded */
 };
 
-/* What a group (or class) yields: its best literal set, and when its
- * language is a small set of strings, that set (members may be short). */
+/* What a group (or class) yields: its required literal sets, best first,
+ * and when its language is a small set of strings, that set (members may
+ * be short). */
 struct gres {
-	struct lit_set best, exact;
+	struct lit_cnf req;
+	struct lit_set exact;
 	bool is_exact;
 };
 
@@ -67,6 +71,10 @@ static int at(const struct dctx *c, size_t k)
  * fewer members, then longer. */
 static void set_rank(const struct lit_set *a, unsigned *score, unsigned *len)
 {
+	if (!a->n) {
+		*score = *len = 0;
+		return;
+	}
 	*score = *len = 0xffff;
 	for (unsigned k = 0; k < a->n; k++) {
 		unsigned sc = lit_score(a->s[k], a->len[k]);
@@ -93,15 +101,61 @@ static bool better(const struct lit_set *a, const struct lit_set *b)
 	return al > bl;
 }
 
+unsigned lit_set_score(const struct lit_set *s)
+{
+	unsigned score, len;
+
+	set_rank(s, &score, &len);
+	return score;
+}
+
 static bool contains(const char *h, size_t hn, const char *n, size_t nn)
 {
 	return nn <= hn && memmem(h, hn, n, nn) != NULL;
 }
 
+static bool same_set(const struct lit_set *a, const struct lit_set *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (unsigned k = 0; k < a->n; k++) {
+		bool found = false;
+
+		for (unsigned j = 0; j < b->n && !found; j++)
+			found = a->len[k] == b->len[j] &&
+				!memcmp(a->s[k], b->s[j], a->len[k]);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Adds a required set, keeping the LIT_CONJ best in rank order; a set that
+ * ranks equal goes after the ones already there. */
+static void req_add(struct lit_cnf *req, const struct lit_set *c)
+{
+	unsigned pos = 0;
+
+	if (!c->n)
+		return;
+	for (unsigned k = 0; k < req->n; k++)
+		if (same_set(c, &req->set[k]))
+			return;
+	while (pos < req->n && !better(c, &req->set[pos]))
+		pos++;
+	if (pos == LIT_CONJ)
+		return;
+	if (req->n < LIT_CONJ)
+		req->n++;
+	memmove(&req->set[pos + 1], &req->set[pos],
+		(req->n - 1 - pos) * sizeof(req->set[0]));
+	req->set[pos] = *c;
+}
+
 /* cur as a candidate: usable when every member has LIT_MIN bytes. A
  * member holding another member adds nothing ("no such host." when "no
  * such host" is in) and is dropped. */
-static void consider(struct lit_set *best, const struct lit_set *cur)
+static void consider(struct lit_cnf *req, const struct lit_set *cur)
 {
 	struct lit_set c;
 
@@ -120,8 +174,7 @@ static void consider(struct lit_set *best, const struct lit_set *cur)
 		c.len[c.n] = cur->len[k];
 		memcpy(c.s[c.n++], cur->s[k], cur->len[k]);
 	}
-	if (better(&c, best))
-		*best = c;
+	req_add(req, &c);
 }
 
 static void set_reset(struct lit_set *s)
@@ -231,7 +284,7 @@ static enum atom skip_class(struct dctx *c, struct gres *g)
 
 	if (exact_class(c, &g->exact)) {
 		g->is_exact = true;
-		g->best.n = 0;
+		g->req.n = 0;
 		return A_GROUP;
 	}
 	c->i = start;
@@ -434,7 +487,7 @@ static enum atom parse_ext_group(struct dctx *c, struct gres *set)
 
 static enum atom parse_group(struct dctx *c, struct gres *set)
 {
-	set->best.n = 0;
+	set->req.n = 0;
 	set->is_exact = false;
 	c->i++;
 	if (at(c, 0) == '*') {          /* verbs such as (*ACCEPT) */
@@ -590,11 +643,11 @@ static bool append(struct lit_set *cur, unsigned char ch)
 	return true;
 }
 
-/* One atom with its quantifier applied to cur and best; false when the
+/* One atom with its quantifier applied to cur and req; false when the
  * branch stops being an exact string set. */
 static bool apply(struct dctx *c, enum atom a, unsigned char lit,
 		  const struct gres *g, const struct quant *q,
-		  struct lit_set *cur, struct lit_set *best)
+		  struct lit_set *cur, struct lit_cnf *req)
 {
 	bool opt = q->present && q->min == 0;
 	bool once = !q->present || (q->min == 1 && q->max == 1);
@@ -616,16 +669,17 @@ static bool apply(struct dctx *c, enum atom a, unsigned char lit,
 			return true;
 	}
 	if (a == A_OPAQUE || opt || (a == A_GROUP && !g->is_exact)) {
-		consider(best, cur);
+		consider(req, cur);
 		set_reset(cur);
-		if (a == A_GROUP && !opt && better(&g->best, best))
-			*best = g->best;
+		if (a == A_GROUP && !opt)
+			for (unsigned k = 0; k < g->req.n; k++)
+				req_add(req, &g->req.set[k]);
 		return false;
 	}
 	if (a == A_LIT && once) {
 		if (append(cur, lit))
 			return true;
-		consider(best, cur);
+		consider(req, cur);
 		set_reset(cur);
 		append(cur, lit);
 		return false;
@@ -636,25 +690,25 @@ static bool apply(struct dctx *c, enum atom a, unsigned char lit,
 	bool exact = once;
 
 	if (!product(cur, set)) {
-		consider(best, cur);
+		consider(req, cur);
 		*cur = *set;
 		exact = false;
 	}
 	if (!once) {
 		/* x+ or (..){2,}: the last repetition is still followed by
 		 * what comes next, so the next run starts with the set. */
-		consider(best, cur);
+		consider(req, cur);
 		*cur = *set;
 	}
 	return exact;
 }
 
-static void parse_seq(struct dctx *c, struct lit_set *best,
+static void parse_seq(struct dctx *c, struct lit_cnf *req,
 		      struct lit_set *cur, bool *exact)
 {
 	struct gres *g = malloc(sizeof(*g));
 
-	best->n = 0;
+	req->n = 0;
 	set_reset(cur);
 	*exact = true;
 	if (!g) {
@@ -669,41 +723,57 @@ static void parse_seq(struct dctx *c, struct lit_set *best,
 		if (c->s[c->i] == '|' || c->s[c->i] == ')')
 			break;
 		g->is_exact = false;
-		g->best.n = 0;
+		g->req.n = 0;
 		a = parse_atom(c, &lit, g);
 		parse_quant(c, &q);
-		if (!apply(c, a, lit, g, &q, cur, best))
+		if (!apply(c, a, lit, g, &q, cur, req))
 			*exact = false;
 	}
-	consider(best, cur);
+	consider(req, cur);
 	free(g);
 }
 
 static void parse_alt(struct dctx *c, struct gres *out)
 {
-	struct lit_set best, cur;
+	struct lit_cnf *req = malloc(sizeof(*req));
+	struct lit_set uni, cur;
 	bool none = false, exact;
+	unsigned branches = 0;
 
-	out->best.n = 0;
+	out->req.n = 0;
 	out->exact.n = 0;
 	out->is_exact = true;
+	uni.n = 0;
+	if (!req) {
+		c->bail = true;
+		out->is_exact = false;
+		return;
+	}
 	for (;;) {
-		parse_seq(c, &best, &cur, &exact);
-		if (!best.n || !set_union(&out->best, &best))
+		parse_seq(c, req, &cur, &exact);
+		if (!req->n || !set_union(&uni, &req->set[0]))
 			none = true;
+		if (!branches++)
+			out->req = *req;
 		if (!exact || !set_union(&out->exact, &cur))
 			out->is_exact = false;
 		if (c->bail || at(c, 0) != '|')
 			break;
 		c->i++;
 	}
-	if (none || c->bail)
-		out->best.n = 0;
+	free(req);
+	if (none || c->bail) {
+		out->req.n = 0;
+	} else if (branches > 1) {
+		/* (a1 & a2) | (b1 & b2) only promises a1 | b1. */
+		out->req.n = 1;
+		out->req.set[0] = uni;
+	}
 	if (c->bail)
 		out->is_exact = false;
 }
 
-void lit_derive(const char *re, size_t n, struct lit_set *out)
+void lit_derive_cnf(const char *re, size_t n, struct lit_cnf *out)
 {
 	struct dctx c = { (const unsigned char *)re, n, 0, 0, false };
 	struct gres *g = malloc(sizeof(*g));
@@ -716,6 +786,19 @@ void lit_derive(const char *re, size_t n, struct lit_set *out)
 	}
 	parse_alt(&c, g);
 	if (!c.bail && c.i == n)
-		*out = g->best;
+		*out = g->req;
 	free(g);
+}
+
+void lit_derive(const char *re, size_t n, struct lit_set *out)
+{
+	struct lit_cnf *cnf = malloc(sizeof(*cnf));
+
+	out->n = 0;
+	if (!cnf)
+		return;
+	lit_derive_cnf(re, n, cnf);
+	if (cnf->n)
+		*out = cnf->set[0];
+	free(cnf);
 }

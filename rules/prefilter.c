@@ -3,26 +3,37 @@
  * one pass. Most log lines match no rule, so this scan is the whole cost of
  * classifying them.
  *
- * Design: a sampled 4-byte window filter. The scan looks at the 4-byte
- * window starting at every 4th position, folds it with "| 0x20" (ASCII
- * upper to lower case, plus a few collisions that verification removes),
- * hashes it and tests one bit of a 32 KiB bitmap. Only on a set bit does it
- * look the window up in a small hash table of anchors and compare the
- * candidate literals for real (an 8-byte masked compare first, which
- * rejects most hits of windows that only look like a literal's).
+ * Design: sampled windows behind a gate. The scan looks at the text only at
+ * every 4th position. The 4 bytes there, folded with "| 0x20" (ASCII upper
+ * to lower case, plus a few collisions that verification removes), are
+ * hashed into the gate, one bitmap that holds the first 4 bytes of every
+ * anchor; with SSE2 the four positions of 16 bytes are hashed at once. The
+ * gate rejects almost every position of ordinary text; what passes is
+ * checked per kind of literal:
  *
- * A literal occurrence starts at some position p; for each of the 4
- * possible p mod 4 the literal contributes one anchor: a sampled window
- * that overlaps it, chosen for rare bytes (common.c). A window may stick
- * out of the literal by one byte, the wildcard, which sets 128 bits (every
- * folded byte value); literals of 5 bytes or more never need more.
- * Positions are independent (no automaton state), so the CPU overlaps
- * them: a 200-byte line costs 50 window tests.
+ *  - long literals (LONG_LEN bytes and more, most of them) by the 8-byte
+ *    window at the position. A literal occurrence starts at some p; for each
+ *    of the 4 possible p mod 4 the literal contributes one anchor: an
+ *    aligned 8-byte window inside it, whose first 4 bytes are rare in logs
+ *    (common.c). Windows of ordinary text that pass the gate ("econ" of
+ *    "second") rarely match 8 bytes, so a second bitmap of the whole 8-byte
+ *    windows stops them before the table of exact keys and the compare.
+ *  - mid-size literals (SHORT_LEN to LONG_LEN - 1 bytes) by 4-byte windows,
+ *    in bitmaps of their own under a second hash (a text window colliding
+ *    with an anchor in the gate rarely collides in both). Such a window may
+ *    stick out of its literal by one byte, the wildcard, which sets 128 bits
+ *    (every folded byte value); literals of 7 bytes or more never need it.
+ *    A hit is looked up in a small hash table of anchors and checked with
+ *    one 8-byte masked compare before the literal.
  *
- * Shorter literals (3-4 bytes, e.g. "503") would need more wildcards, so
- * they are found differently: each has an anchor byte (its rarest), and a
- * second pass looks for those bytes 16 at a time with SSE2 compares,
- * verifying the short literals around each hit.
+ * Positions are independent (no automaton state), so the CPU overlaps them:
+ * four positions per step and one branch for all four gate tests. Shorter
+ * literals (3-4 bytes, e.g. "503") would need more wildcards, so they are
+ * found differently: each has an anchor pair of adjacent bytes (its rarest,
+ * or one another literal already uses), and a second pass looks for those
+ * pairs 16 positions at a time with SSE2 compares. A field with only a few
+ * literals on a few pairs (the raw field's in the default packs) is scanned
+ * by that pass alone.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +45,21 @@
 
 #define FOLD32 0x20202020u
 #define FOLD64 0x2020202020202020ull
-#define HIGH32 0x80808080u
-#define BITS_LG 18              /* 2^18 bits: 32 KiB */
+#define HIGH64 0x8080808080808080ull
+#define MUL32 0x9E3779B1u
+#define MUL32B 0x85EBCA77u      /* a second, independent hash */
+#define MUL64 0x9E3779B97F4A7C15ull
+#define BITS_LG 17              /* 16 KiB a bitmap: the gate stays in L1;
+				 * fixed, so shifts are constants */
 #define WC_LEAD 0xffffff00u     /* key mask: the window's first byte is free */
 #define WC_TAIL 0x00ffffffu     /* the window's last byte is free */
 #define STRIDE 4
 #define SHORT_LEN 5             /* shorter literals use the byte pass */
-#define MAX_SBYTES 16           /* anchor bytes the SSE2 pass compares */
+#define LONG_LEN 11             /* from here every residue has an aligned
+				 * 8-byte window inside the literal */
+#define MAX_SPAIRS 8            /* anchor pairs the SSE2 pass compares */
+#define PAIR_MODE_LITS 64       /* at most this many literals ... */
+#define PAIR_MODE_PAIRS 4       /* ... on this many pairs: byte pass only */
 
 struct pf_lit {
 	char *s;                /* lower case */
@@ -52,6 +71,7 @@ struct pf_pair {
 	uint32_t lit, pat;
 };
 
+/* An anchor of a mid-size literal: a 4-byte window. */
 struct pf_anchor {
 	uint32_t key;           /* folded window; a wildcard byte is 0 */
 	uint32_t lit;
@@ -61,31 +81,74 @@ struct pf_anchor {
 	uint64_t pre, premask;
 };
 
+/* An anchor of a long literal: an 8-byte window inside it. */
+struct pf_lanchor {
+	uint64_t key;           /* folded window */
+	uint32_t lit;
+	uint32_t off;           /* window start minus literal start */
+};
+
 struct pf_slot {
 	uint32_t key, start, count;     /* range in pf.anchors; key 0: empty */
+};
+
+/* A literal of the byte pass: where its anchor pair is, and its folded
+ * bytes from the pair on (mask: the ones inside it), which one compare
+ * checks before the whole literal. */
+struct pf_short {
+	uint32_t lit, off;
+	uint16_t pair;
+	uint32_t key, mask;
+};
+
+/* The literals sharing an anchor pair, and the bytes that may follow the
+ * pair in one of them (folded; all when the pair ends one): "50" then a
+ * '2', '3' or '4', not the '0' of a timestamp's ".500". */
+struct pf_sgroup {
+	uint16_t pair;
+	uint32_t start, count;          /* range in pf.shorts */
+	uint64_t third[4];
+};
+
+struct pf_lslot {
+	uint64_t key;           /* 0: empty (no folded window is 0) */
+	uint32_t start, count;  /* range in pf.lanchors */
 };
 
 struct pf {
 	struct pf_lit *lits;
 	size_t nlits, caplits;
+	uint32_t *lit_index;    /* open addressing over lits, while adding */
+	size_t lit_index_cap;
 	struct pf_pair *pairs;
 	size_t npairs, cappairs;
 	uint32_t *litpats;
-	uint64_t *bits;         /* any anchor might start here */
-	uint64_t *wc_bits;      /* ... one with a free byte: worth 2 lookups */
-	uint32_t *shorts;       /* literals shorter than SHORT_LEN */
-	uint32_t *short_off;    /* their anchor byte's offset */
-	size_t nshorts;
-	uint64_t short_mask[256];       /* shorts (< 64) anchored on a byte */
-	uint32_t *short_key, *short_keymask;    /* folded 4-byte prefix test */
-	unsigned char sbytes[MAX_SBYTES];
-	unsigned nsbytes;       /* > MAX_SBYTES: use sbyte_tab */
-	bool sbyte_tab[256];
+
+	uint64_t *gate;         /* the first 4 bytes of any anchor's window */
+	uint64_t *lbits;        /* long tier: by the whole 8-byte window */
+	struct pf_lanchor *lanchors;
+	size_t nlanchors;
+	struct pf_lslot *lslots;
+	uint32_t lslotmask;
+
+	uint64_t *bits;         /* mid tier: some anchor below might match */
+	uint64_t *exact_bits;   /* ... an anchor without a free byte */
+	uint64_t *lead_bits;    /* ... one whose first byte is free */
+	uint64_t *tail_bits;    /* ... one whose last byte is free */
 	struct pf_anchor *anchors;
 	size_t nanchors;
 	struct pf_slot *slots;
 	uint32_t slotmask;
-	bool lead, tail;        /* some anchor has a wildcard there */
+
+	struct pf_short *shorts;        /* literals the byte pass finds, by
+					 * pair after pf_build */
+	size_t nshorts;
+	struct pf_sgroup *sgroups;      /* one per anchor pair */
+	size_t nsgroups;
+	uint16_t spairs[MAX_SPAIRS];
+	unsigned nspairs;       /* > MAX_SPAIRS: no SSE2 pass */
+	uint64_t spair_tab[65536 / 64];         /* folded pair values */
+	bool caseless_k_s;      /* some literal holds a 'k' or an 's' */
 };
 
 static const unsigned char lower_tab[256] = {
@@ -113,16 +176,21 @@ void pf_free(struct pf *pf)
 	for (size_t i = 0; i < pf->nlits; i++)
 		free(pf->lits[i].s);
 	free(pf->lits);
+	free(pf->lit_index);
 	free(pf->pairs);
 	free(pf->litpats);
+	free(pf->gate);
+	free(pf->lbits);
+	free(pf->lanchors);
+	free(pf->lslots);
 	free(pf->bits);
-	free(pf->wc_bits);
+	free(pf->exact_bits);
+	free(pf->lead_bits);
+	free(pf->tail_bits);
 	free(pf->anchors);
 	free(pf->slots);
 	free(pf->shorts);
-	free(pf->short_off);
-	free(pf->short_key);
-	free(pf->short_keymask);
+	free(pf->sgroups);
 	free(pf);
 }
 
@@ -140,18 +208,69 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-static uint32_t find_lit(const struct pf *pf, const char *s, size_t n)
+static inline uint32_t load32(const unsigned char *p)
 {
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* ---- literals: a hash index keeps adding hundreds of them linear ---- */
+
+static uint32_t str_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+/* Slot of s in the index: where it is, or the empty slot it would take. */
+static uint32_t *index_slot(const struct pf *pf, const char *s, size_t n)
+{
+	size_t mask = pf->lit_index_cap - 1, h = str_hash(s, n) & mask;
+
+	while (pf->lit_index[h]) {
+		const struct pf_lit *l = &pf->lits[pf->lit_index[h] - 1];
+
+		if (l->len == n && !memcmp(l->s, s, n))
+			break;
+		h = (h + 1) & mask;
+	}
+	return &pf->lit_index[h];
+}
+
+/* Keeps the index at most half full; entries are literal index + 1. */
+static int index_grow(struct pf *pf)
+{
+	size_t cap = pf->lit_index_cap ? pf->lit_index_cap * 2 : 64;
+
+	if ((pf->nlits + 1) * 2 <= pf->lit_index_cap)
+		return 0;
+	free(pf->lit_index);
+	if (!(pf->lit_index = calloc(cap, sizeof(uint32_t))))
+		return RT_ENOMEM;
+	pf->lit_index_cap = cap;
 	for (size_t i = 0; i < pf->nlits; i++)
-		if (pf->lits[i].len == n && !memcmp(pf->lits[i].s, s, n))
-			return (uint32_t)i;
-	return UINT32_MAX;
+		*index_slot(pf, pf->lits[i].s, pf->lits[i].len) =
+			(uint32_t)i + 1;
+	return 0;
 }
 
 int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat)
 {
 	char low[LIT_LEN];
-	uint32_t lit;
+	uint32_t *slot;
 
 	if (n < LIT_MIN)
 		return RT_EINVAL;
@@ -159,23 +278,47 @@ int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat)
 		n = LIT_LEN;    /* a piece of a required literal is required */
 	for (size_t k = 0; k < n; k++)
 		low[k] = (char)lower_tab[(unsigned char)s[k]];
-	lit = find_lit(pf, low, n);
-	if (lit == UINT32_MAX) {
+	if (index_grow(pf))
+		return RT_ENOMEM;
+	slot = index_slot(pf, low, n);
+	if (!*slot) {
+		struct pf_lit *l;
+
 		if (grow((void **)&pf->lits, &pf->caplits, pf->nlits,
 			 sizeof(*pf->lits)))
 			return RT_ENOMEM;
-		if (!(pf->lits[pf->nlits].s = malloc(n)))
+		l = &pf->lits[pf->nlits];
+		/* Zero padded: eq_lower reads it 8 bytes at a time. */
+		if (!(l->s = calloc(1, n + 8)))
 			return RT_ENOMEM;
-		memcpy(pf->lits[pf->nlits].s, low, n);
-		pf->lits[pf->nlits].len = (uint32_t)n;
-		pf->lits[pf->nlits].pat0 = pf->lits[pf->nlits].npats = 0;
-		lit = (uint32_t)pf->nlits++;
+		memcpy(l->s, low, n);
+		l->len = (uint32_t)n;
+		l->pat0 = l->npats = 0;
+		*slot = (uint32_t)++pf->nlits;
 	}
 	if (grow((void **)&pf->pairs, &pf->cappairs, pf->npairs,
 		 sizeof(*pf->pairs)))
 		return RT_ENOMEM;
-	pf->pairs[pf->npairs++] = (struct pf_pair){ lit, pat };
+	pf->pairs[pf->npairs++] = (struct pf_pair){ *slot - 1, pat };
 	return 0;
+}
+
+bool pf_has(const struct pf *pf, const char *s, size_t n)
+{
+	char low[LIT_LEN];
+
+	if (n < LIT_MIN || !pf->lit_index)
+		return false;
+	if (n > LIT_LEN)
+		n = LIT_LEN;
+	for (size_t k = 0; k < n; k++)
+		low[k] = (char)lower_tab[(unsigned char)s[k]];
+	return *index_slot(pf, low, n) != 0;
+}
+
+bool pf_windowed(const struct pf *pf)
+{
+	return pf->nanchors || pf->nlanchors;
 }
 
 size_t pf_nlits(const struct pf *pf)
@@ -189,15 +332,109 @@ const uint32_t *pf_lit_pats(const struct pf *pf, uint32_t lit, size_t *n)
 	return pf->litpats + pf->lits[lit].pat0;
 }
 
-static inline uint32_t load32(const unsigned char *p)
+/* ---- bitmaps ---- */
+
+static inline uint32_t hash32(uint32_t key)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	return (key * MUL32) >> (32 - BITS_LG);
 }
 
-static inline uint64_t load64(const unsigned char *p)
+/* The mid tier's own bitmaps are indexed by another hash than the gate, so
+ * a text window ("2024") whose hash happens to collide with an anchor's in
+ * one does not pass both. */
+static inline uint32_t hash32b(uint32_t key)
 {
-	return (uint64_t)load32(p) | (uint64_t)load32(p + 4) << 32;
+	return (key * MUL32B) >> (32 - BITS_LG);
+}
+
+static inline uint32_t hash64(uint64_t key)
+{
+	return (uint32_t)((key * MUL64) >> (64 - BITS_LG));
+}
+
+static inline uint64_t test_bit(const uint64_t *bits, uint32_t h)
+{
+	return bits[h >> 6] >> (h & 63) & 1;
+}
+
+static void set_bit(uint64_t *bits, uint32_t h)
+{
+	bits[h >> 6] |= 1ull << (h & 63);
+}
+
+/* ---- choosing anchors ---- */
+
+/* Rarity of l's bytes [e, e + w) (w is 4 or 8), 0 for bytes only common
+ * words cover ("ques" of "request" hits all day). Bytes outside l count as
+ * free. Returns the number of free bytes; *key is the folded window with 0
+ * for free bytes (w = 4). */
+static unsigned window(const struct pf_lit *l, int e, unsigned w,
+		       uint64_t *key, unsigned *score)
+{
+	unsigned wc = 0, lo = w, hi = 0;
+
+	*key = 0;
+	*score = 0;
+	for (unsigned i = 0; i < w; i++) {
+		int j = e + (int)i;
+
+		if (j < 0 || j >= (int)l->len) {
+			wc++;
+			continue;
+		}
+		lo = i < lo ? i : lo;
+		hi = i + 1;
+		*key |= (uint64_t)((unsigned char)l->s[j] | 0x20) << (8 * i);
+	}
+	if (hi > lo)
+		*score = lit_score(l->s + e + lo, hi - lo);
+	return wc;
+}
+
+/* Best 4-byte window for occurrences starting at p = r (mod stride): the
+ * window then starts at p + e with p + e = 0 (mod stride) and e >= -r, so
+ * it never starts before the text. At most one free byte (it costs 128
+ * bits), then the rarest bytes; a free byte is worth it when the only
+ * windows without one are common text ("stat" of "sqlstate"). */
+static void choose(const struct pf_lit *l, unsigned r, struct pf_anchor *a)
+{
+	int best_score = -100;
+
+	for (int e = -(int)r; e < (int)l->len; e += STRIDE) {
+		uint64_t key;
+		unsigned score, wc = window(l, e, 4, &key, &score);
+		int adj = (int)score - 6 * (int)wc;
+
+		if (wc > 1 || adj <= best_score)
+			continue;
+		best_score = adj;
+		a->key = (uint32_t)key;
+		a->off = e;
+	}
+}
+
+/* Best 8-byte window inside l for occurrences starting at p = r (mod
+ * stride): e = -r (mod stride), 0 <= e <= len - 8. Its first 4 bytes pass
+ * the scan's gate, so they should be rare above all; then the rest. */
+static void choose_long(const struct pf_lit *l, unsigned r,
+			struct pf_lanchor *a)
+{
+	int best_score = -1;
+
+	for (int e = (STRIDE - (int)r) % STRIDE; e + 8 <= (int)l->len;
+	     e += STRIDE) {
+		uint64_t key, key4;
+		unsigned score, score4;
+
+		window(l, e, 4, &key4, &score4);
+		window(l, e, 8, &key, &score);
+		score += 64 * score4;
+		if ((int)score <= best_score)
+			continue;
+		best_score = (int)score;
+		a->key = key;
+		a->off = (uint32_t)e;
+	}
 }
 
 static void set_prefix(const struct pf_lit *l, struct pf_anchor *a)
@@ -213,112 +450,81 @@ static void set_prefix(const struct pf_lit *l, struct pf_anchor *a)
 	}
 }
 
-static inline uint32_t hash_bit(uint32_t key)
+static uint16_t pair_at(const struct pf_lit *l, unsigned i)
 {
-	return (key * 0x9E3779B1u) >> (32 - BITS_LG);
+	return (uint16_t)(((unsigned char)l->s[i] | 0x20) |
+			  ((unsigned char)l->s[i + 1] | 0x20) << 8);
 }
 
-static inline uint64_t test_bit(const struct pf *pf, uint32_t key)
+static bool pair_known(const struct pf *pf, uint16_t pair)
 {
-	uint32_t h = hash_bit(key);
-
-	return pf->bits[h >> 6] >> (h & 63) & 1;
+	return pf->spair_tab[pair >> 6] >> (pair & 63) & 1;
 }
 
-static void set_bit(uint64_t *bits, uint32_t key)
+/* How many of pf's literals hold pair. */
+static unsigned pair_uses(const struct pf *pf, uint16_t pair)
 {
-	uint32_t h = hash_bit(key);
+	unsigned n = 0;
 
-	bits[h >> 6] |= 1ull << (h & 63);
+	for (size_t i = 0; i < pf->nlits; i++) {
+		const struct pf_lit *l = &pf->lits[i];
+		bool has = false;
+
+		for (unsigned k = 0; k + 1 < l->len && !has; k++)
+			has = pair_at(l, k) == pair;
+		n += has;
+	}
+	return n;
 }
 
-/* The window of l at offset e (may start before or end after l): its
- * folded key with 0 for free bytes; returns how many bytes are free. */
-static unsigned window(const struct pf_lit *l, int e, uint32_t *key,
-		       unsigned *score)
+/* Where l's anchor pair is: one the byte pass already looks for when l
+ * has one ("50" of " 503 " once "503" chose it); else, when share, the one
+ * most other literals hold (" /" of "get /", "post /", "put /"...); else
+ * l's rarest pair of adjacent bytes ("50" of "503": a '5' alone is
+ * everywhere in timestamps). */
+static unsigned choose_pair(const struct pf *pf, const struct pf_lit *l,
+			    bool share)
 {
-	unsigned wc = 0, lo = 4, hi = 0;
+	unsigned best = 0, best_score = 0, best_uses = 0;
 
-	*key = 0;
-	*score = 0;
-	for (int i = 0; i < 4; i++) {
-		int j = e + i;
+	for (unsigned i = 0; i + 1 < l->len; i++)
+		if (pair_known(pf, pair_at(l, i)))
+			return i;
+	for (unsigned i = 0; i + 1 < l->len; i++) {
+		unsigned sc = lit_rarity((unsigned char)l->s[i]) +
+			      lit_rarity((unsigned char)l->s[i + 1]);
+		unsigned uses = share ? pair_uses(pf, pair_at(l, i)) : 0;
 
-		if (j < 0 || j >= (int)l->len) {
-			wc++;
-			continue;
+		if (uses > best_uses || (uses == best_uses && sc > best_score)) {
+			best_uses = uses;
+			best_score = sc;
+			best = i;
 		}
-		lo = (unsigned)i < lo ? (unsigned)i : lo;
-		hi = (unsigned)i + 1;
-		*key |= (uint32_t)((unsigned char)l->s[j] | 0x20) << (8 * i);
-		*score += lit_rarity((unsigned char)l->s[j]);
 	}
-	/* Windows of common words ("ques" of "request") hit all day. */
-	if (hi - lo >= 3 &&
-	    lit_common((const unsigned char *)l->s + e + lo, hi - lo))
-		*score = 0;
-	return wc;
+	return best;
 }
 
-/* Best window for occurrences starting at p = r (mod stride): the window
- * then starts at p + e with p + e = 0 (mod stride) and e >= -r, so it
- * never starts before the text. At most one free byte (it costs 128 bits),
- * then the rarest bytes; a free byte is worth it when the only windows
- * without one are common text ("stat" of "sqlstate"). Returns the number
- * of free bytes, 99 when no window qualifies. */
-static unsigned choose(const struct pf_lit *l, unsigned stride, unsigned r,
-		       struct pf_anchor *a)
-{
-	unsigned best_wc = 99;
-	int best_score = -100;
-
-	for (int e = -(int)r; e < (int)l->len; e += (int)stride) {
-		uint32_t key;
-		unsigned score, wc = window(l, e, &key, &score);
-		int adj = (int)score - 6 * (int)wc;
-
-		if (wc > 1 || adj <= best_score)
-			continue;
-		best_wc = wc;
-		best_score = adj;
-		a->key = key;
-		a->off = e;
-	}
-	return best_wc;
-}
-
-/* A short literal's anchor: its rarest byte, both cases for a letter. */
-static void add_short(struct pf *pf, uint32_t lit)
+/* A literal found by the byte pass, anchored on a pair of bytes. */
+static void add_short(struct pf *pf, uint32_t lit, bool share)
 {
 	const struct pf_lit *l = &pf->lits[lit];
-	unsigned best = 0;
+	unsigned off = choose_pair(pf, l, share);
+	uint16_t pair = pair_at(l, off);
+	struct pf_short *sh = &pf->shorts[pf->nshorts];
 
-	for (unsigned k = 1; k < l->len; k++)
-		if (lit_rarity((unsigned char)l->s[k]) >
-		    lit_rarity((unsigned char)l->s[best]))
-			best = k;
-	pf->shorts[pf->nshorts] = lit;
-	pf->short_off[pf->nshorts] = best;
-	pf->short_keymask[pf->nshorts] = l->len == 3 ? 0xffffffu : 0xffffffffu;
-	pf->short_key[pf->nshorts] = 0;
-	for (unsigned k = 0; k < l->len; k++)
-		pf->short_key[pf->nshorts] |=
-			(uint32_t)((unsigned char)l->s[k] | 0x20) << (8 * k);
-	for (int upper = 0; upper < 2; upper++) {
-		unsigned char c = (unsigned char)l->s[best];
-
-		if (upper && !(c >= 'a' && c <= 'z'))
-			break;
-		if (upper)
-			c -= 32;
-		if (pf->nshorts < 64)
-			pf->short_mask[c] |= 1ull << pf->nshorts;
-		if (pf->sbyte_tab[c])
-			continue;
-		pf->sbyte_tab[c] = true;
-		if (pf->nsbytes < MAX_SBYTES)
-			pf->sbytes[pf->nsbytes] = c;
-		pf->nsbytes++;
+	sh->lit = lit;
+	sh->off = off;
+	sh->pair = pair;
+	sh->key = sh->mask = 0;
+	for (unsigned i = 0; i < 4 && off + i < l->len; i++) {
+		sh->key |= (uint32_t)((unsigned char)l->s[off + i] | 0x20) << (8 * i);
+		sh->mask |= 0xffu << (8 * i);
+	}
+	if (!pair_known(pf, pair)) {
+		pf->spair_tab[pair >> 6] |= 1ull << (pair & 63);
+		if (pf->nspairs < MAX_SPAIRS)
+			pf->spairs[pf->nspairs] = pair;
+		pf->nspairs++;
 	}
 	pf->nshorts++;
 }
@@ -335,6 +541,15 @@ static int cmp_pair(const void *a, const void *b)
 static int cmp_anchor(const void *a, const void *b)
 {
 	const struct pf_anchor *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->lit < y->lit ? -1 : x->lit > y->lit;
+}
+
+static int cmp_lanchor(const void *a, const void *b)
+{
+	const struct pf_lanchor *x = a, *y = b;
 
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
@@ -363,61 +578,175 @@ static int build_litpats(struct pf *pf)
 	return 0;
 }
 
-/* One anchor per literal and residue (duplicates of one literal with the
- * same key and offset are dropped); short literals go to the byte pass. */
+static void add_long(struct pf *pf, uint32_t lit)
+{
+	size_t first = pf->nlanchors;
+
+	for (unsigned r = 0; r < STRIDE; r++) {
+		struct pf_lanchor a = { 0, lit, 0 };
+		bool dup = false;
+
+		choose_long(&pf->lits[lit], r, &a);
+		for (size_t k = first; k < pf->nlanchors && !dup; k++)
+			dup = pf->lanchors[k].key == a.key &&
+			      pf->lanchors[k].off == a.off;
+		if (!dup)
+			pf->lanchors[pf->nlanchors++] = a;
+	}
+}
+
+static void add_mid(struct pf *pf, uint32_t lit)
+{
+	size_t first = pf->nanchors;
+
+	for (unsigned r = 0; r < STRIDE; r++) {
+		struct pf_anchor a = { 0, lit, 0, 0, 0 };
+		bool dup = false;
+
+		choose(&pf->lits[lit], r, &a);
+		set_prefix(&pf->lits[lit], &a);
+		for (size_t k = first; k < pf->nanchors && !dup; k++)
+			dup = pf->anchors[k].key == a.key &&
+			      pf->anchors[k].off == a.off;
+		if (dup)
+			continue;
+		pf->anchors[pf->nanchors++] = a;
+	}
+}
+
+/*
+ * A few literals that share a few pairs ("503", " 503 ", "http 503": the
+ * raw-field literals of the default packs) are all found by the byte pass,
+ * which then costs one or two instructions a byte, against four for the
+ * windows. Tried after the short literals took their pairs: the longer
+ * ones join them, and go back when that takes too many pairs.
+ */
+static bool pair_mode(struct pf *pf)
+{
+	size_t nshorts = pf->nshorts;
+	unsigned nspairs = pf->nspairs;
+	uint64_t *tab;
+	bool ok;
+
+	if (pf->nlits > PAIR_MODE_LITS)
+		return false;
+	if (!(tab = malloc(sizeof(pf->spair_tab))))
+		return false;
+	memcpy(tab, pf->spair_tab, sizeof(pf->spair_tab));
+	for (size_t i = 0; i < pf->nlits && pf->nspairs <= PAIR_MODE_PAIRS; i++)
+		if (pf->lits[i].len >= SHORT_LEN)
+			add_short(pf, (uint32_t)i, true);
+	ok = pf->nspairs <= PAIR_MODE_PAIRS;
+	if (!ok) {
+		pf->nshorts = nshorts;
+		pf->nspairs = nspairs;
+		memcpy(pf->spair_tab, tab, sizeof(pf->spair_tab));
+	}
+	free(tab);
+	return ok;
+}
+
+/* Up to one anchor per literal and residue; short literals go to the byte
+ * pass. */
 static int make_anchors(struct pf *pf)
 {
-	pf->anchors = calloc(pf->nlits * STRIDE + 1, sizeof(*pf->anchors));
-	pf->shorts = malloc((pf->nlits + 1) * sizeof(uint32_t));
-	pf->short_off = malloc((pf->nlits + 1) * sizeof(uint32_t));
-	pf->short_key = malloc((pf->nlits + 1) * sizeof(uint32_t));
-	pf->short_keymask = malloc((pf->nlits + 1) * sizeof(uint32_t));
-	if (!pf->anchors || !pf->shorts || !pf->short_off || !pf->short_key ||
-	    !pf->short_keymask)
+	size_t n = pf->nlits + 1;
+
+	pf->anchors = calloc(n * STRIDE, sizeof(*pf->anchors));
+	pf->lanchors = calloc(n * STRIDE, sizeof(*pf->lanchors));
+	pf->shorts = malloc(n * sizeof(*pf->shorts));
+	pf->sgroups = malloc(n * sizeof(*pf->sgroups));
+	if (!pf->anchors || !pf->lanchors || !pf->shorts || !pf->sgroups)
 		return RT_ENOMEM;
 	for (size_t i = 0; i < pf->nlits; i++) {
-		if (pf->lits[i].len < SHORT_LEN) {
-			add_short(pf, (uint32_t)i);
-			continue;
-		}
-		for (unsigned r = 0; r < STRIDE; r++) {
-			struct pf_anchor a = { 0, (uint32_t)i, 0, 0, 0 };
-			bool dup = false;
+		const struct pf_lit *l = &pf->lits[i];
 
-			choose(&pf->lits[i], STRIDE, r, &a);
-			set_prefix(&pf->lits[i], &a);
-			for (size_t k = 0; k < pf->nanchors && !dup; k++)
-				dup = pf->anchors[k].lit == a.lit &&
-				      pf->anchors[k].key == a.key &&
-				      pf->anchors[k].off == a.off;
-			if (dup)
-				continue;
-			pf->lead |= !(a.key & 0xffu);
-			pf->tail |= !(a.key >> 24);
-			pf->anchors[pf->nanchors++] = a;
-		}
+		pf->caseless_k_s |= memchr(l->s, 'k', l->len) ||
+				    memchr(l->s, 's', l->len);
+		if (l->len < SHORT_LEN)
+			add_short(pf, (uint32_t)i, false);
+	}
+	if (pair_mode(pf))
+		return 0;
+	for (size_t i = 0; i < pf->nlits; i++) {
+		if (pf->lits[i].len < SHORT_LEN)
+			continue;
+		if (pf->lits[i].len < LONG_LEN)
+			add_mid(pf, (uint32_t)i);
+		else
+			add_long(pf, (uint32_t)i);
 	}
 	qsort(pf->anchors, pf->nanchors, sizeof(*pf->anchors), cmp_anchor);
+	qsort(pf->lanchors, pf->nlanchors, sizeof(*pf->lanchors), cmp_lanchor);
 	return 0;
 }
 
-static int build_bitmap(struct pf *pf)
+static int cmp_short(const void *a, const void *b)
 {
-	pf->bits = calloc((1u << BITS_LG) / 64, sizeof(uint64_t));
-	pf->wc_bits = calloc((1u << BITS_LG) / 64, sizeof(uint64_t));
-	if (!pf->bits || !pf->wc_bits)
+	const struct pf_short *x = a, *y = b;
+
+	if (x->pair != y->pair)
+		return x->pair < y->pair ? -1 : 1;
+	return x->lit < y->lit ? -1 : x->lit > y->lit;
+}
+
+/* Sorts the byte pass's literals by pair and groups them. */
+static void group_shorts(struct pf *pf)
+{
+	qsort(pf->shorts, pf->nshorts, sizeof(*pf->shorts), cmp_short);
+	for (size_t i = 0; i < pf->nshorts; i++) {
+		const struct pf_short *sh = &pf->shorts[i];
+		const struct pf_lit *l = &pf->lits[sh->lit];
+		struct pf_sgroup *g;
+
+		if (!i || sh->pair != pf->shorts[i - 1].pair)
+			pf->sgroups[pf->nsgroups++] = (struct pf_sgroup){
+				.pair = sh->pair, .start = (uint32_t)i };
+		g = &pf->sgroups[pf->nsgroups - 1];
+		g->count++;
+		if (sh->off + 2 < l->len) {
+			unsigned c = (unsigned char)l->s[sh->off + 2] | 0x20;
+
+			g->third[c >> 6] |= 1ull << (c & 63);
+		} else {
+			memset(g->third, 0xff, sizeof(g->third));
+		}
+	}
+}
+
+static int build_bitmaps(struct pf *pf)
+{
+	size_t words = (1u << BITS_LG) / 64;
+
+	pf->gate = calloc(words, sizeof(uint64_t));
+	pf->lbits = calloc(words, sizeof(uint64_t));
+	pf->bits = calloc(words, sizeof(uint64_t));
+	pf->exact_bits = calloc(words, sizeof(uint64_t));
+	pf->lead_bits = calloc(words, sizeof(uint64_t));
+	pf->tail_bits = calloc(words, sizeof(uint64_t));
+	if (!pf->gate || !pf->lbits || !pf->bits || !pf->exact_bits ||
+	    !pf->lead_bits || !pf->tail_bits)
 		return RT_ENOMEM;
+	for (size_t i = 0; i < pf->nlanchors; i++) {
+		set_bit(pf->lbits, hash64(pf->lanchors[i].key));
+		set_bit(pf->gate, hash32((uint32_t)pf->lanchors[i].key));
+	}
 	for (size_t i = 0; i < pf->nanchors; i++) {
 		uint32_t key = pf->anchors[i].key;
 		unsigned shift = !(key & 0xffu) ? 0 : !(key >> 24) ? 24 : 32;
 
 		if (shift == 32) {
-			set_bit(pf->bits, key);
+			set_bit(pf->gate, hash32(key));
+			set_bit(pf->bits, hash32b(key));
+			set_bit(pf->exact_bits, hash32b(key));
 			continue;
 		}
 		for (uint32_t x = 0; x < 256; x++) {
-			set_bit(pf->bits, key | (x | 0x20) << shift);
-			set_bit(pf->wc_bits, key | (x | 0x20) << shift);
+			uint32_t k = key | (x | 0x20) << shift;
+
+			set_bit(pf->gate, hash32(k));
+			set_bit(pf->bits, hash32b(k));
+			set_bit(shift ? pf->tail_bits : pf->lead_bits, hash32b(k));
 		}
 	}
 	return 0;
@@ -428,12 +757,24 @@ static inline uint32_t slot_of(const struct pf *pf, uint32_t key)
 	return ((key * 0x85EBCA6Bu) ^ (key >> 13)) & pf->slotmask;
 }
 
-static int build_slots(struct pf *pf)
+static inline uint32_t lslot_of(const struct pf *pf, uint64_t key)
+{
+	return (uint32_t)((key * 0xC2B2AE3D27D4EB4Full) >> 32) & pf->lslotmask;
+}
+
+static size_t table_size(size_t n)
 {
 	size_t size = 16;
 
-	while (size < pf->nanchors * 2)
+	while (size < n * 2)
 		size <<= 1;
+	return size;
+}
+
+static int build_slots(struct pf *pf)
+{
+	size_t size = table_size(pf->nanchors);
+
 	if (!(pf->slots = calloc(size, sizeof(*pf->slots))))
 		return RT_ENOMEM;
 	pf->slotmask = (uint32_t)size - 1;
@@ -452,14 +793,98 @@ static int build_slots(struct pf *pf)
 	return 0;
 }
 
+static int build_lslots(struct pf *pf)
+{
+	size_t size = table_size(pf->nlanchors);
+
+	if (!(pf->lslots = calloc(size, sizeof(*pf->lslots))))
+		return RT_ENOMEM;
+	pf->lslotmask = (uint32_t)size - 1;
+	for (size_t i = 0; i < pf->nlanchors;) {
+		uint64_t key = pf->lanchors[i].key;
+		uint32_t h = lslot_of(pf, key);
+		size_t j = i;
+
+		while (j < pf->nlanchors && pf->lanchors[j].key == key)
+			j++;
+		while (pf->lslots[h].key)
+			h = (h + 1) & pf->lslotmask;
+		pf->lslots[h] = (struct pf_lslot){ key, (uint32_t)i,
+						   (uint32_t)(j - i) };
+		i = j;
+	}
+	return 0;
+}
+
 int pf_build(struct pf *pf)
 {
 	int rc;
 
-	if ((rc = build_litpats(pf)) || (rc = make_anchors(pf)) ||
-	    (rc = build_bitmap(pf)))
+	free(pf->lit_index);    /* only needed while adding */
+	pf->lit_index = NULL;
+	pf->lit_index_cap = 0;
+	if ((rc = build_litpats(pf)) || (rc = make_anchors(pf)))
 		return rc;
-	return build_slots(pf);
+	group_shorts(pf);
+	if ((rc = build_bitmaps(pf)) || (rc = build_slots(pf)))
+		return rc;
+	return build_lslots(pf);
+}
+
+/* ---- the scan ---- */
+
+static bool eq_lower(const unsigned char *t, const char *lit, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)lit;
+
+	/* Folded 8 bytes at a time first (the last chunk overlaps the one
+	 * before), the exact byte compare only when that agrees. */
+	if (n >= 8) {
+		for (size_t k = 0; k + 8 <= n; k += 8)
+			if ((load64(t + k) | FOLD64) != (load64(u + k) | FOLD64))
+				return false;
+		if ((load64(t + n - 8) | FOLD64) != (load64(u + n - 8) | FOLD64))
+			return false;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (lower_tab[t[k]] != u[k])
+			return false;
+	return true;
+}
+
+struct scan {
+	const struct pf *pf;
+	const unsigned char *t;
+	size_t n;
+	uint32_t *stamp, gen, *hits;
+	int nhits;
+};
+
+/* The literal lit starts at text position start: compare, record. */
+static inline void confirm(struct scan *s, uint32_t lit, size_t start)
+{
+	const struct pf_lit *l = &s->pf->lits[lit];
+
+	if (start + l->len > s->n || s->stamp[lit] == s->gen ||
+	    !eq_lower(s->t + start, l->s, l->len))
+		return;
+	s->stamp[lit] = s->gen;
+	s->hits[s->nhits++] = lit;
+}
+
+static void verify_long(struct scan *s, size_t pos, uint64_t key)
+{
+	const struct pf *pf = s->pf;
+	uint32_t h = lslot_of(pf, key);
+
+	while (pf->lslots[h].key && pf->lslots[h].key != key)
+		h = (h + 1) & pf->lslotmask;
+	for (uint32_t k = 0; k < pf->lslots[h].count; k++) {
+		const struct pf_lanchor *a = &pf->lanchors[pf->lslots[h].start + k];
+
+		if (pos >= a->off)
+			confirm(s, a->lit, pos - a->off);
+	}
 }
 
 static const struct pf_slot *lookup(const struct pf *pf, uint32_t key)
@@ -474,22 +899,6 @@ static const struct pf_slot *lookup(const struct pf *pf, uint32_t key)
 	return NULL;
 }
 
-static bool eq_lower(const unsigned char *t, const char *lit, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		if (lower_tab[t[k]] != (unsigned char)lit[k])
-			return false;
-	return true;
-}
-
-struct scan {
-	const struct pf *pf;
-	const unsigned char *t;
-	size_t n;
-	uint32_t *stamp, gen, *hits;
-	int nhits;
-};
-
 static void verify_key(struct scan *s, size_t pos, uint32_t key)
 {
 	const struct pf_slot *slot = lookup(s->pf, key);
@@ -498,98 +907,246 @@ static void verify_key(struct scan *s, size_t pos, uint32_t key)
 		return;
 	for (uint32_t k = 0; k < slot->count; k++) {
 		const struct pf_anchor *a = &s->pf->anchors[slot->start + k];
-		const struct pf_lit *l = &s->pf->lits[a->lit];
-		size_t start = pos - (size_t)(ptrdiff_t)a->off;
 
-		if ((a->off > 0 && pos < (size_t)a->off) ||
-		    start + l->len > s->n)
+		if (a->off > 0 && pos < (size_t)a->off)
 			continue;
 		if (pos + 8 <= s->n &&
 		    ((load64(s->t + pos) | FOLD64) & a->premask) != a->pre)
 			continue;
-		if (s->stamp[a->lit] == s->gen ||
-		    !eq_lower(s->t + start, l->s, l->len))
-			continue;
-		s->stamp[a->lit] = s->gen;
-		s->hits[s->nhits++] = a->lit;
+		confirm(s, a->lit, pos - (size_t)(ptrdiff_t)a->off);
 	}
 }
 
-static void verify(struct scan *s, size_t pos, uint32_t key)
+/* Text windows that look like common words ("?con" of "config" against
+ * " connection") pass the mid bitmap often; a bitmap per kind of anchor
+ * saves the lookups that cannot succeed. */
+static void verify_mid(struct scan *s, size_t pos, uint32_t key)
 {
-	uint32_t h = hash_bit(key);
+	const struct pf *pf = s->pf;
+	uint32_t h = hash32b(key);
 
-	verify_key(s, pos, key);
-	if (!(s->pf->wc_bits[h >> 6] >> (h & 63) & 1))
-		return;
-	if (s->pf->lead)
+	if (test_bit(pf->exact_bits, h))
+		verify_key(s, pos, key);
+	if (test_bit(pf->lead_bits, h))
 		verify_key(s, pos, key & WC_LEAD);
-	if (s->pf->tail)
+	if (test_bit(pf->tail_bits, h))
 		verify_key(s, pos, key & WC_TAIL);
 }
 
-static inline void verify_one_short(struct scan *s, size_t i, size_t k)
+/* The literals anchored on the pair at text position i (i + 1 < n). */
+static void verify_short(struct scan *s, size_t i)
 {
 	const struct pf *pf = s->pf;
-	uint32_t lit = pf->shorts[k], off = pf->short_off[k];
-	const struct pf_lit *l = &pf->lits[lit];
-	size_t start = i - off;
+	uint16_t pair = (uint16_t)((s->t[i] | 0x20) | (s->t[i + 1] | 0x20) << 8);
+	const struct pf_sgroup *g = pf->sgroups;
+	const struct pf_sgroup *end = g + pf->nsgroups;
+	unsigned c;
+	uint32_t w = 0;
 
-	if (i < off || start + l->len > s->n)
+	while (g < end && g->pair != pair)
+		g++;
+	if (g == end)
 		return;
-	/* Most anchor-byte hits fail here, on one folded 4-byte compare. */
-	if (start + 4 <= s->n &&
-	    ((load32(s->t + start) | FOLD32) & pf->short_keymask[k]) !=
-	    pf->short_key[k])
+	/* Past the end the third byte reads as a blank only groups that
+	 * allow anything accept; their literals fail the bounds below. */
+	c = i + 2 < s->n ? s->t[i + 2] | 0x20u : 0x20u;
+	if (!(g->third[c >> 6] >> (c & 63) & 1))
 		return;
-	if (s->stamp[lit] == s->gen || !eq_lower(s->t + start, l->s, l->len))
-		return;
-	s->stamp[lit] = s->gen;
-	s->hits[s->nhits++] = lit;
-}
+	for (size_t k = 0; k < 4 && i + k < s->n; k++)
+		w |= (uint32_t)s->t[i + k] << (8 * k);
+	w |= FOLD32;
+	for (uint32_t k = g->start; k < g->start + g->count; k++) {
+		const struct pf_short *sh = &pf->shorts[k];
 
-/* The short literals whose anchor byte sits at text position i. */
-static inline void verify_short(struct scan *s, size_t i)
-{
-	uint64_t m = s->pf->short_mask[s->t[i]];
-
-	while (m) {
-		verify_one_short(s, i, (size_t)__builtin_ctzll(m));
-		m &= m - 1;
+		if ((w & sh->mask) == sh->key && i >= sh->off)
+			confirm(s, sh->lit, i - sh->off);
 	}
-	for (size_t k = 64; k < s->pf->nshorts; k++)
-		verify_one_short(s, i, k);
 }
-
-static void scan_short(struct scan *s)
-{
-	const struct pf *pf = s->pf;
-	size_t i = 0;
 
 #ifdef __SSE2__
-	if (pf->nsbytes <= MAX_SBYTES) {
-		__m128i want[MAX_SBYTES];
+/* Positions [i, i + 16) of t whose pair is one of np anchor pairs. np is a
+ * constant where this is inlined, so the pair loop unrolls. */
+static inline __attribute__((always_inline)) unsigned
+pair_mask(const unsigned char *t, const __m128i *lo, const __m128i *hi,
+	  unsigned np, __m128i *seen)
+{
+	const __m128i fold = _mm_set1_epi8(0x20);
+	__m128i raw = _mm_loadu_si128((const __m128i *)t);
+	__m128i v0 = _mm_or_si128(fold, raw);
+	__m128i v1 = _mm_or_si128(fold, _mm_loadu_si128((const __m128i *)(t + 1)));
+	__m128i eq = _mm_setzero_si128();
 
-		for (unsigned k = 0; k < pf->nsbytes; k++)
-			want[k] = _mm_set1_epi8((char)pf->sbytes[k]);
-		for (; i + 16 <= s->n; i += 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(s->t + i));
-			__m128i eq = _mm_setzero_si128();
-			unsigned mask;
+	*seen = _mm_or_si128(*seen, raw);
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < np; k++)
+		eq = _mm_or_si128(eq, _mm_and_si128(_mm_cmpeq_epi8(v0, lo[k]),
+						    _mm_cmpeq_epi8(v1, hi[k])));
+	return (unsigned)_mm_movemask_epi8(eq);
+}
 
-			for (unsigned k = 0; k < pf->nsbytes; k++)
-				eq = _mm_or_si128(eq, _mm_cmpeq_epi8(v, want[k]));
-			mask = (unsigned)_mm_movemask_epi8(eq);
-			while (mask) {
-				verify_short(s, i + (unsigned)__builtin_ctz(mask));
-				mask &= mask - 1;
-			}
+/* Returns HIGH64 when some byte of the text is >= 0x80, else 0. */
+static inline __attribute__((always_inline)) uint64_t
+scan_pairs(struct scan *s, const __m128i *lo, const __m128i *hi, unsigned np)
+{
+	unsigned char pad[48] = { 0 };
+	__m128i seen = _mm_setzero_si128();
+	size_t i = 0, rest;
+	unsigned mask;
+
+	for (; i + 17 <= s->n; i += 16)
+		for (mask = pair_mask(s->t + i, lo, hi, np, &seen); mask;
+		     mask &= mask - 1)
+			verify_short(s, i + (unsigned)__builtin_ctz(mask));
+	/* The rest from a copy padded with 0 (no anchor pair holds one);
+	 * only positions with a byte after them count. */
+	rest = s->n - i;
+	memcpy(pad, s->t + i, rest);
+	mask = pair_mask(pad, lo, hi, np, &seen) &
+	       (rest ? (1u << (rest - 1)) - 1 : 0);
+	for (; mask; mask &= mask - 1)
+		verify_short(s, i + (unsigned)__builtin_ctz(mask));
+	return _mm_movemask_epi8(seen) ? HIGH64 : 0;
+}
+#endif
+
+/* The byte pass. Returns true when it also looked at every byte for
+ * *high (the SSE2 pass does, for free). */
+static bool scan_short(struct scan *s, uint64_t *high)
+{
+	const struct pf *pf = s->pf;
+
+#ifdef __SSE2__
+	if (pf->nspairs <= MAX_SPAIRS) {
+		__m128i lo[MAX_SPAIRS], hi[MAX_SPAIRS];
+
+		for (unsigned k = 0; k < pf->nspairs; k++) {
+			lo[k] = _mm_set1_epi8((char)(pf->spairs[k] & 0xff));
+			hi[k] = _mm_set1_epi8((char)(pf->spairs[k] >> 8));
+		}
+		switch (pf->nspairs) {
+		case 1: *high |= scan_pairs(s, lo, hi, 1); return true;
+		case 2: *high |= scan_pairs(s, lo, hi, 2); return true;
+		case 3: *high |= scan_pairs(s, lo, hi, 3); return true;
+		case 4: *high |= scan_pairs(s, lo, hi, 4); return true;
+		default: *high |= scan_pairs(s, lo, hi, pf->nspairs);
+			return true;
 		}
 	}
 #endif
-	for (; i < s->n; i++)
-		if (pf->sbyte_tab[s->t[i]])
+	for (size_t i = 0; i + 1 < s->n; i++) {
+		unsigned pair = (s->t[i] | 0x20u) | (s->t[i + 1] | 0x20u) << 8;
+
+		if (pf->spair_tab[pair >> 6] >> (pair & 63) & 1)
 			verify_short(s, i);
+	}
+	(void)high;
+	return false;
+}
+
+/* One position whose first 4 bytes passed the gate: w holds the folded 8
+ * bytes from pos (padded with blanks past the end: a long window must lie
+ * inside the text, so it is only tested when long_ok). */
+static inline void check_pos(struct scan *s, size_t pos, uint64_t w,
+			     bool long_ok)
+{
+	const struct pf *pf = s->pf;
+
+	if (long_ok && test_bit(pf->lbits, hash64(w)))
+		verify_long(s, pos, w);
+	if (test_bit(pf->bits, hash32b((uint32_t)w)))
+		verify_mid(s, pos, (uint32_t)w);
+}
+
+/* Positions 0, 4, 8... while 20 bytes remain: four per step, one branch
+ * for the four gate tests. With SSE2 the four 4-byte windows are the four
+ * lanes of one 16-byte load, hashed together. Returns the first position
+ * not looked at; *high collects the bytes seen. */
+static size_t scan_main(struct scan *s, uint64_t *high)
+{
+	const uint64_t *gate = s->pf->gate;
+	const unsigned char *t = s->t;
+	size_t q = 0;
+#ifdef __SSE2__
+	const __m128i fold = _mm_set1_epi8(0x20), mul = _mm_set1_epi32((int)MUL32),
+		      low = _mm_set_epi32(0, -1, 0, -1);
+	__m128i hi = _mm_setzero_si128();
+	uint32_t h[4];
+
+	for (; q + 20 <= s->n; q += 4 * STRIDE) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(t + q));
+		__m128i w = _mm_or_si128(v, fold);
+		/* Lanes 0 and 2, then 1 and 3: the low half of each 64-bit
+		 * product is the 32-bit product hash32 takes its top bits of. */
+		__m128i even = _mm_srli_epi32(_mm_mul_epu32(w, mul), 32 - BITS_LG);
+		__m128i odd = _mm_srli_epi32(_mm_mul_epu32(_mm_srli_epi64(w, 32),
+							   mul), 32 - BITS_LG);
+
+		hi = _mm_or_si128(hi, v);
+		_mm_storeu_si128((__m128i *)h, _mm_or_si128(
+			_mm_and_si128(even, low), _mm_slli_epi64(odd, 32)));
+		if (!(test_bit(gate, h[0]) | test_bit(gate, h[1]) |
+		      test_bit(gate, h[2]) | test_bit(gate, h[3])))
+			continue;
+		for (unsigned k = 0; k < 4; k++)
+			if (test_bit(gate, h[k]))
+				check_pos(s, q + 4 * k,
+					  load64(t + q + 4 * k) | FOLD64, true);
+	}
+	*high |= (unsigned)_mm_movemask_epi8(hi) ? HIGH64 : 0;
+#else
+	uint64_t hi = 0;
+
+	for (; q + 20 <= s->n; q += 4 * STRIDE) {
+		uint64_t r0 = load64(t + q), r1 = load64(t + q + 4),
+			 r2 = load64(t + q + 8), r3 = load64(t + q + 12);
+		uint64_t w0 = r0 | FOLD64, w1 = r1 | FOLD64, w2 = r2 | FOLD64,
+			 w3 = r3 | FOLD64;
+
+		hi |= r0 | r2;
+		if (!(test_bit(gate, hash32((uint32_t)w0)) |
+		      test_bit(gate, hash32((uint32_t)w1)) |
+		      test_bit(gate, hash32((uint32_t)w2)) |
+		      test_bit(gate, hash32((uint32_t)w3))))
+			continue;
+		check_pos(s, q, w0, true);
+		check_pos(s, q + 4, w1, true);
+		check_pos(s, q + 8, w2, true);
+		check_pos(s, q + 12, w3, true);
+	}
+	*high |= hi;
+#endif
+	return q;
+}
+
+/* The last positions, from a copy padded with 0, which folds to a blank,
+ * one of the values a mid-size anchor's free byte accepts. */
+static void scan_tail(struct scan *s, size_t q, uint64_t *high)
+{
+	unsigned char pad[32] = { 0 };
+	size_t rest = s->n - q;
+
+	memcpy(pad, s->t + q, rest);        /* rest < 20 */
+	for (size_t i = 0; i < rest; i += STRIDE) {
+		uint64_t w = load64(pad + i);
+
+		*high |= w;
+		w |= FOLD64;
+		if (test_bit(s->pf->gate, hash32((uint32_t)w)))
+			check_pos(s, q + i, w, i + 8 <= rest);
+	}
+}
+
+/* Non-zero when some byte of t is >= 0x80 (HIGH64 bits). */
+static uint64_t high_bytes(const unsigned char *t, size_t n)
+{
+	uint64_t hi = 0;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		hi |= load64(t + i);
+	for (; i < n; i++)
+		hi |= t[i];
+	return hi & HIGH64 ? HIGH64 : hi << 56 & HIGH64;
 }
 
 int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
@@ -597,54 +1154,24 @@ int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
 {
 	struct scan s = { pf, (const unsigned char *)text, n, stamp, gen,
 			  hits, 0 };
-	uint32_t high = 0;
-	size_t q = 0;
+	uint64_t high = 0;
 
 	if (n < LIT_MIN || !pf->nlits)
 		return 0;
-	/* Four windows per step and one branch for all four: most steps
-	 * find nothing, and a predictable branch is what makes this fast. */
-	for (; q + 3 * STRIDE + 4 <= n; q += 4 * STRIDE) {
-		uint32_t w0 = load32(s.t + q), w1 = load32(s.t + q + STRIDE),
-			 w2 = load32(s.t + q + 2 * STRIDE),
-			 w3 = load32(s.t + q + 3 * STRIDE);
+	bool windowed = pf->nanchors || pf->nlanchors, all_seen = windowed;
 
-		high |= w0 | w1 | w2 | w3;
-		w0 |= FOLD32;
-		w1 |= FOLD32;
-		w2 |= FOLD32;
-		w3 |= FOLD32;
-		if (!(test_bit(pf, w0) | test_bit(pf, w1) | test_bit(pf, w2) |
-		      test_bit(pf, w3)))
-			continue;
-		if (test_bit(pf, w0))
-			verify(&s, q, w0);
-		if (test_bit(pf, w1))
-			verify(&s, q + STRIDE, w1);
-		if (test_bit(pf, w2))
-			verify(&s, q + 2 * STRIDE, w2);
-		if (test_bit(pf, w3))
-			verify(&s, q + 3 * STRIDE, w3);
-	}
-	/* The last windows; those running past the end are padded with 0,
-	 * which folds to a blank, one of the values a free byte accepts. */
-	for (; q < n; q += STRIDE) {
-		uint32_t w = 0;
-
-		for (size_t i = 0; i < 4 && q + i < n; i++)
-			w |= (uint32_t)s.t[q + i] << (8 * i);
-		high |= w;
-		w |= FOLD32;
-		if (test_bit(pf, w))
-			verify(&s, q, w);
-	}
-	if (pf->nshorts)
-		scan_short(&s);
+	if (windowed)
+		scan_tail(&s, scan_main(&s, &high), &high);
+	if (pf->nshorts && scan_short(&s, &high))
+		all_seen = true;
+	if (!all_seen && pf->caseless_k_s)
+		high = high_bytes(s.t, n);
 	/* Caseless UTF matching equates KELVIN SIGN with k and LONG S with s;
 	 * the byte fold cannot see that, so such texts run every pattern.
 	 * Both start with a byte >= 0x80, rare in logs. */
-	if ((high & HIGH32) && (memmem(text, n, "\xe2\x84\xaa", 3) ||
-				memmem(text, n, "\xc5\xbf", 2)))
+	if (pf->caseless_k_s && (high & HIGH64) &&
+	    (memmem(text, n, "\xe2\x84\xaa", 3) ||
+	     memmem(text, n, "\xc5\xbf", 2)))
 		return -1;
 	return s.nhits;
 }

@@ -12,6 +12,8 @@
 
 #include "revtrail/rules.h"
 
+#define LIT_CONJ 3      /* required literal sets derived per pattern */
+
 /* The record fields a rule can read, in the order they are tried. */
 enum { FIELD_MESSAGE, FIELD_REASON, FIELD_RAW, FIELD_COUNT };
 
@@ -42,6 +44,11 @@ struct rules_pattern {
 	const char **lits;              /* prefilter literals, lower case */
 	uint32_t nlits;                 /* 0: always a candidate */
 	bool derived;                   /* lits come from the regex itself */
+	/* Further required sets, when lits alone is weak: a candidate holds
+	 * a literal of lits and one of each of these. */
+	const char **more[LIT_CONJ - 1];
+	uint32_t nmore[LIT_CONJ - 1];
+	uint32_t nconj;                 /* sets in all: 1 + those in more */
 };
 
 struct rules_rule {
@@ -80,13 +87,17 @@ struct rules {
 	pcre2_match_context *mctx;
 	pcre2_jit_stack *jit;
 	pcre2_match_data *md;
-	struct pf *pf;
+	/* One prefilter per field, holding only the literals of the patterns
+	 * that read it; a literal's payload is pattern << 2 | its set. */
+	struct pf *pf[FIELD_COUNT];
 	unsigned field_mask;            /* fields some rule reads */
 	uint32_t *always[FIELD_COUNT];  /* patterns with no literal */
 	size_t nalways[FIELD_COUNT];
 	uint32_t *lit_stamp, lit_gen;   /* per prefilter literal */
 	uint32_t *hits;                 /* literal ids of one scan */
 	uint32_t *cand_stamp, gen;      /* per pattern x field */
+	uint32_t *conj_stamp;           /* ... sets seen this record: */
+	unsigned char *conj_seen;       /* bit k: a literal of set k */
 	uint32_t *rule_stamp;           /* per rule: hit this record */
 	uint32_t *cands;                /* pattern * FIELD_COUNT + field */
 };
@@ -121,6 +132,16 @@ struct lit_set {
 /* Fills out with lower-case strings such that every match of re (as
  * compiled with RULES_PCRE2_OPTIONS) contains at least one of them. */
 void lit_derive(const char *re, size_t n, struct lit_set *out);
+struct lit_cnf {
+	unsigned n;     /* 0: no usable literal */
+	struct lit_set set[LIT_CONJ];   /* best first; set[0] is lit_derive's */
+};
+/* Every match of re contains a member of each set of out. */
+void lit_derive_cnf(const char *re, size_t n, struct lit_cnf *out);
+/* The lit_score of a set's least selective member. */
+unsigned lit_set_score(const struct lit_set *s);
+#define LIT_WEAK_SCORE 20       /* below: worth requiring a second set */
+#define LIT_CONJ_MIN 5          /* shortest literal of a further set */
 
 /* common.c: how ordinary log text looks, to pick selective literals. */
 unsigned lit_rarity(unsigned char c);
@@ -133,8 +154,13 @@ struct pf *pf_new(void);
 void pf_free(struct pf *pf);
 /* Registers that pattern pat requires literal s (any case). */
 int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat);
+/* Whether literal s (any case) was added; only before pf_build. */
+bool pf_has(const struct pf *pf, const char *s, size_t n);
 int pf_build(struct pf *pf);
 size_t pf_nlits(const struct pf *pf);
+/* After pf_build: whether the scan samples windows (false: the literals are
+ * few enough for the byte-pair pass alone). For tests. */
+bool pf_windowed(const struct pf *pf);
 const uint32_t *pf_lit_pats(const struct pf *pf, uint32_t lit, size_t *n);
 /*
  * Finds the literals present in text. Each literal found (and whose

@@ -106,7 +106,8 @@ unsigned rules_test(struct rules *r, FILE *out);
 void rules_list(const struct rules *r, FILE *out);
 /* After rules_compile: one line per pattern, "ID<TAB>file:line<TAB>" then
  * the prefilter literals ("a" | "b", "(declared)" when from `literal`
- * lines) or "(always runs)" when none could be derived. For rules list -v. */
+ * lines; ("a" | "b") & ("c" | "d") when a text needs one of each set) or
+ * "(always runs)" when none could be derived. For rules list -v. */
 void rules_list_prefilter(const struct rules *r, FILE *out);
 
 size_t rules_count(const struct rules *r);

@@ -487,10 +487,15 @@ static void listing(void)
 	rules_list_prefilter(r, f);
 	fclose(f);
 	ok(strstr(out, "t.configmap.missing\ttests/data/rules/catalog.rules:7\t"
-		  "\"configmaps \\\"\" | \"configmap \\\"\"\n") != NULL,
-	   "derived literals listed");
+		  "(\"configmaps \\\"\" | \"configmap \\\"\") & "
+		  "(\"\\\" not found\")\n") != NULL,
+	   "derived literals listed, with a further required set");
 	ok(strstr(out, "t.raw.json\ttests/data/rules/catalog.rules:150\t"
-		  "\"\\\"level\\\":\"\n") != NULL, "quotes escaped");
+		  "(\"\\\"level\\\":\") & (\"\\\"error\\\"\" | "
+		  "\"\\\"fatal\\\"\")\n") != NULL, "quotes escaped");
+	ok(strstr(out, "t.configmap.missing\ttests/data/rules/catalog.rules:8\t"
+		  "\"couldn't get configmap \"\n") != NULL,
+	   "a selective literal alone needs no further set");
 	ok(strstr(out, "t.always\ttests/data/rules/catalog.rules:157\t"
 		  "(always runs)\n") != NULL, "always-run pattern listed");
 	ok(strstr(out, "t.declared\ttests/data/rules/catalog.rules:162\t"
@@ -529,7 +534,7 @@ static double best_ns(struct rules *r, char lines[][256], int nlines,
 
 			if (scan_only) {
 				r->lit_gen++;
-				hits += (unsigned)pf_scan(r->pf, l, 200,
+				hits += (unsigned)pf_scan(r->pf[FIELD_MESSAGE], l, 200,
 							  r->lit_stamp,
 							  r->lit_gen, r->hits);
 				continue;

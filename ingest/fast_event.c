@@ -1,0 +1,239 @@
+/*
+ * fast_event.c: one-line core/v1 and events.k8s.io/v1 Events, bare or in a
+ * watch envelope, decoded from json_scan.h's nodes instead of a cJSON tree.
+ * `kubectl get events -w -o json`, event exporters and Kafka topics carry
+ * them by the million, and building the tree cost five times the rest.
+ *
+ * This is dec_kube.c's kube_event read through the other parser, field for
+ * field and fallback for fallback; test_ingest_fast.c checks that both give
+ * the same records. Exporter events (labels and owners on the involved
+ * object) and anything unusual are left to dec_kube.c: ing_event_fast then
+ * declines before emitting anything.
+ */
+#include <string.h>
+
+#include "frame.h"
+#include "json_scan.h"
+
+#define COMBINED_PREFIX "(combined from similar events): "
+
+static const struct js_node *first_str(const struct js_node *a,
+				       const struct js_node *b,
+				       const struct js_node *c)
+{
+	return js_nonempty(a) ? a : js_nonempty(b) ? b : js_nonempty(c);
+}
+
+/* dec_json_time: 0 for absent, empty or unparseable. An escaped value
+ * (never seen in practice) is decoded into the arena first. */
+static int64_t json_time(struct rt_arena *a, const struct js_node *it)
+{
+	struct rt_str s;
+	int64_t ns = 0;
+
+	if (!js_nonempty(it))
+		return 0;
+	s = it->esc ? js_str(a, it) : rt_str_make(it->s, it->n);
+	return rt_time_parse(s.p, s.n, &ns) ? 0 : ns;
+}
+
+static int64_t first_time(struct rt_arena *ar, const struct js_node *a,
+			  const struct js_node *b, const struct js_node *c,
+			  const struct js_node *e)
+{
+	int64_t ns;
+
+	if ((ns = json_time(ar, a)) || (ns = json_time(ar, b)) ||
+	    (ns = json_time(ar, c)))
+		return ns;
+	return json_time(ar, e);
+}
+
+static int64_t json_count(const struct js_node *it)
+{
+	return js_is(it, JS_NUM) && it->num >= 1 ? (int64_t)it->num : 0;
+}
+
+/* "spec.containers{web}" (also init/ephemeral) -> "web", a view into fp. */
+static struct rt_str field_container(struct rt_str fp)
+{
+	static const char *const pre[] = {
+		"spec.containers{", "spec.initContainers{",
+		"spec.ephemeralContainers{",
+	};
+
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t len = strlen(pre[i]);
+		const char *close;
+
+		if (!rt_str_has_prefix(fp, pre[i]))
+			continue;
+		close = memchr(fp.p + len, '}', fp.n - len);
+		if (close && close > fp.p + len)
+			return rt_str_make(fp.p + len, (size_t)(close - fp.p) - len);
+	}
+	return RT_STR_NULL;
+}
+
+/* The members of an Event that kube_event reads. */
+enum {
+	EV_KIND, EV_TYPE, EV_OBJECT, EV_METADATA, EV_INVOLVED, EV_REGARDING,
+	EV_SOURCE, EV_DEP_SOURCE, EV_CLUSTER, EV_REASON, EV_MESSAGE, EV_NOTE,
+	EV_REP_COMPONENT, EV_REP_CONTROLLER, EV_SERIES, EV_LAST, EV_DEP_LAST,
+	EV_EVENT_TIME, EV_FIRST, EV_DEP_FIRST, EV_COUNT, EV_DEP_COUNT, EV_N
+};
+static const struct js_key ev_keys[EV_N] = {
+	JS_KEY("kind"), JS_KEY("type"), JS_KEY("object"), JS_KEY("metadata"),
+	JS_KEY("involvedObject"), JS_KEY("regarding"), JS_KEY("source"),
+	JS_KEY("deprecatedSource"), JS_KEY("clusterName"), JS_KEY("reason"),
+	JS_KEY("message"), JS_KEY("note"), JS_KEY("reportingComponent"),
+	JS_KEY("reportingController"), JS_KEY("series"),
+	JS_KEY("lastTimestamp"), JS_KEY("deprecatedLastTimestamp"),
+	JS_KEY("eventTime"), JS_KEY("firstTimestamp"),
+	JS_KEY("deprecatedFirstTimestamp"), JS_KEY("count"),
+	JS_KEY("deprecatedCount"),
+};
+
+/* ... of its involved object (regarding in events.k8s.io/v1) ... */
+enum {
+	REF_NAMESPACE, REF_KIND, REF_NAME, REF_FIELD_PATH, REF_LABELS,
+	REF_ANNOTATIONS, REF_OWNERS, REF_DELETED, REF_N
+};
+static const struct js_key ref_keys[REF_N] = {
+	JS_KEY("namespace"), JS_KEY("kind"), JS_KEY("name"),
+	JS_KEY("fieldPath"), JS_KEY("labels"), JS_KEY("annotations"),
+	JS_KEY("ownerReferences"), JS_KEY("deleted"),
+};
+
+/* ... and of its metadata, source and series. */
+enum { META_NAMESPACE, META_NAME, META_UID, META_CREATED, META_N };
+static const struct js_key meta_keys[META_N] = {
+	JS_KEY("namespace"), JS_KEY("name"), JS_KEY("uid"),
+	JS_KEY("creationTimestamp"),
+};
+enum { SRC_COMPONENT, SRC_HOST, SRC_N };
+static const struct js_key src_keys[SRC_N] = {
+	JS_KEY("component"), JS_KEY("host"),
+};
+enum { SER_LAST, SER_COUNT, SER_N };
+static const struct js_key ser_keys[SER_N] = {
+	JS_KEY("lastObservedTime"), JS_KEY("count"),
+};
+
+static bool is_watch_type(const struct js_node *t)
+{
+	static const char *const types[] = {
+		"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR",
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (js_str_is(t, types[i]))
+			return true;
+	return false;
+}
+
+const struct js_node *ing_event_of(const struct js_doc *doc)
+{
+	const struct js_node *root = &doc->node[0];
+	const struct js_node *type = js_get(doc, root, "type");
+	const struct js_node *object = js_get(doc, root, "object");
+
+	if (is_watch_type(type) && js_is(object, JS_OBJ)) {
+		if (js_str_is(type, "ERROR") || js_str_is(type, "BOOKMARK"))
+			return NULL;
+		root = object;
+	}
+	return js_str_is(js_get(doc, root, "kind"), "Event") ? root : NULL;
+}
+
+static struct rt_str event_uid(struct dec_ctx *d, const struct js_node **meta,
+			       struct rt_str ns)
+{
+	struct rt_str name;
+	char *p;
+
+	if (js_nonempty(meta[META_UID]))
+		return js_str(d->arena, meta[META_UID]);
+	if (!js_nonempty(meta[META_NAME]))
+		return RT_STR_NULL;
+	name = js_str(d->arena, meta[META_NAME]);
+	if (!(p = rt_arena_alloc(d->arena, ns.n + name.n + 2)))
+		return RT_STR_NULL;
+	if (ns.n)
+		memcpy(p, ns.p, ns.n);
+	p[ns.n] = '/';
+	memcpy(p + ns.n + 1, name.p, name.n);
+	p[ns.n + 1 + name.n] = '\0';
+	return rt_str_make(p, ns.n + 1 + name.n);
+}
+
+static void event_times(struct dec_ctx *d, struct rt_record *rec,
+			const struct js_doc *doc, const struct js_node **ev,
+			const struct js_node **meta)
+{
+	const struct js_node *ser[SER_N];
+	int64_t count;
+
+	js_pick(doc, ev[EV_SERIES], ser_keys, SER_N, ser);
+	rec->ts_ns = first_time(d->arena, ev[EV_LAST], ev[EV_DEP_LAST],
+				ser[SER_LAST], ev[EV_EVENT_TIME]);
+	if (!rec->ts_ns)
+		rec->ts_ns = json_time(d->arena, meta[META_CREATED]);
+	if (!rec->ts_ns && d->hint_ts_ns)
+		rec->ts_ns = d->hint_ts_ns;
+	rec->first_ns = first_time(d->arena, ev[EV_FIRST], ev[EV_DEP_FIRST],
+				   ev[EV_EVENT_TIME], NULL);
+	if ((count = json_count(ev[EV_COUNT])) ||
+	    (count = json_count(ser[SER_COUNT])) ||
+	    (count = json_count(ev[EV_DEP_COUNT])))
+		rec->count = count;
+	else
+		rec->count = 1;
+}
+
+int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
+		   const struct js_node *event)
+{
+	struct rt_record rec = *d->base;
+	const struct js_node *ev[EV_N], *ref[REF_N], *meta[META_N], *src[SRC_N];
+	const struct js_node *r, *s;
+	int rc;
+
+	js_pick(doc, event, ev_keys, EV_N, ev);
+	r = js_is(ev[EV_INVOLVED], JS_OBJ) ? ev[EV_INVOLVED] : ev[EV_REGARDING];
+	s = js_is(ev[EV_SOURCE], JS_OBJ) ? ev[EV_SOURCE] : ev[EV_DEP_SOURCE];
+	js_pick(doc, r, ref_keys, REF_N, ref);
+	js_pick(doc, ev[EV_METADATA], meta_keys, META_N, meta);
+	js_pick(doc, s, src_keys, SRC_N, src);
+	/* Exporter events: dec_kube.c reads their labels and owners. */
+	if (ev[EV_CLUSTER] || ref[REF_LABELS] || ref[REF_ANNOTATIONS] ||
+	    ref[REF_OWNERS] || ref[REF_DELETED])
+		return DEC_NO;
+	rec.format = RT_FMT_K8S_EVENT;
+	rec.ns = js_str(d->arena, first_str(meta[META_NAMESPACE],
+					    ref[REF_NAMESPACE], NULL));
+	rec.kind = js_str(d->arena, ref[REF_KIND]);
+	rec.name = js_str(d->arena, ref[REF_NAME]);
+	rec.pod = rt_str_eq(rec.kind, "Pod") ? rec.name : RT_STR_NULL;
+	rec.field_path = js_str(d->arena, ref[REF_FIELD_PATH]);
+	rec.container = field_container(rec.field_path);
+	rec.reason = js_str(d->arena, ev[EV_REASON]);
+	rec.type = js_str(d->arena, ev[EV_TYPE]);
+	rec.message = js_str(d->arena, first_str(ev[EV_MESSAGE], ev[EV_NOTE],
+						 NULL));
+	if (rt_str_has_prefix(rec.message, COMBINED_PREFIX)) {
+		rec.message.p += strlen(COMBINED_PREFIX);
+		rec.message.n -= strlen(COMBINED_PREFIX);
+	}
+	rec.component = js_str(d->arena, first_str(ev[EV_REP_COMPONENT],
+						   ev[EV_REP_CONTROLLER],
+						   src[SRC_COMPONENT]));
+	rec.host = js_str(d->arena, src[SRC_HOST]);
+	rec.uid = event_uid(d, meta, rec.ns);
+	event_times(d, &rec, doc, ev, meta);
+	rec.revs = NULL;
+	rec.nrevs = 0;
+	if ((rc = dec_emit(d, &rec)) != 0)
+		return rc;
+	return DEC_YES;
+}

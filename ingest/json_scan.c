@@ -1,0 +1,348 @@
+/*
+ * json_scan.c: the allocation-free one-line JSON parser of json_scan.h.
+ *
+ * It follows cJSON 1.7's grammar where the two must agree: blanks are any
+ * byte up to 0x20; a string runs to the first quote not escaped and may
+ * hold raw control bytes; a number is the longest run of "0-9+-eE." (at
+ * most 63 bytes) of which strtod takes what it can; literals are compared
+ * whole. Whatever cJSON would do differently is refused rather than
+ * imitated (see json_scan.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "frame.h"
+#include "json_scan.h"
+
+#define NUM_MAX 63      /* cJSON copies a number into 64 bytes */
+
+struct jp {
+	struct js_doc *doc;
+	const char *p;
+	size_t n;
+	int depth;
+};
+
+/* Positions are returned rather than stored, so they stay in registers;
+ * 0 means failure (no value ends at offset 0). */
+static inline size_t skip_blanks(const char *p, size_t i, size_t n)
+{
+	while (i < n && (unsigned char)p[i] <= 0x20)
+		i++;
+	return i;
+}
+
+/* Index of the first '"' or '\\' at or after i, or n. */
+static inline size_t find_special(const char *p, size_t i, size_t n)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+#endif
+	while (i < n && p[i] != '"' && p[i] != '\\')
+		i++;
+	return i;
+}
+
+/* At a '"' at i: past the closing quote. Escapes other than the plain
+ * one-character ones are refused (\u has rules of its own in cJSON). */
+static inline size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
+{
+	*esc = false;
+	for (i++;;) {
+		i = find_special(p, i, n);
+		if (i >= n)
+			return 0;
+		if (p[i] == '"')
+			return i + 1;
+		if (i + 1 >= n)
+			return 0;
+		switch (p[i + 1]) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n':
+		case 'r': case 't':
+			break;
+		default:
+			return 0;
+		}
+		*esc = true;
+		i += 2;
+	}
+}
+
+static bool num_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == 'e' ||
+	       c == 'E' || c == '.';
+}
+
+static size_t scan_number(const char *p, size_t i, size_t n,
+			  struct js_node *nd)
+{
+	char buf[NUM_MAX + 1], *end;
+	size_t k = 0;
+	bool digits = true;
+
+	while (i + k < n && k < NUM_MAX && num_char(p[i + k])) {
+		digits &= p[i + k] >= '0' && p[i + k] <= '9';
+		k++;
+	}
+	if (k == NUM_MAX)
+		return 0;       /* cJSON would cut it: not worth imitating */
+	nd->type = JS_NUM;
+	nd->s = p + i;
+	if (digits && k <= 15) {
+		/* Exact in a double, so strtod could only agree. */
+		uint64_t v = 0;
+
+		for (size_t m = 0; m < k; m++)
+			v = v * 10 + (uint64_t)(p[i + m] - '0');
+		nd->num = (double)v;
+		nd->n = k;
+		return i + k;
+	}
+	memcpy(buf, p + i, k);
+	buf[k] = '\0';
+	nd->num = strtod(buf, &end);
+	if (end == buf)
+		return 0;
+	nd->n = (size_t)(end - buf);
+	return i + nd->n;
+}
+
+static size_t scan_literal(const char *p, size_t i, size_t n,
+			   struct js_node *nd, const char *lit, size_t len,
+			   enum js_type t)
+{
+	if (n - i < len || memcmp(p + i, lit, len))
+		return 0;
+	nd->type = (unsigned char)t;
+	return i + len;
+}
+
+static size_t scan_value(struct jp *j, uint32_t at, size_t i);
+
+/* Members or elements up to the closing bracket, from just past the
+ * opening one. Each new node is linked after the previous one. */
+static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
+{
+	const char *p = j->p;
+	size_t n = j->n;
+	char close = object ? '}' : ']';
+	uint32_t prev = 0;
+
+	i = skip_blanks(p, i, n);
+	if (i < n && p[i] == close)
+		return i + 1;
+	for (;;) {
+		uint32_t idx = j->doc->count;
+		struct js_node *nd;
+		const char *key = NULL;
+		size_t keyn = 0, k;
+		bool esc;
+
+		if (idx >= JS_MAX_NODES)
+			return 0;
+		i = skip_blanks(p, i, n);
+		if (object) {
+			if (i >= n || p[i] != '"' ||
+			    !(k = scan_string(p, i, n, &esc)) || esc)
+				return 0;
+			key = p + i + 1;
+			keyn = k - i - 2;
+			i = skip_blanks(p, k, n);
+			if (i >= n || p[i] != ':')
+				return 0;
+			i = skip_blanks(p, i + 1, n);
+		}
+		j->doc->count++;
+		nd = &j->doc->node[idx];
+		*nd = (struct js_node){ .key = key, .keyn = keyn };
+		if (prev)
+			j->doc->node[prev].next = idx;
+		else
+			j->doc->node[at].child = idx;
+		prev = idx;
+		if (!(i = scan_value(j, idx, i)))
+			return 0;
+		i = skip_blanks(p, i, n);
+		if (i < n && p[i] == ',') {
+			i++;
+			continue;
+		}
+		return i < n && p[i] == close ? i + 1 : 0;
+	}
+}
+
+/* The value at i into node at (already counted). */
+static size_t scan_value(struct jp *j, uint32_t at, size_t i)
+{
+	struct js_node *nd = &j->doc->node[at];
+	const char *p = j->p;
+	size_t n = j->n, k;
+
+	if (i >= n)
+		return 0;
+	switch (p[i]) {
+	case '"':
+		nd->type = JS_STR;
+		if (!(k = scan_string(p, i, n, &nd->esc)))
+			return 0;
+		nd->s = p + i + 1;
+		nd->n = k - i - 2;
+		return k;
+	case '{':
+	case '[':
+		if (++j->depth > JS_MAX_DEPTH)
+			return 0;
+		nd->type = p[i] == '{' ? JS_OBJ : JS_ARR;
+		k = scan_items(j, at, i + 1, p[i] == '{');
+		j->depth--;
+		return k;
+	case 't':
+		return scan_literal(p, i, n, nd, "true", 4, JS_TRUE);
+	case 'f':
+		return scan_literal(p, i, n, nd, "false", 5, JS_FALSE);
+	case 'n':
+		return scan_literal(p, i, n, nd, "null", 4, JS_NULL);
+	}
+	if (p[i] == '-' || (p[i] >= '0' && p[i] <= '9'))
+		return scan_number(p, i, n, nd);
+	return 0;
+}
+
+int js_parse(struct js_doc *doc, const char *p, size_t n)
+{
+	struct jp j = { doc, p, n, 0 };
+	size_t i;
+
+	doc->count = 1;
+	doc->node[0] = (struct js_node){ .type = JS_NONE };
+	i = skip_blanks(p, 0, n);
+	if (!(i = scan_value(&j, 0, i)))
+		return -1;
+	return skip_blanks(p, i, n) == n ? 0 : -1;
+}
+
+const struct js_node *js_get(const struct js_doc *doc,
+			     const struct js_node *obj, const char *key)
+{
+	size_t kn = strlen(key);
+
+	if (!obj || obj->type != JS_OBJ)
+		return NULL;
+	for (uint32_t i = obj->child; i; i = doc->node[i].next) {
+		const struct js_node *m = &doc->node[i];
+
+		if (m->keyn == kn && !memcmp(m->key, key, kn))
+			return m;
+	}
+	return NULL;
+}
+
+static inline unsigned key_slot(size_t n, char c0)
+{
+	return (unsigned)(n * 7 + (unsigned char)c0) & 31;
+}
+
+void js_pick(const struct js_doc *doc, const struct js_node *obj,
+	     const struct js_key *keys, size_t nkeys,
+	     const struct js_node **out)
+{
+	/* A chained hash of the keys by length and first byte: an Event has
+	 * a dozen members and a reader two dozen keys. */
+	unsigned char first[32] = { 0 }, next[JS_PICK_MAX];
+
+	for (size_t k = 0; k < nkeys && k < JS_PICK_MAX; k++) {
+		unsigned h = key_slot(keys[k].n, keys[k].s[0]);
+
+		out[k] = NULL;
+		next[k] = first[h];
+		first[h] = (unsigned char)(k + 1);
+	}
+	if (!obj || obj->type != JS_OBJ)
+		return;
+	for (uint32_t i = obj->child; i; i = doc->node[i].next) {
+		const struct js_node *m = &doc->node[i];
+
+		if (!m->keyn)
+			continue;
+		for (unsigned k = first[key_slot(m->keyn, m->key[0])]; k;
+		     k = next[k - 1]) {
+			const struct js_key *key = &keys[k - 1];
+
+			if (key->n == m->keyn && !out[k - 1] &&
+			    !memcmp(key->s, m->key, m->keyn)) {
+				out[k - 1] = m;
+				break;
+			}
+		}
+	}
+}
+
+/* Decodes the plain escapes js_parse lets through; out holds n bytes. */
+static size_t unescape(const char *s, size_t n, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '\\' && i + 1 < n) {
+			c = s[++i];
+			c = c == 'b' ? '\b' : c == 'f' ? '\f' : c == 'n' ? '\n' :
+			    c == 'r' ? '\r' : c == 't' ? '\t' : c;
+		}
+		out[o++] = c;
+	}
+	return o;
+}
+
+int js_decode(const struct js_node *it, char *buf, size_t cap)
+{
+	size_t n;
+
+	if (!it || it->type != JS_STR || it->n >= cap)
+		return -1;
+	n = it->esc ? unescape(it->s, it->n, buf) : it->n;
+	if (!it->esc)
+		memcpy(buf, it->s, n);
+	buf[n] = '\0';
+	return (int)n;
+}
+
+bool js_str_is(const struct js_node *it, const char *lit)
+{
+	size_t len = strlen(lit);
+	char buf[64];
+
+	if (!it || it->type != JS_STR)
+		return false;
+	if (!it->esc)
+		return it->n == len && !memcmp(it->s, lit, len);
+	return js_decode(it, buf, sizeof(buf)) == (int)len &&
+	       !memcmp(buf, lit, len);
+}
+
+struct rt_str js_str(struct rt_arena *a, const struct js_node *it)
+{
+	struct rt_str s;
+
+	if (!it || it->type != JS_STR)
+		return RT_STR_LIT("");
+	/* The text the nodes point into lives in the same arena. */
+	if (!it->esc)
+		return rt_str_make(it->s, it->n);
+	s = ing_json_unescape(a, it->s, it->n);
+	return s.p ? s : RT_STR_LIT("");
+}

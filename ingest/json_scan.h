@@ -1,0 +1,89 @@
+/*
+ * json_scan.h (private to ingest/): an allocation-free parser for one-line
+ * JSON values, for the frames that arrive by the million (Kubernetes Event
+ * JSON, docker json-file lines), where building and freeing a cJSON tree
+ * cost more than everything else done with the line.
+ *
+ * It parses into a fixed array of nodes that point into the text. It
+ * accepts a subset of what cJSON accepts and reads the same values from it
+ * (same number conversion, same string escapes), and refuses the rest:
+ * \u escapes, escaped keys, nesting deeper than JS_MAX_DEPTH, more than
+ * JS_MAX_NODES values, and anything cJSON would reject. A caller that gets
+ * a refusal parses the frame with cJSON instead, so the two paths never
+ * disagree on what a frame means.
+ */
+#ifndef REVTRAIL_INGEST_JSON_SCAN_H
+#define REVTRAIL_INGEST_JSON_SCAN_H
+
+#include "revtrail/rt.h"
+
+#define JS_MAX_NODES 256
+#define JS_MAX_DEPTH 16
+
+enum js_type { JS_NONE, JS_OBJ, JS_ARR, JS_STR, JS_NUM, JS_TRUE, JS_FALSE,
+	       JS_NULL };
+
+struct js_node {
+	unsigned char type;     /* enum js_type */
+	bool esc;               /* a string whose body holds escapes */
+	uint32_t next;          /* next member or element; 0: none */
+	uint32_t child;         /* first member or element; 0: none */
+	const char *key;        /* member name (no escapes), NULL otherwise */
+	size_t keyn;
+	const char *s;          /* string body between the quotes, as written */
+	size_t n;
+	double num;             /* JS_NUM: as cJSON's valuedouble */
+};
+
+/* node[0] is the root; 0 doubles as "no node" since the root is no one's
+ * member. */
+struct js_doc {
+	struct js_node node[JS_MAX_NODES];
+	uint32_t count;
+};
+
+/* Parses all of p[0..n) (blanks around the value allowed). 0 or -1. */
+int js_parse(struct js_doc *doc, const char *p, size_t n);
+
+/* The first member of obj named key, as cJSON_GetObjectItemCaseSensitive
+ * finds it; NULL when obj is NULL or not an object. */
+const struct js_node *js_get(const struct js_doc *doc,
+			     const struct js_node *obj, const char *key);
+
+/* Several members at once, in one pass: out[k] is what js_get would find
+ * for keys[k] (at most JS_PICK_MAX keys). */
+#define JS_PICK_MAX 32
+struct js_key {
+	const char *s;
+	size_t n;
+};
+#define JS_KEY(lit) { lit, sizeof(lit) - 1 }
+void js_pick(const struct js_doc *doc, const struct js_node *obj,
+	     const struct js_key *keys, size_t nkeys,
+	     const struct js_node **out);
+
+static inline bool js_is(const struct js_node *it, enum js_type t)
+{
+	return it && it->type == t;
+}
+
+/* A string with at least one character (dec_json_nonempty), else NULL. */
+static inline const struct js_node *js_nonempty(const struct js_node *it)
+{
+	return it && it->type == JS_STR && it->n ? it : NULL;
+}
+
+/* The decoded value of a string into buf (cap bytes, NUL-terminated):
+ * its length, or -1 when it is not a string or does not fit. */
+int js_decode(const struct js_node *it, char *buf, size_t cap);
+
+/* A string equal to lit once decoded. */
+bool js_str_is(const struct js_node *it, const char *lit);
+
+/* The decoded value of a string (dec_json_str): a view into the parsed
+ * text when it has no escapes (that text must live as long as the result,
+ * as the frame's arena copy does), else decoded into the arena; "" (a
+ * static empty string) when it is not a string or on ENOMEM. */
+struct rt_str js_str(struct rt_arena *a, const struct js_node *it);
+
+#endif

@@ -1,0 +1,494 @@
+/*
+ * test_ingest_fast.c: one-line Event JSON and docker json-file lines are
+ * read by json_scan.h rather than cJSON; both readings must give the same
+ * records. Generated lines (every optional member, escapes, odd numbers,
+ * duplicates, envelopes, exporter events, broken JSON) go through two
+ * ingests, one with the fast path off, and every record field and counter
+ * is compared. Also: the scanner refuses what cJSON refuses, and text
+ * cleaning (SSE2 in text.c) flags exactly the bytes it should.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../ingest/frame.h"
+#include "tap.h"
+
+static unsigned rnd(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 16;
+}
+
+/* ---- every record field, as one line ---- */
+
+struct dump {
+	char *p;
+	size_t n, cap;
+	unsigned records, events, docker;
+};
+
+static void put(struct dump *d, const char *s, size_t n)
+{
+	if (d->n + n + 1 > d->cap) {
+		d->cap = (d->n + n + 1) * 2;
+		d->p = realloc(d->p, d->cap);
+	}
+	memcpy(d->p + d->n, s, n);
+	d->n += n;
+	d->p[d->n] = '\0';
+}
+
+static void put_str(struct dump *d, const char *key, struct rt_str s)
+{
+	put(d, " ", 1);
+	put(d, key, strlen(key));
+	put(d, s.p ? "=[" : "=NULL[", s.p ? 2 : 6);
+	if (s.n)
+		put(d, s.p, s.n);
+	put(d, "]", 1);
+}
+
+static int on_rec(void *ctx, struct rt_record *r)
+{
+	struct dump *d = ctx;
+	char head[256];
+
+	snprintf(head, sizeof(head), "n=%llu fmt=%d fl=%u ts=%lld first=%lld "
+		 "count=%lld off=%llu nrevs=%zu", (unsigned long long)r->n,
+		 r->format, r->flags, (long long)r->ts_ns, (long long)r->first_ns,
+		 (long long)r->count, (unsigned long long)r->pos.offset, r->nrevs);
+	put(d, head, strlen(head));
+	put_str(d, "ns", r->ns);
+	put_str(d, "kind", r->kind);
+	put_str(d, "name", r->name);
+	put_str(d, "pod", r->pod);
+	put_str(d, "ctr", r->container);
+	put_str(d, "stream", r->stream);
+	put_str(d, "fp", r->field_path);
+	put_str(d, "reason", r->reason);
+	put_str(d, "type", r->type);
+	put_str(d, "msg", r->message);
+	put_str(d, "raw", r->raw);
+	put_str(d, "uid", r->uid);
+	put_str(d, "comp", r->component);
+	put_str(d, "host", r->host);
+	put_str(d, "rel", r->release);
+	put_str(d, "relns", r->release_ns);
+	put_str(d, "ok", r->owner_kind);
+	put_str(d, "on", r->owner_name);
+	put_str(d, "th", r->template_hash);
+	put_str(d, "chart", r->chart);
+	put(d, "\n", 1);
+	d->records++;
+	d->events += r->format == RT_FMT_K8S_EVENT;
+	d->docker += r->format == RT_FMT_DOCKER;
+	return 0;
+}
+
+/* Feeds text in pieces of chunk bytes; the dump gets the stats last. */
+static void run(const char *text, size_t n, size_t chunk, bool fast,
+		struct dump *d)
+{
+	struct ingest *in = ingest_new(NULL);
+	struct rt_arena a;
+	const struct ingest_stats *st;
+	char tail[256];
+
+	rt_arena_init(&a);
+	ing_set_fast_json(in, fast);
+	for (size_t i = 0; i < n; i += chunk) {
+		ingest_feed(in, "pods/shop_web-1_u/web/0.log", text + i,
+			    i + chunk <= n ? chunk : n - i, &a, on_rec, d);
+		rt_arena_reset(&a);
+	}
+	ingest_finish(in, "pods/shop_web-1_u/web/0.log", &a, on_rec, d);
+	st = ingest_stats(in);
+	snprintf(tail, sizeof(tail), "stats %llu %llu %llu %llu %llu %llu\n",
+		 (unsigned long long)st->records, (unsigned long long)st->rejects,
+		 (unsigned long long)st->truncated,
+		 (unsigned long long)st->bad_utf8,
+		 (unsigned long long)st->binary,
+		 (unsigned long long)st->skipped);
+	put(d, tail, strlen(tail));
+	rt_arena_release(&a);
+	ingest_free(in);
+}
+
+/* ---- generated lines ---- */
+
+static const char *pick(unsigned *seed, const char *const *v, size_t n)
+{
+	return v[rnd(seed) % n];
+}
+#define PICK(seed, v) pick(seed, v, sizeof(v) / sizeof((v)[0]))
+
+static void add(struct dump *t, const char *s)
+{
+	put(t, s, strlen(s));
+}
+
+/* A member "key":value, or nothing, after a separator. */
+static void member(struct dump *t, bool *first, const char *key,
+		   const char *val)
+{
+	if (!val)
+		return;
+	add(t, *first ? "" : t->n % 3 ? "," : ", ");
+	add(t, "\"");
+	add(t, key);
+	add(t, "\":");
+	add(t, val);
+	*first = false;
+}
+
+static const char *const strings[] = {
+	"\"web-7d9c8b6f5-x2k4p\"", "\"\"", "\"shop\"", "\"a\\\"b\\\\c\\/d\"",
+	"\"tab\\there\\nnewline\"", "\"caf\xc3\xa9\"", "\"\\u00e9\"", "null",
+	"3", "true", "{}", "[]", "\"Pod\"", "\"ReplicaSet\"",
+};
+static const char *const times[] = {
+	"\"2024-11-03T10:15:13Z\"", "\"2024-11-03T10:15:13.123456Z\"",
+	"\"2024-11-03T12:15:13+02:00\"", "\"\"", "null", "\"yesterday\"",
+	"\"2024-11-03 10:15:13\"", "1730628913", "\"2024-11-03T10:15:13\\/Z\"",
+};
+static const char *const counts[] = {
+	"1", "2", "0", "-3", "1.5", "1e3", "\"4\"", "null", "007", "2.9999",
+	"1E+2", "12345678901234567", "-0",
+};
+static const char *const messages[] = {
+	"\"Back-off restarting failed container web in pod web-1_shop(u)\"",
+	"\"MountVolume.SetUp failed for volume \\\"cfg\\\" : configmap "
+	"\\\"cfg\\\" not found\"",
+	"\"(combined from similar events): Readiness probe failed: HTTP "
+	"probe failed with statuscode: 503\"",
+	"\"\"", "\"Successfully assigned shop/web to node-1\"", "null",
+	"\"line one\\nline two\\ttabbed \\\"quoted\\\" \\\\ back\"",
+	"\"Error: configmap \\\"x\\\" not found\"",
+};
+static const char *const reasons[] = {
+	"\"BackOff\"", "\"FailedMount\"", "\"Unhealthy\"", "\"\"", "null",
+	"\"Pulled\"", "7",
+};
+static const char *const fieldpaths[] = {
+	"\"spec.containers{web}\"", "\"spec.initContainers{init}\"",
+	"\"spec.containers[2]\"", "\"spec.containers{}\"", "\"\"",
+	"\"spec.ephemeralContainers{dbg}\"",
+};
+
+static void ref(struct dump *t, unsigned *seed)
+{
+	bool first = true;
+
+	add(t, "{");
+	if (rnd(seed) % 5)
+		member(t, &first, "kind", PICK(seed, strings));
+	if (rnd(seed) % 5)
+		member(t, &first, "name", PICK(seed, strings));
+	if (rnd(seed) % 3)
+		member(t, &first, "namespace", PICK(seed, strings));
+	if (rnd(seed) % 2)
+		member(t, &first, "fieldPath", PICK(seed, fieldpaths));
+	if (rnd(seed) % 2)
+		member(t, &first, "uid", "\"0f3c\"");
+	if (!(rnd(seed) % 12))
+		member(t, &first, "labels", "{\"app.kubernetes.io/instance\":"
+		       "\"web\",\"helm.sh/chart\":\"web-1.0\"}");
+	if (!(rnd(seed) % 20))
+		member(t, &first, "kind", "\"Job\"");
+	add(t, "}");
+}
+
+static void event(struct dump *t, unsigned *seed)
+{
+	bool first = true;
+	unsigned shape = rnd(seed) % 10;
+
+	if (shape == 0)
+		add(t, rnd(seed) % 2 ? "{\"type\":\"ADDED\",\"object\":" :
+		    "{\"type\":\"MODIFIED\", \"object\" : ");
+	if (shape == 1)
+		add(t, "{\"type\":\"BOOKMARK\",\"object\":");
+	add(t, rnd(seed) % 8 ? "{" : " { ");
+	if (rnd(seed) % 4)
+		member(t, &first, "apiVersion", rnd(seed) % 2 ? "\"v1\"" :
+		       "\"events.k8s.io/v1\"");
+	member(t, &first, "kind", rnd(seed) % 12 ? "\"Event\"" :
+	       PICK(seed, strings));
+	if (rnd(seed) % 3)
+		member(t, &first, "count", PICK(seed, counts));
+	if (rnd(seed) % 3)
+		member(t, &first, "eventTime", PICK(seed, times));
+	if (rnd(seed) % 2)
+		member(t, &first, "firstTimestamp", PICK(seed, times));
+	if (rnd(seed) % 4) {
+		add(t, first ? "\"" : ",\"");
+		add(t, rnd(seed) % 5 ? "involvedObject\":" : "regarding\":");
+		first = false;
+		ref(t, seed);
+	}
+	if (rnd(seed) % 2)
+		member(t, &first, "lastTimestamp", PICK(seed, times));
+	if (rnd(seed) % 8)
+		member(t, &first, rnd(seed) % 6 ? "message" : "note",
+		       PICK(seed, messages));
+	if (rnd(seed) % 4) {
+		char meta[256];
+
+		snprintf(meta, sizeof(meta), "{\"name\":%s,\"namespace\":%s%s%s}",
+			 PICK(seed, strings), PICK(seed, strings),
+			 rnd(seed) % 2 ? ",\"uid\":" : "",
+			 rnd(seed) % 2 ? PICK(seed, strings) : "");
+		if (strstr(meta, ",\"uid\":}"))
+			strcpy(strstr(meta, ",\"uid\":}"), "}");
+		member(t, &first, "metadata", meta);
+	}
+	if (rnd(seed) % 4)
+		member(t, &first, "reason", PICK(seed, reasons));
+	if (rnd(seed) % 3)
+		member(t, &first, "reportingComponent", PICK(seed, strings));
+	if (!(rnd(seed) % 4))
+		member(t, &first, "reportingController", "\"kubelet\"");
+	if (rnd(seed) % 3)
+		member(t, &first, rnd(seed) % 4 ? "source" : "deprecatedSource",
+		       rnd(seed) % 2 ? "{\"component\":\"kubelet\",\"host\":"
+		       "\"node-1\"}" : "{\"host\":\"\"}");
+	if (!(rnd(seed) % 4))
+		member(t, &first, "series", rnd(seed) % 2 ?
+		       "{\"count\":5,\"lastObservedTime\":\"2024-11-03T11:00:00"
+		       ".5Z\"}" : "{\"count\":\"x\"}");
+	if (!(rnd(seed) % 6))
+		member(t, &first, "deprecatedCount", PICK(seed, counts));
+	if (!(rnd(seed) % 10))
+		member(t, &first, "deprecatedLastTimestamp", PICK(seed, times));
+	if (rnd(seed) % 4)
+		member(t, &first, "type", rnd(seed) % 2 ? "\"Warning\"" :
+		       "\"Normal\"");
+	if (!(rnd(seed) % 15))
+		member(t, &first, "clusterName", "\"prod\"");
+	if (!(rnd(seed) % 10))
+		member(t, &first, "reason", "\"Duplicate\"");
+	if (!(rnd(seed) % 10))
+		member(t, &first, "extra", "[1,2,{\"a\":[true,false,null]},"
+		       "-1.5e-3]");
+	add(t, "}");
+	if (shape <= 1)
+		add(t, "}");
+	if (!(rnd(seed) % 30))
+		add(t, ",");    /* trailing junk: not JSON */
+}
+
+static void docker(struct dump *t, unsigned *seed)
+{
+	static const char *const logs[] = {
+		"\"connection refused\\n\"", "\"partial piece \"",
+		"\"end of it\\n\"", "\"\"", "\"{\\\"level\\\":\\\"error\\\","
+		"\\\"msg\\\":\\\"db down\\\"}\\n\"", "null", "\"\\t\\r\\n\"",
+		"\"caf\xc3\xa9 \\u0041\\n\"",
+	};
+	bool first = true;
+
+	add(t, "{");
+	if (rnd(seed) % 10)
+		member(t, &first, "log", PICK(seed, logs));
+	if (rnd(seed) % 6)
+		member(t, &first, "stream", rnd(seed) % 2 ? "\"stderr\"" :
+		       rnd(seed) % 2 ? "\"stdout\"" : "\"other\"");
+	if (rnd(seed) % 10)
+		member(t, &first, "time", PICK(seed, times));
+	if (!(rnd(seed) % 4))
+		member(t, &first, "attrs", "{\"io.kubernetes.pod.name\":\"p-1\","
+		       "\"io.kubernetes.pod.namespace\":\"\","
+		       "\"io.kubernetes.container.name\":\"c\"}");
+	if (!(rnd(seed) % 12))
+		member(t, &first, "kubernetes", "{\"pod_name\":\"x\"}");
+	add(t, "}");
+}
+
+static void differential(void)
+{
+	unsigned seed = 5, differ = 0;
+	struct dump text = { 0 };
+
+	for (int i = 0; i < 4000; i++) {
+		if (rnd(&seed) % 3)
+			event(&text, &seed);
+		else
+			docker(&text, &seed);
+		add(&text, rnd(&seed) % 10 ? "\n" : "\r\n");
+	}
+	for (size_t chunk = 1 << 20; chunk; chunk = chunk > 1000 ? 777 : 0) {
+		struct dump fast = { 0 }, slow = { 0 };
+
+		run(text.p, text.n, chunk, true, &fast);
+		run(text.p, text.n, chunk, false, &slow);
+		if (fast.n != slow.n || memcmp(fast.p, slow.p, fast.n)) {
+			size_t k = 0;
+
+			while (k < fast.n && k < slow.n && fast.p[k] == slow.p[k])
+				k++;
+			while (k && fast.p[k - 1] != '\n')
+				k--;
+			printf("# fast: %.300s\n# slow: %.300s\n", fast.p + k,
+			       slow.p + k);
+			differ++;
+		}
+		if (chunk > 1000)
+			ok(fast.events > 1000 && fast.docker > 300,
+			   "the lines are a real test: %u events, %u docker "
+			   "records of %u", fast.events, fast.docker,
+			   fast.records);
+		free(fast.p);
+		free(slow.p);
+	}
+	is_int(differ, 0, "json_scan and cJSON give the same records");
+	free(text.p);
+}
+
+/* ---- the scanner's own answers ---- */
+
+static void scanner(void)
+{
+	static const struct { const char *json; bool ok; } cases[] = {
+		{ "{}", true }, { " { } ", true }, { "[]", true },
+		{ "{\"a\":1,\"b\":[true,false,null],\"c\":{\"d\":\"e\"}}", true },
+		{ "{\"a\":01}", true }, { "{\"a\":-0.5e+3}", true },
+		{ "{\"a\":\"x\\u0041\"}", false }, { "{\"a\":\"x\\q\"}", false },
+		{ "{\"a\\n\":1}", false }, { "{\"a\":1,}", false },
+		{ "{\"a\":1", false }, { "{\"a\":\"x}", false },
+		{ "{\"a\":tru}", false }, { "{\"a\":nul}", false },
+		{ "{\"a\":-}", false }, { "{\"a\":.5}", false },
+		{ "{\"a\":1.2.3}", false }, { "{\"a\":+1}", false },
+		{ "{a:1}", false }, { "{\"a\" 1}", false }, { "{} x", false },
+		{ "{\"a\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}", false },
+		{ "{\"a\":\"tab\there\"}", true }, { "{\"\":2}", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct js_doc *doc = malloc(sizeof(*doc));
+		const char *j = cases[i].json;
+		int rc = js_parse(doc, j, strlen(j));
+		cJSON *c = cJSON_ParseWithLengthOpts(j, strlen(j) + 1, NULL, 1);
+
+		is_int(rc == 0, cases[i].ok, "js_parse %s", j);
+		if (rc == 0)
+			ok(c != NULL, "cJSON agrees it is JSON: %s", j);
+		cJSON_Delete(c);
+		free(doc);
+	}
+	{
+		struct js_doc *doc = malloc(sizeof(*doc));
+		const char *j = "{\"n\":[0.1,1e-7,123456789012345678,-2.5E3,"
+				"007,1e999]}";
+		cJSON *c = cJSON_Parse(j);
+		const cJSON *it = cJSON_GetObjectItem(c, "n")->child;
+		unsigned same = 0, k = 0;
+
+		js_parse(doc, j, strlen(j));
+		for (uint32_t i = js_get(doc, &doc->node[0], "n")->child; i && it;
+		     i = doc->node[i].next, it = it->next, k++)
+			same += doc->node[i].num == it->valuedouble ||
+				(isinf(doc->node[i].num) && isinf(it->valuedouble));
+		is_int(same, 6, "numbers read as cJSON reads them (%u)", k);
+		cJSON_Delete(c);
+		free(doc);
+	}
+	{
+		struct js_doc *doc = malloc(sizeof(*doc));
+		struct dump big = { 0 };
+
+		add(&big, "[0");
+		for (int i = 0; i < JS_MAX_NODES; i++)
+			add(&big, ",1");
+		add(&big, "]");
+		is_int(js_parse(doc, big.p, big.n), -1,
+		       "more values than nodes: refused");
+		free(big.p);
+		free(doc);
+	}
+}
+
+/* ---- text cleaning ---- */
+
+static bool plain(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\r' || c == '\n' ||
+	       c == 0x1b;
+}
+
+/* A bad byte at every position of lines of every length up to 70: the
+ * SSE2 run finder and the byte loop must agree with plain(). */
+static void cleaning(void)
+{
+	static const unsigned char bad[] = { 0x00, 0x01, 0x08, 0x0b, 0x1f, 0x7f,
+					     0x80, 0xc3, 0xff };
+	unsigned wrong = 0, tries = 0;
+	struct rt_arena a;
+
+	rt_arena_init(&a);
+	for (size_t len = 1; len <= 70; len++)
+		for (size_t at = 0; at <= len; at++)
+			for (size_t b = 0; b < sizeof(bad); b++) {
+				char line[80];
+				unsigned flags = 0;
+				size_t junk = 0;
+				struct rt_str out;
+
+				memset(line, 'x', len);
+				line[len / 3] = '\t';
+				if (at < len)
+					line[at] = (char)bad[b];
+				out = ing_clean(&a, line, len, false, &flags, &junk);
+				tries++;
+				if (at == len || plain(bad[b]))
+					wrong += flags != 0 || out.n != len;
+				else
+					wrong += flags == 0 || junk != 1 ||
+						 out.n != len + 2;
+				rt_arena_reset(&a);
+			}
+	rt_arena_release(&a);
+	is_int(wrong, 0, "text cleaning flags exactly the bad byte (%u lines)",
+	       tries);
+}
+
+/* ing_rfc3339 remembers the last second it parsed: repeated and changed
+ * prefixes, fractions and zones give what rt_time_parse gives (on the
+ * strict forms both accept; ".Z" and "+24:00" only rt_time_parse takes). */
+static void remembered_second(void)
+{
+	static const char *const ts[] = {
+		"2024-11-03T10:15:13Z", "2024-11-03T10:15:13.5Z",
+		"2024-11-03T10:15:13.123456789Z", "2024-11-03T10:15:13+02:00",
+		"2024-11-03T10:15:13-05:30", "2024-11-03T10:15:13.25+01:00",
+		"2024-11-03T10:15:14Z", "2024-13-03T10:15:14Z",
+		"2024-13-03T10:15:14Z", "2024-11-03T10:15:14Z",
+		"2024-11-03t10:15:14z", "2024-11-03T10:15:14+23:59",
+		"2024-11-03T10:15:14-00:01", "1600-01-01T00:00:00Z",
+		"2024-02-30T10:15:14Z", "2024-11-03T10:15:14.000001Z",
+	};
+	unsigned wrong = 0;
+
+	for (int rep = 0; rep < 2; rep++)
+		for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+			int64_t a = 0, b = 0;
+			size_t n = strlen(ts[i]), k = ing_rfc3339(ts[i], n, &a);
+			bool ref = rt_time_parse(ts[i], n, &b) == 0;
+
+			if ((k == n) != ref || (ref && a != b)) {
+				printf("# %s: %zu %lld, rt_time_parse %d %lld\n",
+				       ts[i], k, (long long)a, ref, (long long)b);
+				wrong++;
+			}
+		}
+	is_int(wrong, 0, "RFC 3339 times with a remembered second");
+}
+
+int main(void)
+{
+	differential();
+	scanner();
+	cleaning();
+	remembered_second();
+	return done_testing();
+}

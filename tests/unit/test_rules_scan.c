@@ -1,0 +1,351 @@
+/*
+ * test_rules_scan.c: the multi-literal scan against a plain reference (a
+ * caseless search for every literal), in both of its modes (sampled windows
+ * for many literals, the byte-pair pass alone for a few); literals of every
+ * length at every alignment; and the required literal sets derived from a
+ * pattern, which let the classifier skip a pattern unless a text holds a
+ * literal of each.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../rules/rules_int.h"
+#include "tap.h"
+
+#define MAXLITS 96
+
+static unsigned rnd(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 16;
+}
+
+static unsigned char low(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
+}
+
+/* The reference: does t hold lit, ignoring ASCII case? */
+static bool holds(const char *t, size_t n, const char *lit, size_t len)
+{
+	for (size_t i = 0; i + len <= n; i++) {
+		size_t k = 0;
+
+		while (k < len && low((unsigned char)t[i + k]) ==
+				  low((unsigned char)lit[k]))
+			k++;
+		if (k == len)
+			return true;
+	}
+	return false;
+}
+
+struct set {
+	char lit[MAXLITS][LIT_LEN + 1];
+	size_t n;
+	struct pf *pf;
+};
+
+static void set_build(struct set *s)
+{
+	s->pf = pf_new();
+	for (size_t i = 0; i < s->n; i++)
+		pf_add(s->pf, s->lit[i], strlen(s->lit[i]), (uint32_t)i);
+	pf_build(s->pf);
+}
+
+/* Scans t and compares the literals found (through their payloads) with
+ * the reference; returns the number of disagreements. */
+static unsigned check(const struct set *s, const char *t, size_t n)
+{
+	static uint32_t stamp[MAXLITS + 1], gen, hits[MAXLITS + 1];
+	bool found[MAXLITS] = { false };
+	unsigned bad = 0;
+	int nh = pf_scan(s->pf, t, n, stamp, ++gen, hits);
+
+	if (nh < 0)
+		return 0;       /* every pattern runs: nothing to lose */
+	for (int h = 0; h < nh; h++) {
+		size_t np;
+		const uint32_t *p = pf_lit_pats(s->pf, hits[h], &np);
+
+		for (size_t k = 0; k < np; k++)
+			found[p[k]] = true;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		bool want = holds(t, n, s->lit[i], strlen(s->lit[i]));
+
+		if (want != found[i]) {
+			if (bad++ < 3)
+				printf("# '%s' in '%.*s': scan %d, reference %d\n",
+				       s->lit[i], (int)n, t, found[i], want);
+		}
+	}
+	return bad;
+}
+
+/* Bytes that stress the scan: letters in both cases, the pairs "| 0x20"
+ * folds together ('@' and '`', '[' and '{', tab and ')'), digits, blanks,
+ * UTF-8 (not the two sequences that fold to k and s). */
+static const char alphabet[] = "abcdeKSXyz0123456789 -_./:@`[{\t)\"\\";
+static const char *const utf8[] = { "\xc3\xa9", "\xe2\x82\xac", "\xff" };
+
+static void random_lit(char *out, size_t len, unsigned *seed)
+{
+	for (size_t k = 0; k < len; k++)
+		out[k] = alphabet[rnd(seed) % (sizeof(alphabet) - 1)];
+	out[len] = '\0';
+}
+
+/* A text of pieces of the literals (whole, cut, case flipped) and noise. */
+static size_t random_text(const struct set *s, char *t, size_t cap,
+			  unsigned *seed)
+{
+	size_t n = 0;
+
+	while (n + LIT_LEN + 8 < cap && rnd(seed) % 12) {
+		unsigned pick = rnd(seed) % 6;
+
+		if (pick < 3 && s->n) {
+			const char *l = s->lit[rnd(seed) % s->n];
+			size_t len = strlen(l), from = 0, to = len;
+
+			if (pick == 1)
+				from = rnd(seed) % len;
+			if (pick == 2)
+				to = 1 + rnd(seed) % len;
+			for (size_t k = from; k < to; k++) {
+				char c = l[k];
+
+				if (rnd(seed) % 2 && c >= 'a' && c <= 'z')
+					c = (char)(c - 32);
+				else if (rnd(seed) % 2 && c >= 'A' && c <= 'Z')
+					c = (char)(c + 32);
+				t[n++] = c;
+			}
+		} else if (pick == 3) {
+			const char *u = utf8[rnd(seed) % 3];
+
+			memcpy(t + n, u, strlen(u));
+			n += strlen(u);
+		} else {
+			size_t k = 1 + rnd(seed) % 6;
+
+			while (k--)
+				t[n++] = alphabet[rnd(seed) % (sizeof(alphabet) - 1)];
+		}
+	}
+	return n;
+}
+
+/* Random literal sets of every size against random texts: the scan finds
+ * exactly what the reference finds, in window mode and in pair mode. */
+static void differential(void)
+{
+	unsigned seed = 11, bad = 0, texts = 0, windowed = 0, paired = 0;
+
+	for (int round = 0; round < 300; round++) {
+		struct set *s = calloc(1, sizeof(*s));
+		char t[600];
+
+		s->n = 1 + rnd(&seed) % (round % 3 ? 8 : MAXLITS);
+		for (size_t i = 0; i < s->n; i++)
+			random_lit(s->lit[i], LIT_MIN + rnd(&seed) %
+				   (rnd(&seed) % 4 ? 12 : LIT_LEN - LIT_MIN + 1),
+				   &seed);
+		set_build(s);
+		if (pf_windowed(s->pf))
+			windowed++;
+		else
+			paired++;
+		for (int k = 0; k < 60; k++, texts++)
+			bad += check(s, t, random_text(s, t, sizeof(t), &seed));
+		pf_free(s->pf);
+		free(s);
+	}
+	ok(windowed > 50 && paired > 50, "both scan modes tried (%u windowed, "
+	   "%u pair-only)", windowed, paired);
+	is_int(bad, 0, "scan equals the reference over %u texts", texts);
+}
+
+/* One literal of each length among many others (so the windows are used),
+ * at every start alignment and distance from the end, in random case;
+ * one byte short of it is no hit. */
+static void alignments(void)
+{
+	static const char base[] = "QuxzJvkwPyfgbQjzx.:!@#ZqmwvXjkqpz;%&Wyq"
+				   "vmZkxjQpwy";
+	unsigned misses = 0, tries = 0, seed = 3;
+
+	for (size_t len = LIT_MIN; len <= LIT_LEN; len++) {
+		struct set *s = calloc(1, sizeof(*s));
+
+		memcpy(s->lit[0], base, len);
+		s->lit[0][len] = '\0';
+		for (s->n = 1; s->n < 60; s->n++)
+			random_lit(s->lit[s->n], 5 + rnd(&seed) % 20, &seed);
+		set_build(s);
+		if (!pf_windowed(s->pf))
+			misses++;
+		for (size_t pre = 0; pre < 9; pre++)
+			for (size_t post = 0; post < 9; post++) {
+				char text[128];
+				size_t n = pre;
+
+				memset(text, '-', sizeof(text));
+				for (size_t k = 0; k < len; k++) {
+					char ch = base[k];
+
+					if (rnd(&seed) & 1 && ch >= 'a' && ch <= 'z')
+						ch = (char)(ch - 32);
+					text[n++] = ch;
+				}
+				n += post;
+				tries++;
+				misses += check(s, text, n);
+				misses += check(s, text + pre + 1, len - 1);
+				misses += check(s, text + pre, len - 1);
+			}
+		pf_free(s->pf);
+		free(s);
+	}
+	is_int(misses, 0, "every length at every alignment (%u texts)", tries);
+}
+
+/* The raw-field literals of the default packs are few and share "50":
+ * found by the pair pass alone. */
+static void pair_mode(void)
+{
+	static const char *const lits[] = {
+		"502", "503", "504", " 503 ", "http 503", "http/",
+		"\"backoff\"", "503 server error",
+	};
+	struct set *s = calloc(1, sizeof(*s));
+	static const char *const texts[] = {
+		"GET /x HTTP/1.1\" 503 12", "{\"reason\":\"BackOff\"}",
+		"status=5030", "HTTP 503 Server Error", "5 0 3", "50", "",
+		"2024-11-03T10:50:03.503Z", "\"BACKOFF\"",
+	};
+	unsigned bad = 0;
+
+	for (s->n = 0; s->n < sizeof(lits) / sizeof(lits[0]); s->n++)
+		strcpy(s->lit[s->n], lits[s->n]);
+	set_build(s);
+	ok(!pf_windowed(s->pf), "a few literals on a few pairs: pair pass");
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		bad += check(s, texts[i], strlen(texts[i]));
+	is_int(bad, 0, "pair pass finds what the reference finds");
+	{
+		static uint32_t stamp[MAXLITS + 1], gen, hits[MAXLITS + 1];
+		static const char kelvin[] = "x \"bac\xe2\x84\xaaoff\" after "
+					     "the sign, a long text to pass 16";
+
+		is_int(pf_scan(s->pf, kelvin, sizeof(kelvin) - 1, stamp, ++gen,
+			       hits), -1, "pair pass: KELVIN SIGN runs every "
+		       "pattern");
+		is_int(pf_scan(s->pf, kelvin + 20, sizeof(kelvin) - 21, stamp,
+			       ++gen, hits), 0, "... but not after it");
+	}
+	pf_free(s->pf);
+	free(s);
+}
+
+/* Required sets as "a|b & c|d", best (rarest in ordinary logs) first. */
+static const char *cnf(const char *re)
+{
+	static char buf[4096];
+	struct lit_cnf *c = malloc(sizeof(*c));
+	size_t k = 0;
+
+	lit_derive_cnf(re, strlen(re), c);
+	buf[0] = '\0';
+	for (unsigned i = 0; i < c->n; i++) {
+		if (i)
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, " & ");
+		for (unsigned j = 0; j < c->set[i].n; j++)
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%.*s",
+					      j ? "|" : "", c->set[i].len[j],
+					      c->set[i].s[j]);
+	}
+	free(c);
+	return buf;
+}
+
+static void required_sets(void)
+{
+	static const struct { const char *re, *want; } cases[] = {
+		{ "HTTP/\\d(?:\\.\\d)?\"?\\s+50[234]\\b",
+		  "http/ & 502|503|504" },
+		{ "connection refused.*dial tcp", "connection refused & dial tcp" },
+		{ "(?:foo.*bar)baz", "baz & foo & bar" },
+		{ "(?:foo.*bar)?bazqux", "bazqux" },
+		{ "abc(?=defg)hij", "hij & abc" },
+		{ "(?:abc.*def|ghi.*jkl)", "abc|jkl" },
+		{ "configmaps? \"[^\"]+\" not found",
+		  "configmaps \"|configmap \" & \" not found" },
+		{ "a.b.c", "" },
+		{ "(?:one.*two){2}x", "two & one" },
+		{ "(?:lost.*)*found", "found" },
+		{ "x(?!never)yz", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		is_str(cnf(cases[i].re), cases[i].want, "required sets of %s",
+		       cases[i].re);
+}
+
+/* Through the classifier: a pattern with two weak required sets runs only
+ * when both are there, and matches just as without the prefilter. */
+static void conjunction(void)
+{
+	static const char pack[] =
+		"rule t.http503\n  tags t\n  field message\n"
+		"  pattern HTTP/\\d\\S*\" 50[234]\n"
+		"  example \"GET / HTTP/1.1\" 503 12\n"
+		"rule t.filler\n  tags t\n  field message\n"
+		"  pattern 503 \\d+ http/\n  example 503 12 http/\n";
+	static const char *const lines[] = {
+		"\"GET / HTTP/1.1\" 503 12", "\"GET / HTTP/1.1\" 200 12",
+		"took \" 503ms", "HTTP/1.0\" 502", "503 77 HTTP/", "x",
+		"\" 504 HTTP/2\" 504",
+	};
+	struct rules *r = rules_new();
+	struct rt_arena a;
+	char err[256];
+	unsigned differ = 0;
+
+	rt_arena_init(&a);
+	if (!ok(!rules_load_buffer(r, "c.rules", pack, sizeof(pack) - 1, err,
+				   sizeof(err)) && !rules_compile(r, err,
+								  sizeof(err)),
+		"pack: %s", err))
+		return;
+	is_int(r->pats[0].nconj, 2, "HTTP/ alone is weak: two sets required");
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct rt_record rec;
+		struct rt_class on, off;
+
+		rt_record_init(&rec);
+		rec.message = rt_str_make(lines[i], strlen(lines[i]));
+		rules_set_prefilter(r, true);
+		rules_classify(r, &rec, &a, &on);
+		rules_set_prefilter(r, false);
+		rules_classify(r, &rec, &a, &off);
+		differ += on.nrules != off.nrules;
+		rt_arena_reset(&a);
+	}
+	is_int(differ, 0, "two required sets: prefilter on == off");
+	is_int(rules_test(r, stdout), 0, "examples pass through the prefilter");
+	rt_arena_release(&a);
+	rules_free(r);
+}
+
+int main(void)
+{
+	differential();
+	alignments();
+	pair_mode();
+	required_sets();
+	conjunction();
+	return done_testing();
+}
