@@ -27,7 +27,7 @@
 #include "revtrail/store.h"
 
 #define BATCH_EVENTS 8192
-#define BATCH_ARENA (64u << 20)
+#define BATCH_ARENA (16u << 20)
 #define BATCH_NS 1000000000LL
 #define STOPPED 3         /* between-chunk return: a signal asked to stop */
 
