@@ -76,15 +76,20 @@ static void js_ws(struct jscan *s)
 /* At a '"': moves past the closing quote. */
 static bool js_string(struct jscan *s)
 {
-	for (s->i++; s->i < s->n; s->i++) {
-		if (s->p[s->i] == '\\')
-			s->i++;
-		else if (s->p[s->i] == '"') {
-			s->i++;
+	size_t i = s->i + 1;
+
+	for (;;) {
+		i = js_find_special(s->p, i, s->n);
+		if (i >= s->n) {
+			s->i = s->n;
+			return false;
+		}
+		if (s->p[i] == '"') {
+			s->i = i + 1;
 			return true;
 		}
+		i += 2;         /* an escaped character */
 	}
-	return false;
 }
 
 static bool js_skip_nested(struct jscan *s)

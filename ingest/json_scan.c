@@ -10,9 +10,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "frame.h"
 #include "json_scan.h"
@@ -35,33 +32,13 @@ static inline size_t skip_blanks(const char *p, size_t i, size_t n)
 	return i;
 }
 
-/* Index of the first '"' or '\\' at or after i, or n. */
-static inline size_t find_special(const char *p, size_t i, size_t n)
-{
-#ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-				_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
-
-		if (m)
-			return i + (unsigned)__builtin_ctz(m);
-	}
-#endif
-	while (i < n && p[i] != '"' && p[i] != '\\')
-		i++;
-	return i;
-}
-
 /* At a '"' at i: past the closing quote. Escapes other than the plain
  * one-character ones are refused (\u has rules of its own in cJSON). */
 static inline size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
 {
 	*esc = false;
 	for (i++;;) {
-		i = find_special(p, i, n);
+		i = js_find_special(p, i, n);
 		if (i >= n)
 			return 0;
 		if (p[i] == '"')

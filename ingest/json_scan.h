@@ -15,6 +15,11 @@
 #ifndef REVTRAIL_INGEST_JSON_SCAN_H
 #define REVTRAIL_INGEST_JSON_SCAN_H
 
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "revtrail/rt.h"
 
 #define JS_MAX_NODES 256
@@ -41,6 +46,27 @@ struct js_doc {
 	struct js_node node[JS_MAX_NODES];
 	uint32_t count;
 };
+
+/* Index of the first '"' or backslash in p[i..n), or n: where a JSON
+ * string body ends or escapes, 16 bytes at a time. */
+static inline size_t js_find_special(const char *p, size_t i, size_t n)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+#endif
+	while (i < n && p[i] != '"' && p[i] != '\\')
+		i++;
+	return i;
+}
 
 /* Parses all of p[0..n) (blanks around the value allowed). 0 or -1. */
 int js_parse(struct js_doc *doc, const char *p, size_t n);
