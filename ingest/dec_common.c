@@ -78,3 +78,34 @@ int64_t dec_json_time(const cJSON *it)
 		return 0;
 	return ns;
 }
+
+struct rt_str dec_event_container(struct rt_str fp)
+{
+	static const char *const pre[] = {
+		"spec.containers{", "spec.initContainers{",
+		"spec.ephemeralContainers{",
+	};
+
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t len = strlen(pre[i]);
+		const char *close;
+
+		if (!rt_str_has_prefix(fp, pre[i]))
+			continue;
+		close = memchr(fp.p + len, '}', fp.n - len);
+		if (close && close > fp.p + len)
+			return rt_str_make(fp.p + len, (size_t)(close - fp.p) - len);
+	}
+	return RT_STR_NULL;
+}
+
+#define COMBINED_PREFIX "(combined from similar events): "
+
+struct rt_str dec_event_message(struct rt_str msg)
+{
+	if (rt_str_has_prefix(msg, COMBINED_PREFIX)) {
+		msg.p += strlen(COMBINED_PREFIX);
+		msg.n -= strlen(COMBINED_PREFIX);
+	}
+	return msg;
+}

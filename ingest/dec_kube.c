@@ -14,8 +14,6 @@
 
 #include "decode.h"
 
-#define COMBINED_PREFIX "(combined from similar events): "
-
 static const cJSON *first_str(const cJSON *a, const cJSON *b,
 			      const cJSON *c)
 {
@@ -37,28 +35,6 @@ static int64_t json_count(const cJSON *it)
 {
 	return cJSON_IsNumber(it) && it->valuedouble >= 1 ?
 	       (int64_t)it->valuedouble : 0;
-}
-
-/* "spec.containers{web}" (also init/ephemeral) -> "web"; a view into fp.
- * The "spec.containers[2]" form names no container, so it yields nothing. */
-static struct rt_str field_container(struct rt_str fp)
-{
-	static const char *const pre[] = {
-		"spec.containers{", "spec.initContainers{",
-		"spec.ephemeralContainers{",
-	};
-
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
-		size_t len = strlen(pre[i]);
-		const char *close;
-
-		if (!rt_str_has_prefix(fp, pre[i]))
-			continue;
-		close = memchr(fp.p + len, '}', fp.n - len);
-		if (close && close > fp.p + len)
-			return rt_str_make(fp.p + len, (size_t)(close - fp.p) - len);
-	}
-	return RT_STR_NULL;
 }
 
 static bool is_event(const cJSON *obj)
@@ -176,10 +152,7 @@ static void event_message(struct dec_ctx *d, struct rt_record *rec,
 {
 	rec->message = dec_json_str(d, first_str(dec_json_get(ev, "message"),
 						 dec_json_get(ev, "note"), NULL));
-	if (rt_str_has_prefix(rec->message, COMBINED_PREFIX)) {
-		rec->message.p += strlen(COMBINED_PREFIX);
-		rec->message.n -= strlen(COMBINED_PREFIX);
-	}
+	rec->message = dec_event_message(rec->message);
 }
 
 /* Last seen, first seen and count, per FORMATS.md §1.3. */
@@ -230,7 +203,7 @@ static int kube_event(struct dec_ctx *d, const cJSON *ev)
 	rec.name = dec_json_str(d, dec_json_get(ref, "name"));
 	rec.pod = rt_str_eq(rec.kind, "Pod") ? rec.name : RT_STR_NULL;
 	rec.field_path = dec_json_str(d, dec_json_get(ref, "fieldPath"));
-	rec.container = field_container(rec.field_path);
+	rec.container = dec_event_container(rec.field_path);
 	rec.reason = dec_json_str(d, dec_json_get(ev, "reason"));
 	rec.type = dec_json_str(d, dec_json_get(ev, "type"));
 	event_message(d, &rec, ev);

@@ -72,6 +72,17 @@ bool dec_json_is(const cJSON *item, const char *lit);
 int64_t dec_json_time(const cJSON *item);
 
 /*
+ * Event normalisation both Event decoders share (dec_kube.c on a cJSON tree,
+ * fast_event.c on json_scan nodes), so the two paths cannot drift apart.
+ * dec_event_container: "spec.containers{web}" (also init/ephemeral) ->
+ * "web", a view into fp; the "spec.containers[2]" form names none.
+ * dec_event_message: drops the recorder's "(combined from similar events): "
+ * prefix.
+ */
+struct rt_str dec_event_container(struct rt_str fp);
+struct rt_str dec_event_message(struct rt_str msg);
+
+/*
  * dec_kube.c, dec_helm.c: Kubernetes API objects and Helm documents.
  * Handles Event (core/v1, events.k8s.io/v1), exporter events, watch
  * envelopes {"type","object"} (ERROR/BOOKMARK counted as skipped), List

@@ -15,8 +15,6 @@
 #include "frame.h"
 #include "json_scan.h"
 
-#define COMBINED_PREFIX "(combined from similar events): "
-
 static const struct js_node *first_str(const struct js_node *a,
 				       const struct js_node *b,
 				       const struct js_node *c)
@@ -52,27 +50,6 @@ static int64_t first_time(struct rt_arena *ar, const struct js_node *a,
 static int64_t json_count(const struct js_node *it)
 {
 	return js_is(it, JS_NUM) && it->num >= 1 ? (int64_t)it->num : 0;
-}
-
-/* "spec.containers{web}" (also init/ephemeral) -> "web", a view into fp. */
-static struct rt_str field_container(struct rt_str fp)
-{
-	static const char *const pre[] = {
-		"spec.containers{", "spec.initContainers{",
-		"spec.ephemeralContainers{",
-	};
-
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
-		size_t len = strlen(pre[i]);
-		const char *close;
-
-		if (!rt_str_has_prefix(fp, pre[i]))
-			continue;
-		close = memchr(fp.p + len, '}', fp.n - len);
-		if (close && close > fp.p + len)
-			return rt_str_make(fp.p + len, (size_t)(close - fp.p) - len);
-	}
-	return RT_STR_NULL;
 }
 
 /* The members of an Event that kube_event reads. */
@@ -216,15 +193,12 @@ int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
 	rec.name = js_str(d->arena, ref[REF_NAME]);
 	rec.pod = rt_str_eq(rec.kind, "Pod") ? rec.name : RT_STR_NULL;
 	rec.field_path = js_str(d->arena, ref[REF_FIELD_PATH]);
-	rec.container = field_container(rec.field_path);
+	rec.container = dec_event_container(rec.field_path);
 	rec.reason = js_str(d->arena, ev[EV_REASON]);
 	rec.type = js_str(d->arena, ev[EV_TYPE]);
 	rec.message = js_str(d->arena, first_str(ev[EV_MESSAGE], ev[EV_NOTE],
 						 NULL));
-	if (rt_str_has_prefix(rec.message, COMBINED_PREFIX)) {
-		rec.message.p += strlen(COMBINED_PREFIX);
-		rec.message.n -= strlen(COMBINED_PREFIX);
-	}
+	rec.message = dec_event_message(rec.message);
 	rec.component = js_str(d->arena, first_str(ev[EV_REP_COMPONENT],
 						   ev[EV_REP_CONTROLLER],
 						   src[SRC_COMPONENT]));
