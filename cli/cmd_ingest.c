@@ -4,9 +4,11 @@
  * [--max-record BYTES] [-v] [FILE...]`.
  *
  * The whole pipeline, one loop: read a chunk, decode, classify each record
- * into the batch; after the chunk, when the batch is over its bound (records,
- * arena bytes, one second, or any chunk of a pipe, which may be followed by
- * silence), correlate and store it in one transaction and reset the arena.
+ * into the batch; after the chunk, reset the scratch arena the chunk's
+ * records lived in (the batch copied what it keeps), and when the batch is
+ * over its bound (records, bytes kept, one second, or any chunk of a pipe,
+ * which may be followed by silence), correlate and store it in one
+ * transaction.
  * EOF and SIGINT/SIGTERM flush the last batch. The signal handler only sets
  * a flag (and points stdin at /dev/null, so a blocked read of a quiet pipe
  * returns).
@@ -27,7 +29,7 @@
 #include "revtrail/store.h"
 
 #define BATCH_EVENTS 8192
-#define BATCH_ARENA (16u << 20)
+#define BATCH_BYTES (16u << 20)
 #define BATCH_NS 1000000000LL
 #define STOPPED 3         /* between-chunk return: a signal asked to stop */
 
@@ -46,7 +48,7 @@ struct run {
 	struct rules *rules;
 	struct store *st;
 	struct corr_batch *b;
-	struct rt_arena arena;
+	struct rt_arena arena;          /* the current chunk's records */
 	struct store_stats stats;
 	int64_t last_commit;
 	bool streaming;
@@ -89,7 +91,6 @@ static int flush(struct run *r)
 		}
 	}
 	corr_batch_reset(r->b);
-	rt_arena_reset(&r->arena);
 	r->last_commit = now_ns();
 	return 0;
 }
@@ -98,10 +99,11 @@ static int between_chunks(void *ctx)
 {
 	struct run *r = ctx;
 
+	rt_arena_reset(&r->arena);
 	if (stop_flag)
 		return STOPPED;
 	if (r->streaming || corr_batch_pending(r->b) >= BATCH_EVENTS ||
-	    r->arena.used >= BATCH_ARENA ||
+	    r->b->arena.used >= BATCH_BYTES ||
 	    now_ns() - r->last_commit >= BATCH_NS)
 		return flush(r);
 	return 0;

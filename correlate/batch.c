@@ -3,7 +3,12 @@
  *
  * Events are deduplicated here already (a `-w` stream repeats an event many
  * times within seconds), so the store sees each identity once per batch.
- * Strings stay views into the batch arena: nothing is copied per field.
+ * What the batch keeps (events, revisions, mappings) it copies into its own
+ * arena, so the records themselves can live in a scratch arena that the
+ * caller resets per chunk: most records are untagged and kept nowhere, and
+ * recycling their memory at once keeps it in cache (measured: the 16 MiB a
+ * batch of untagged CRI lines used to fill cost page faults and 100
+ * commits per 10M lines instead of a handful).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -94,6 +99,7 @@ struct corr_batch *corr_batch_new(bool keep_untagged)
 
 	if (!b)
 		return NULL;
+	rt_arena_init(&b->arena);
 	b->keep_untagged = keep_untagged;
 	b->nslots = 1024;
 	b->slots = calloc(b->nslots, sizeof(*b->slots));
@@ -114,6 +120,7 @@ void corr_batch_free(struct corr_batch *b)
 	free(b->pos);
 	free(b->aliases);
 	free(b->alias_slots);
+	rt_arena_release(&b->arena);
 	free(b);
 }
 
@@ -130,6 +137,20 @@ void corr_batch_reset(struct corr_batch *b)
 	b->naliases = 0;
 	b->alias_last = 0;
 	b->max_ts = 0;
+	rt_arena_reset(&b->arena);
+}
+
+/* A copy of s in the batch arena; sets *err on allocation failure. */
+static struct rt_str keep(struct corr_batch *b, struct rt_str s, int *err)
+{
+	struct rt_str c;
+
+	if (!s.n)
+		return RT_STR_NULL;
+	c = rt_arena_strdup(&b->arena, s.p, s.n);
+	if (!c.p)
+		*err = RT_ENOMEM;
+	return c;
 }
 
 static size_t slot_find(const struct corr_batch *b, uint64_t key)
@@ -169,51 +190,60 @@ static void add_tags(struct corr_event *e, const char *const *tags, unsigned n)
 	}
 }
 
-static void fill_event(struct corr_event *e, const struct rt_record *rec,
-		       const struct rt_class *cls)
+static int fill_event(struct corr_batch *b, struct corr_event *e,
+		      const struct rt_record *rec, const struct rt_class *cls)
 {
+	int err = 0;
+
 	e->format = rec->format;
 	e->severity = cls->severity;
-	e->ns = rec->ns;
-	e->kind = rec->kind;
-	e->name = rec->name;
-	e->pod = rec->pod;
-	e->container = rec->container;
-	e->reason = rec->reason;
-	e->type = rec->type;
-	e->message = rec->message.n ? rec->message : rec->raw;
-	e->hint_release = rec->release;
-	e->hint_ns = rec->release_ns;
-	e->template_hash = rec->template_hash;
+	e->ns = keep(b, rec->ns, &err);
+	e->kind = keep(b, rec->kind, &err);
+	e->name = keep(b, rec->name, &err);
+	e->pod = keep(b, rec->pod, &err);
+	e->container = keep(b, rec->container, &err);
+	e->reason = keep(b, rec->reason, &err);
+	e->type = keep(b, rec->type, &err);
+	e->message = keep(b, rec->message.n ? rec->message : rec->raw, &err);
+	e->hint_release = keep(b, rec->release, &err);
+	e->hint_ns = keep(b, rec->release_ns, &err);
+	e->template_hash = keep(b, rec->template_hash, &err);
 	e->source = rec->pos.source;
 	e->offset = rec->pos.kafka_offset >= 0 ? (uint64_t)rec->pos.kafka_offset :
 		rec->pos.offset;
 	e->nfields = cls->nfields < RULES_MAX_FIELDS ? cls->nfields :
 		RULES_MAX_FIELDS;
-	memcpy(e->fields, cls->fields, e->nfields * sizeof(e->fields[0]));
+	for (unsigned i = 0; i < e->nfields; i++) {
+		e->fields[i].key = cls->fields[i].key;  /* the rules' own */
+		e->fields[i].val = keep(b, cls->fields[i].val, &err);
+	}
+	return err;
 }
 
 /* A duplicate within the batch: keep the widest view of the event. */
-static void merge_dup(struct corr_event *e, const struct rt_record *rec,
-		      const struct rt_class *cls, int64_t first, int64_t last)
+static int merge_dup(struct corr_batch *b, struct corr_event *e,
+		     const struct rt_record *rec, const struct rt_class *cls,
+		     int64_t first, int64_t last)
 {
-	if (last > e->last_ns) {
-		struct corr_event keep = *e;
+	int err = 0;
 
-		fill_event(e, rec, cls);
-		e->severity = keep.severity > cls->severity ? keep.severity :
+	if (last > e->last_ns) {
+		struct corr_event old = *e;
+
+		err = fill_event(b, e, rec, cls);
+		e->severity = old.severity > cls->severity ? old.severity :
 			cls->severity;
 		if (!e->hint_release.n) {
-			e->hint_release = keep.hint_release;
-			e->hint_ns = keep.hint_ns;
+			e->hint_release = old.hint_release;
+			e->hint_ns = old.hint_ns;
 		}
 		e->last_ns = last;
 	} else {
 		if (cls->severity > e->severity)
 			e->severity = cls->severity;
 		if (!e->hint_release.n && rec->release.n) {
-			e->hint_release = rec->release;
-			e->hint_ns = rec->release_ns;
+			e->hint_release = keep(b, rec->release, &err);
+			e->hint_ns = keep(b, rec->release_ns, &err);
 		}
 	}
 	if (first > 0 && (e->first_ns == 0 || first < e->first_ns))
@@ -221,6 +251,7 @@ static void merge_dup(struct corr_event *e, const struct rt_record *rec,
 	if (rec->count > e->count)
 		e->count = rec->count;
 	add_tags(e, cls->tags, cls->ntags);
+	return err;
 }
 
 static int note_position(struct corr_batch *b, const struct rt_record *rec)
@@ -273,7 +304,22 @@ static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 		b->revs = p;
 		b->revcap = cap;
 	}
-	memcpy(b->revs + b->nrevs, rec->revs, rec->nrevs * sizeof(*rec->revs));
+	for (size_t i = 0; i < rec->nrevs; i++) {
+		const struct rt_revision *r = &rec->revs[i];
+		struct rt_revision *c = &b->revs[b->nrevs + i];
+		int err = 0;
+
+		*c = *r;
+		c->ns = keep(b, r->ns, &err);
+		c->release = keep(b, r->release, &err);
+		c->status = keep(b, r->status, &err);
+		c->chart = keep(b, r->chart, &err);
+		c->app_version = keep(b, r->app_version, &err);
+		c->description = keep(b, r->description, &err);
+		c->hook_configmaps = keep(b, r->hook_configmaps, &err);
+		if (err)
+			return err;
+	}
 	b->nrevs += rec->nrevs;
 	b->helm++;
 	return 0;
@@ -346,6 +392,7 @@ static int add_alias(struct corr_batch *b, const struct rt_record *rec)
 	uint64_t h;
 	size_t i;
 	bool found;
+	int err = 0;
 
 	if (!corr_record_alias(rec, &a))
 		return 0;
@@ -370,6 +417,12 @@ static int add_alias(struct corr_batch *b, const struct rt_record *rec)
 		b->aliases = p;
 		b->aliascap = cap;
 	}
+	a.ns = keep(b, a.ns, &err);
+	a.workload = keep(b, a.workload, &err);
+	a.rel_ns = keep(b, a.rel_ns, &err);
+	a.rel = keep(b, a.rel, &err);
+	if (err)
+		return err;
 	b->aliases[b->naliases++] = a;
 	b->alias_slots[i] = (h & ~0xffffffffULL) | (uint64_t)b->naliases;
 	b->alias_last = b->naliases;
@@ -409,8 +462,8 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	i = slot_find(b, key);
 	if (b->slots[i]) {
 		b->dups++;
-		merge_dup(&b->ev[b->slots[i] - 1], rec, cls, first, last);
-		return 0;
+		return merge_dup(b, &b->ev[b->slots[i] - 1], rec, cls, first,
+				 last);
 	}
 	if (b->nev == b->evcap) {
 		size_t cap = b->evcap ? b->evcap * 2 : 1024;
@@ -427,7 +480,8 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	e->first_ns = first;
 	e->last_ns = last;
 	e->count = rec->count > 0 ? rec->count : 1;
-	fill_event(e, rec, cls);
+	if ((err = fill_event(b, e, rec, cls)))
+		return err;
 	add_tags(e, cls->tags, cls->ntags);
 	b->slots[i] = (uint32_t)++b->nev;
 	if (b->nev * 2 > b->nslots)

@@ -178,8 +178,8 @@ struct rt_str corr_helm_job_release(const struct corr_registry *reg,
 /* 64-bit FNV-1a with a final mix; h = 0 to start, chain calls. */
 uint64_t corr_hash(uint64_t h, const void *p, size_t n);
 
-/* A tagged (or kept) record waiting for the batch commit. Strings are views
- * into the batch arena; tags into the rules. */
+/* A tagged (or kept) record waiting for the batch commit. Strings live in
+ * the batch's own arena; tags and field names are the rules'. */
 struct corr_event {
 	uint64_t ukey;                 /* identity: same key = same event */
 	int64_t first_ns, last_ns, count;
@@ -206,8 +206,8 @@ uint64_t corr_event_key(const struct rt_record *rec);
 void corr_record_times(const struct rt_record *rec, int64_t *first,
 		       int64_t *last);
 
-/* A workload -> release mapping a record of the batch stated. Views into
- * the batch arena. */
+/* A workload -> release mapping a record stated. Views into the record (or,
+ * once in a batch, into the batch's arena). */
 struct corr_alias {
 	struct rt_str ns, workload, rel_ns, rel;
 };
@@ -240,14 +240,14 @@ struct corr_batch {
 	size_t alias_last;             /* index + 1 of the last one seen */
 	bool keep_untagged;
 	int64_t max_ts;                /* newest time of any record */
+	struct rt_arena arena;         /* copies of what the batch keeps */
 	/* counters since corr_batch_new, never reset */
 	uint64_t records, tagged, untagged, helm, dups;
 };
 
 struct corr_batch *corr_batch_new(bool keep_untagged);
 void corr_batch_free(struct corr_batch *b);
-/* Forgets the pending records (call after the commit and before resetting
- * the arena their strings live in). */
+/* Forgets the pending records and their copies (call after the commit). */
 void corr_batch_reset(struct corr_batch *b);
 /*
  * Adds one classified record. Helm records (rec->nrevs > 0) give their
@@ -255,8 +255,9 @@ void corr_batch_reset(struct corr_batch *b);
  * workload -> release mapping; tagged records (and untagged ones when
  * keep_untagged) become
  * pending events, merged with a pending duplicate (count = max, first = min,
- * last = max, tags = union). Keeps pointers into the record's strings and
- * into rules. Returns 0 or RT_ENOMEM.
+ * last = max, tags = union). Copies the strings it keeps, so the record
+ * may die when this returns; keeps pointers into rules and to
+ * rec->pos.source. Returns 0 or RT_ENOMEM.
  */
 int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 		   const struct rt_class *cls);

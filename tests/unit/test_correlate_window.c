@@ -187,6 +187,64 @@ static void test_batch(void)
 	corr_batch_free(b);
 }
 
+/* The batch copies what it keeps: ingest reuses the records' memory after
+ * every chunk, long before the batch is stored. */
+static struct rt_str put(char *buf, size_t *used, const char *s)
+{
+	size_t n = strlen(s);
+	struct rt_str v = rt_str_make(buf + *used, n);
+
+	memcpy(buf + *used, s, n);
+	*used += n;
+	return v;
+}
+
+static void test_batch_copies(void)
+{
+	static const char *const tag_cm[] = { "configmap_not_found" };
+	struct corr_batch *b = corr_batch_new(false);
+	struct rt_class c = { 0 };
+	struct rt_record r;
+	struct rt_revision rev = { 0 };
+	char mem[512];
+	size_t used = 0;
+
+	c.ntags = 1;
+	c.tags[0] = tag_cm[0];
+	c.nfields = 1;
+	c.fields[0].key = S("configmap");
+	c.fields[0].val = put(mem, &used, "payments-config");
+	r = event("u9", "", MIN, MIN, 1);
+	r.ns = put(mem, &used, "prod");
+	r.message = put(mem, &used, "configmap \"payments-config\" not found");
+	r.pod = put(mem, &used, "payments-api-7d9c8f4b6-4kx2m");
+	r.release = put(mem, &used, "payments-api");
+	corr_batch_add(b, &r, &c);
+	rev.ns = put(mem, &used, "prod");
+	rev.release = put(mem, &used, "payments-api");
+	rev.revision = 48;
+	rev.status = put(mem, &used, "failed");
+	r = event(NULL, "", MIN, MIN, 1);
+	r.revs = &rev;
+	r.nrevs = 1;
+	corr_batch_add(b, &r, &c);
+	memset(mem, 'X', sizeof(mem));  /* the next chunk's records */
+	is_int(b->nev, 1, "the event is pending");
+	is_rts(b->ev[0].ns, "prod", "namespace copied");
+	is_rts(b->ev[0].message, "configmap \"payments-config\" not found",
+	       "message copied");
+	is_rts(b->ev[0].pod, "payments-api-7d9c8f4b6-4kx2m", "pod copied");
+	is_rts(b->ev[0].hint_release, "payments-api", "release hint copied");
+	is_rts(b->ev[0].fields[0].val, "payments-config", "capture copied");
+	is_int(b->nrevs, 1, "the revision is pending");
+	is_rts(b->revs[0].release, "payments-api", "revision release copied");
+	is_rts(b->revs[0].status, "failed", "revision status copied");
+	ok(b->arena.used > 0, "copies live in the batch's arena");
+	corr_batch_reset(b);
+	is_int(b->arena.used, 0, "reset frees them");
+	corr_batch_free(b);
+}
+
 static void test_keys(void)
 {
 	struct rt_record a = event("u1", "m", MIN, MIN, 1);
@@ -218,6 +276,7 @@ int main(void)
 	test_gap();
 	test_tagset();
 	test_batch();
+	test_batch_copies();
 	test_keys();
 	return done_testing();
 }
