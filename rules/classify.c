@@ -66,9 +66,11 @@ static void add_conj(struct rules *r, size_t *nc, uint32_t pat, unsigned k,
 		add_cand(r, nc, pat, f, only);
 }
 
-/* Candidates of one field: one scan with the field's own prefilter. */
+/* Candidates of field f from one scan of s with the field's prefilter.
+ * raw_too: s is a span of the raw text, so the raw field's literals in the
+ * message's prefilter count for it as well. */
 static void field_cands(struct rules *r, size_t *nc, struct rt_str s,
-			unsigned f, uint32_t only)
+			unsigned f, bool raw_too, uint32_t only)
 {
 	const struct pf *pf = r->pf[f];
 	uint32_t gen = next_gen(&r->lit_gen, r->lit_stamp, pf_nlits(pf) + 1);
@@ -76,17 +78,81 @@ static void field_cands(struct rules *r, size_t *nc, struct rt_str s,
 
 	if (nh < 0) {
 		add_all(r, nc, f, only);
+		if (raw_too)
+			add_all(r, nc, FIELD_RAW, only);
 		return;
 	}
 	for (int h = 0; h < nh; h++) {
 		size_t np;
 		const uint32_t *pays = pf_lit_pats(pf, r->hits[h], &np);
 
-		for (size_t k = 0; k < np; k++)
-			add_conj(r, nc, pays[k] >> 2, pays[k] & 3, f, only);
+		for (size_t k = 0; k < np; k++) {
+			unsigned pf_field = pays[k] & PAY_RAW ? FIELD_RAW : f;
+
+			if (pf_field != f && !raw_too)
+				continue;
+			add_conj(r, nc, pays[k] >> PAY_SHIFT, pays[k] & PAY_SET,
+				 pf_field, only);
+		}
 	}
 	for (size_t k = 0; k < r->nalways[f]; k++)
 		add_cand(r, nc, r->always[f][k], f, only);
+}
+
+/* Whether inner lies within outer: the message is then a span of raw. */
+static bool is_span(struct rt_str inner, struct rt_str outer)
+{
+	return inner.p && outer.p && inner.p >= outer.p &&
+	       inner.p + inner.n <= outer.p + outer.n;
+}
+
+/*
+ * The raw field when the message's scan covered the span [k, k + m) of it
+ * already: a literal not inside the span overlaps the bytes before or
+ * after it, so scanning those plus len - 1 bytes into the span finds it.
+ */
+static void raw_around(struct rules *r, size_t *nc, struct rt_str raw,
+		       struct rt_str msg, uint32_t only)
+{
+	size_t k = (size_t)(msg.p - raw.p), end = k + msg.n;
+	size_t over = r->raw_maxlen ? r->raw_maxlen - 1 : 0;
+	size_t head = k + over < raw.n ? k + over : raw.n;
+	size_t tail = end > over ? end - over : 0;
+
+	if (tail <= head) {     /* a short span: scan it all */
+		field_cands(r, nc, raw, FIELD_RAW, false, only);
+		return;
+	}
+	if (k)
+		field_cands(r, nc, rt_str_make(raw.p, head), FIELD_RAW, false,
+			    only);
+	if (end < raw.n)
+		field_cands(r, nc, rt_str_make(raw.p + tail, raw.n - tail),
+			    FIELD_RAW, false, only);
+	for (size_t j = 0; !k && end == raw.n && j < r->nalways[FIELD_RAW]; j++)
+		add_cand(r, nc, r->always[FIELD_RAW][j], FIELD_RAW, only);
+}
+
+/* Candidates from every field a rule reads: a scan each, but one for the
+ * message and raw fields together when the message is a span of raw. */
+static void all_cands(struct rules *r, size_t *nc, const struct texts *t,
+		      uint32_t only)
+{
+	bool raw_on = (r->field_mask & 1u << FIELD_RAW) && t->f[FIELD_RAW].n;
+	bool span = raw_on && (r->field_mask & 1u << FIELD_MESSAGE) &&
+		    t->f[FIELD_MESSAGE].n &&
+		    is_span(t->f[FIELD_MESSAGE], t->f[FIELD_RAW]);
+
+	if ((r->field_mask & 1u << FIELD_MESSAGE) && t->f[FIELD_MESSAGE].n)
+		field_cands(r, nc, t->f[FIELD_MESSAGE], FIELD_MESSAGE, span,
+			    only);
+	if ((r->field_mask & 1u << FIELD_REASON) && t->f[FIELD_REASON].n)
+		field_cands(r, nc, t->f[FIELD_REASON], FIELD_REASON, false,
+			    only);
+	if (span)
+		raw_around(r, nc, t->f[FIELD_RAW], t->f[FIELD_MESSAGE], only);
+	else if (raw_on)
+		field_cands(r, nc, t->f[FIELD_RAW], FIELD_RAW, false, only);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -231,14 +297,12 @@ unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
 		       (r->npats * FIELD_COUNT + 1) * sizeof(uint32_t));
 	}
 	/* Candidates are sorted afterwards, so the field order is free. */
-	for (unsigned f = 0; f < FIELD_COUNT; f++) {
-		if (!(r->field_mask & 1u << f) || !t.f[f].n)
-			continue;
-		if (prefilter)
-			field_cands(r, &nc, t.f[f], f, only);
-		else
-			add_all(r, &nc, f, only);
-	}
+	if (prefilter)
+		all_cands(r, &nc, &t, only);
+	else
+		for (unsigned f = 0; f < FIELD_COUNT; f++)
+			if ((r->field_mask & 1u << f) && t.f[f].n)
+				add_all(r, &nc, f, only);
 	if (!nc)
 		return 0;
 	sort_cands(r->cands, nc);

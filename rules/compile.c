@@ -137,6 +137,8 @@ static bool worth_adding(const struct rules *r, unsigned fields,
 {
 	if (lit_set_score(best) >= LIT_WEAK_SCORE)
 		return false;
+	if (fields & 1u << FIELD_RAW)   /* the message's scan holds them too */
+		fields |= 1u << FIELD_MESSAGE;
 	for (unsigned k = 0; k < set->n; k++) {
 		if (set->len[k] >= LIT_CONJ_MIN)
 			continue;
@@ -156,18 +158,25 @@ static const char *const *conj_lits(const struct rules_pattern *p, unsigned k,
 	return k ? p->more[k - 1] : p->lits;
 }
 
-/* Adds set k of pattern i to the prefilter of each field it reads. */
+/* Adds set k of pattern i to the prefilter of each field it reads, and a
+ * raw field's literals to the message's too (see struct rules). */
 static int add_set(struct rules *r, uint32_t i, unsigned k)
 {
 	const struct rules_pattern *p = &r->pats[i];
 	unsigned fields = r->rules[p->rule].fields;
-	uint32_t n;
+	uint32_t n, pay = i << PAY_SHIFT | k;
 	const char *const *lits = conj_lits(p, k, &n);
 
-	for (int f = 0; f < FIELD_COUNT; f++)
-		for (uint32_t j = 0; j < n && (fields & 1u << f); j++)
-			if (pf_add(r->pf[f], lits[j], strlen(lits[j]), i << 2 | k))
+	for (uint32_t j = 0; j < n; j++) {
+		size_t len = strlen(lits[j]);
+
+		for (int f = 0; f < FIELD_COUNT; f++)
+			if ((fields & 1u << f) && pf_add(r->pf[f], lits[j], len, pay))
 				return RT_ENOMEM;
+		if ((fields & 1u << FIELD_RAW) &&
+		    pf_add(r->pf[FIELD_MESSAGE], lits[j], len, pay | PAY_RAW))
+			return RT_ENOMEM;
+	}
 	return 0;
 }
 
@@ -243,6 +252,7 @@ static int build_prefilter(struct rules *r)
 	for (int f = 0; f < FIELD_COUNT; f++)
 		if ((rc = pf_build(r->pf[f])))
 			goto out;
+	r->raw_maxlen = pf_maxlen(r->pf[FIELD_RAW]);
 out:
 	free(cnf);
 	return rc;

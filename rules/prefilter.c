@@ -326,6 +326,16 @@ size_t pf_nlits(const struct pf *pf)
 	return pf->nlits;
 }
 
+size_t pf_maxlen(const struct pf *pf)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < pf->nlits; i++)
+		if (pf->lits[i].len > m)
+			m = pf->lits[i].len;
+	return m;
+}
+
 const uint32_t *pf_lit_pats(const struct pf *pf, uint32_t lit, size_t *n)
 {
 	*n = pf->lits[lit].npats;

@@ -17,6 +17,11 @@
 /* The record fields a rule can read, in the order they are tried. */
 enum { FIELD_MESSAGE, FIELD_REASON, FIELD_RAW, FIELD_COUNT };
 
+/* A prefilter payload: pattern << PAY_SHIFT | PAY_RAW? | literal set. */
+#define PAY_SHIFT 3
+#define PAY_RAW 4u      /* in the message's prefilter for the raw field */
+#define PAY_SET 3u
+
 /* PCRE2 options every pattern gets; see compile.c for why. */
 #define RULES_PCRE2_OPTIONS (PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | \
 			     PCRE2_MATCH_INVALID_UTF)
@@ -88,8 +93,13 @@ struct rules {
 	pcre2_jit_stack *jit;
 	pcre2_match_data *md;
 	/* One prefilter per field, holding only the literals of the patterns
-	 * that read it; a literal's payload is pattern << 2 | its set. */
+	 * that read it; a literal's payload is pattern << 3 | PAY_* | its set.
+	 * The message's also holds the raw field's literals (PAY_RAW): when
+	 * the message is a span of the raw text (a CRI or plain text line),
+	 * one scan of it serves both fields, and only the raw bytes around
+	 * the span are scanned again, with pf[FIELD_RAW]. */
 	struct pf *pf[FIELD_COUNT];
+	size_t raw_maxlen;              /* longest literal of pf[FIELD_RAW] */
 	unsigned field_mask;            /* fields some rule reads */
 	uint32_t *always[FIELD_COUNT];  /* patterns with no literal */
 	size_t nalways[FIELD_COUNT];
@@ -158,6 +168,7 @@ int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat);
 bool pf_has(const struct pf *pf, const char *s, size_t n);
 int pf_build(struct pf *pf);
 size_t pf_nlits(const struct pf *pf);
+size_t pf_maxlen(const struct pf *pf);      /* longest literal, bytes */
 /* After pf_build: whether the scan samples windows (false: the literals are
  * few enough for the byte-pair pass alone). For tests. */
 bool pf_windowed(const struct pf *pf);

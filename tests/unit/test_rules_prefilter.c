@@ -422,7 +422,9 @@ static void random_patterns(void)
 		"a", "b", "c", "0", "7", " ", "-", "x", "A", ",", "erred",
 		"abcabc", "\xff", "é",
 	};
+	static const char *const fields[] = { "message", "raw", "message,raw" };
 	unsigned seed = 99, compiled = 0, differ = 0, matched = 0, filtered = 0;
+	unsigned spans = 0;
 	struct rt_arena a;
 
 	rt_arena_init(&a);
@@ -430,9 +432,11 @@ static void random_patterns(void)
 		char re[512] = "", pack[700];
 		struct rules *r = rules_new();
 
+		const char *fl = fields[rnd(&seed) % 3];
+
 		gen_re(&seed, 0, re, sizeof(re));
-		snprintf(pack, sizeof(pack), "rule r\n  tags t\n  pattern %s\n"
-			 "  example x\n", re);
+		snprintf(pack, sizeof(pack), "rule r\n  tags t\n  field %s\n"
+			 "  pattern %s\n  example x\n", fl, re);
 		if (rules_load_buffer(r, "g.rules", pack, strlen(pack), err,
 				      sizeof(err)) ||
 		    rules_compile(r, err, sizeof(err))) {
@@ -444,14 +448,26 @@ static void random_patterns(void)
 		for (int t = 0; t < 40; t++) {
 			char text[256] = "";
 			int nw = 1 + (int)(rnd(&seed) % 8);
+			size_t k = 0, m;
 			struct rt_record rec;
 			struct rt_class on, off;
 
-			for (int w = 0; w < nw; w++)
+			/* words before and after the message make the raw
+			 * text, with the message a span of it (a CRI line):
+			 * literals may straddle either edge */
+			for (int w = 0; w < nw; w++) {
+				if (w == nw / 2)
+					k = strlen(text);
 				strcat(text, words[rnd(&seed) % (sizeof(words) /
 								 sizeof(*words))]);
+			}
+			m = strlen(text) - k;
+			if (rnd(&seed) % 2)
+				m = m > 3 ? m - rnd(&seed) % 4 : m;
 			rt_record_init(&rec);
-			rec.message = rt_str_make(text, strlen(text));
+			rec.raw = rt_str_make(text, strlen(text));
+			rec.message = rt_str_make(text + k, m);
+			spans += k > 0 && k + m < rec.raw.n;
 			rules_set_prefilter(r, true);
 			rules_classify(r, &rec, &a, &on);
 			rules_set_prefilter(r, false);
@@ -469,6 +485,7 @@ static void random_patterns(void)
 	ok(compiled > 1200, "%u random patterns compiled", compiled);
 	ok(matched > 4000, "%u random matches", matched);
 	ok(filtered > 400, "%u of them prefiltered", filtered);
+	ok(spans > 10000, "%u messages amid their raw text", spans);
 	is_int(differ, 0, "random patterns: prefilter on == off");
 	rt_arena_release(&a);
 }
