@@ -28,7 +28,11 @@
 #include "revtrail/correlate.h"
 #include "revtrail/store.h"
 
-#define BATCH_EVENTS 8192
+/* Events a batch holds before its commit. A commit rewrites every page it
+ * touched, and the identity index is random, so larger batches write less:
+ * on 1M Events (200k stored), 8192 -> 16384 cut WAL writes from 488k pages
+ * to 329k; 32768 cut them to 230k but raised peak RSS from 45 to 62 MiB. */
+#define BATCH_EVENTS 16384
 #define BATCH_BYTES (16u << 20)
 #define BATCH_NS 1000000000LL
 #define STOPPED 3         /* between-chunk return: a signal asked to stop */

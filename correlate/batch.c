@@ -213,6 +213,12 @@ static int fill_event(struct corr_batch *b, struct corr_event *e,
 		rec->pos.offset;
 	e->nfields = cls->nfields < RULES_MAX_FIELDS ? cls->nfields :
 		RULES_MAX_FIELDS;
+	e->fields = NULL;
+	if (e->nfields && !(e->fields = rt_arena_alloc(&b->arena,
+			e->nfields * sizeof(*e->fields)))) {
+		e->nfields = 0;
+		return RT_ENOMEM;
+	}
 	for (unsigned i = 0; i < e->nfields; i++) {
 		e->fields[i].key = cls->fields[i].key;  /* the rules' own */
 		e->fields[i].val = keep(b, cls->fields[i].val, &err);

@@ -191,7 +191,7 @@ struct corr_event {
 	uint64_t offset;
 	unsigned ntags, nfields;
 	const char *tags[RULES_MAX_TAGS];
-	struct rt_field fields[RULES_MAX_FIELDS];
+	struct rt_field *fields;       /* nfields, in the batch's arena */
 	struct corr_attr attr;         /* set by corr_batch_attribute */
 	int revision;                  /* ditto; 0 = unknown */
 };
