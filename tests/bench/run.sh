@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # run.sh BINARY: `make bench`. Generates the corpora once (deterministic),
-# then runs revtrail classify, revtrail ingest (fresh SQLite file each run)
-# and ripgrep with the default packs' patterns on the same files, side by
-# side, BENCH_RUNS times each, and prints medians, lines/s, MB/s, peak RSS
-# and the ratio to ripgrep. It reports; it never fails on speed.
+# then runs ripgrep with the default packs' patterns, revtrail classify and
+# revtrail ingest (a fresh SQLite file each run) on the same file, one after
+# the other, BENCH_RUNS rounds of the three, and prints medians, lines/s,
+# MB/s, peak RSS and the ratio to ripgrep within each round: the machine
+# is shared, and a ratio of neighbouring runs holds up where absolute
+# times swing. It reports; it never fails on speed.
 #
 #   BENCH_SIZES="1000000 10000000"  CRI corpus sizes in lines
 #   BENCH_EVENTS=1000000            Event JSON corpus size
-#   BENCH_RUNS=3
+#   BENCH_RUNS=5
 set -euo pipefail
 bin=${1:?usage: run.sh BINARY}
 cd "$(dirname "$0")/../.."
@@ -15,7 +17,7 @@ dir=build/bench
 mkdir -p "$dir"
 sizes=${BENCH_SIZES:-1000000 10000000}
 events=${BENCH_EVENTS:-1000000}
-runs=${BENCH_RUNS:-3}
+runs=${BENCH_RUNS:-5}
 
 for tool in rg /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: needs $tool (apt-get install ripgrep time)" >&2; exit 2; }
@@ -52,39 +54,62 @@ measure() {
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-# row NAME FILE LINES CMD...: runs CMD $runs times, prints one table row.
-row() {
-	local name=$1 file=$2 lines=$3; shift 3
-	local times="" rss=0 t m
-	for _ in $(seq "$runs"); do
-		rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
-		read -r t m < <(measure "$@")
-		times="$times $t"
-		[ "$m" -gt "$rss" ] && rss=$m
-	done
-	t=$(printf '%s\n' $times | median)
-	local mb=$(( $(stat -c %s "$file") / 1048576 ))
-	awk -v n="$name" -v t="$t" -v l="$lines" -v mb="$mb" -v rss="$rss" -v ref="${ref:-0}" 'BEGIN {
-		if (t <= 0) t = 0.001
-		ratio = ref > 0 ? sprintf("%.2fx", ref / t) : "-"
-		printf "%-28s %8.2f s %12.0f lines/s %8.0f MB/s %8.1f MiB %8s\n", n, t, l / t, mb / t, rss / 1024, ratio }'
-	last=$t
+# round FILE: one run of each case on FILE, in a fixed order, so that a
+# burst of load from the machine's neighbours hits every case alike.
+# Appends "case seconds peak_kib" lines to $dir/rounds.
+round() {
+	local file=$1 t m
+	read -r t m < <(measure rg -c -i -f "$dir/patterns" "$file")
+	echo "rg $t $m" >> "$dir/rounds"
+	read -r t m < <(measure "$bin" classify "$file")
+	echo "classify $t $m" >> "$dir/rounds"
+	rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
+	read -r t m < <(measure "$bin" ingest --db "$dir/bench.db" "$file")
+	echo "ingest $t $m" >> "$dir/rounds"
 }
 
-echo "revtrail bench: $(nproc) cores, $runs runs each, medians; ratio = ripgrep time / this time (>1 is faster than ripgrep)"
+# report LABEL FILE LINES: the table rows of the rounds just run. The
+# ratio is the median over rounds of rg's time / this case's time in the
+# same round; the wall time is the median over rounds.
+report() {
+	local label=$1 file=$2 lines=$3
+	local mb=$(( $(stat -L -c %s "$file") / 1048576 ))
+	awk -v label="$label" -v l="$lines" -v mb="$mb" '
+	function med(v, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = v[i]
+			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
+			v[j + 1] = x }
+		return v[int((n + 1) / 2)]
+	}
+	{ k = ++n[$1]; t[$1, k] = $2 > 0 ? $2 : 0.001
+	  if ($3 > rss[$1]) rss[$1] = $3 }
+	END {
+		split("rg classify ingest", cases, " ")
+		for (c = 1; c <= 3; c++) {
+			name = cases[c]; delete v; delete r
+			for (k = 1; k <= n[name]; k++) {
+				v[k] = t[name, k]; r[k] = t["rg", k] / t[name, k] }
+			m = med(v, n[name])
+			ratio = name == "rg" ? "reference" : sprintf("%.2fx", med(r, n[name]))
+			printf "%-30s %8.2f s %12.0f lines/s %8.0f MB/s %8.1f MiB %10s\n",
+				(name == "rg" ? "rg -c -f" : name) " (" label ")", m, l / m,
+				mb / m, rss[name] / 1024, ratio
+		}
+	}' "$dir/rounds"
+}
+
+echo "revtrail bench: $(nproc) cores, $runs interleaved rounds, medians;" \
+	"ratio = median of ripgrep time / this time in the same round (>1: faster than ripgrep)"
 echo "patterns: $(wc -l < "$dir/patterns") in ripgrep syntax ($dropped PCRE-only left out)"
-printf '%-28s %10s %18s %13s %12s %8s\n' case wall throughput bandwidth "peak RSS" ratio
+printf '%-30s %10s %18s %13s %12s %10s\n' case wall throughput bandwidth "peak RSS" ratio
+bench_file() {   # bench_file LABEL FILE LINES
+	: > "$dir/rounds"
+	for _ in $(seq "$runs"); do
+		round "$2"
+	done
+	report "$1" "$2" "$3"
+}
 for n in $sizes; do
-	f=$(corpus cri "$n")
-	ref=0
-	row "rg -c -f ($n CRI)" "$f" "$n" rg -c -i -f "$dir/patterns" "$f"
-	ref=$last
-	row "classify ($n CRI)" "$f" "$n" "$bin" classify "$f"
-	row "ingest ($n CRI)" "$f" "$n" "$bin" ingest --db "$dir/bench.db" "$f"
+	bench_file "$n CRI" "$(corpus cri "$n")" "$n"
 done
-f=$(corpus events "$events")
-ref=0
-row "rg -c -f ($events events)" "$f" "$events" rg -c -i -f "$dir/patterns" "$f"
-ref=$last
-row "classify ($events events)" "$f" "$events" "$bin" classify "$f"
-row "ingest ($events events)" "$f" "$events" "$bin" ingest --db "$dir/bench.db" "$f"
+bench_file "$events events" "$(corpus events "$events")" "$events"
