@@ -34,6 +34,12 @@ struct cli_rules_opts {
  * compiles. On error prints "revtrail: FILE:LINE: problem" and returns NULL. */
 struct rules *cli_load_rules(const struct cli_rules_opts *o);
 
+/* rules_classify for the commands: a deferred JSON payload (see
+ * ingest_opts.defer_payload) is decoded only when a rule reading the
+ * message may match it, or when the record is tagged. */
+unsigned cli_classify(struct rules *r, struct rt_record *rec,
+		      struct rt_arena *arena, struct rt_class *cls);
+
 /* --db: the flag, else $REVTRAIL_DB, else ./revtrail.db. */
 const char *cli_db_path(const char *flag);
 

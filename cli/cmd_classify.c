@@ -256,7 +256,7 @@ static int on_record(void *ctx, struct rt_record *r)
 	struct classify *c = ctx;
 	struct rt_class cls;
 
-	rules_classify(c->rules, r, &c->arena, &cls);
+	cli_classify(c->rules, r, &c->arena, &cls);
 	c->limit_hits += cls.limit_hits;
 	if (cls.ntags)
 		c->tagged++;
@@ -323,6 +323,7 @@ int cmd_classify(int argc, char **argv)
 	}
 	if (!(c.rules = cli_load_rules(&ro)))
 		return CLI_USAGE;
+	io.defer_payload = !c.all;      /* --all prints every message */
 	if (!(in = ingest_new(&io))) {
 		rules_free(c.rules);
 		return CLI_FAIL;

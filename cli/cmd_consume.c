@@ -90,7 +90,7 @@ static int hook_record(void *ctx, struct rt_record *rec)
 	struct consume *c = ctx;
 	struct rt_class cls;
 
-	rules_classify(c->rules, rec, &c->arena, &cls);
+	cli_classify(c->rules, rec, &c->arena, &cls);
 	c->limit_hits += cls.limit_hits;
 	return corr_batch_add(c->b, rec, &cls);
 }
@@ -555,6 +555,8 @@ static int setup(struct consume *c, struct consume_args *a)
 		fprintf(stderr, "revtrail consume: %s\n", err);
 		return CLI_FAIL;
 	}
+	a->io.defer_payload = !a->keep; /* an untagged kept event needs its
+					 * message */
 	if (!(c->in = ingest_new(&a->io)) ||
 	    !(c->b = corr_batch_new(a->keep))) {
 		fputs("revtrail consume: out of memory\n", stderr);

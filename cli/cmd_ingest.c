@@ -72,7 +72,7 @@ static int on_record(void *ctx, struct rt_record *rec)
 	struct run *r = ctx;
 	struct rt_class cls;
 
-	rules_classify(r->rules, rec, &r->arena, &cls);
+	cli_classify(r->rules, rec, &r->arena, &cls);
 	r->limit_hits += cls.limit_hits;
 	if (corr_batch_add(r->b, rec, &cls)) {
 		fputs("revtrail ingest: out of memory\n", stderr);
@@ -258,6 +258,8 @@ int cmd_ingest(int argc, char **argv)
 		fprintf(stderr, "revtrail ingest: %s\n", err);
 		goto out;
 	}
+	io.defer_payload = !keep;       /* an untagged kept event needs its
+					 * message */
 	if (!(in = ingest_new(&io)) || !(r.b = corr_batch_new(keep))) {
 		fputs("revtrail ingest: out of memory\n", stderr);
 		goto out;

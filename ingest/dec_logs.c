@@ -291,6 +291,38 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 		rec->type = level_num(strtod(lvl.val, NULL));
 }
 
+/* Whether s holds a member named "error" or "err" (a cause to join). */
+static bool has_cause_key(struct rt_str s)
+{
+	const char *p = s.p, *end = s.p + s.n;
+
+	while ((p = memmem(p, (size_t)(end - p), "\"err", 4)) != NULL) {
+		p += 4;
+		if (end - p >= 3 && !memcmp(p, "or\"", 3))
+			p += 3;
+		else if (p < end && *p == '"')
+			p++;
+		else
+			continue;
+		while (p < end && ing_is_space(*p))
+			p++;
+		if (p < end && *p == ':')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether decoding content can only cut text out of it: with no escape,
+ * the message is a substring of the payload, unless a cause is joined to
+ * it. Every literal of the decoded message is then in the payload's text,
+ * so a prefilter miss there is a miss on the message.
+ */
+static bool deferrable(struct rt_str content)
+{
+	return !memchr(content.p, '\\', content.n) && !has_cause_key(content);
+}
+
 int ing_log_emit(struct dec_ctx *d, struct rt_record *rec,
 		 enum rt_format fmt, struct rt_str content)
 {
@@ -300,9 +332,23 @@ int ing_log_emit(struct dec_ctx *d, struct rt_record *rec,
 	rec->message = content;
 	while (i < content.n && ing_is_space(content.p[i]))
 		i++;
-	if (i < content.n && content.p[i] == '{')
-		payload_json(d, rec, content);
+	if (i < content.n && content.p[i] == '{') {
+		if (d->opts->defer_payload && deferrable(content))
+			rec->flags |= RT_REC_DEFERRED;
+		else
+			payload_json(d, rec, content);
+	}
 	return dec_emit(d, rec);
+}
+
+void ingest_undefer(struct rt_record *rec, struct rt_arena *arena)
+{
+	struct dec_ctx d = { .arena = arena };
+
+	if (!(rec->flags & RT_REC_DEFERRED))
+		return;
+	rec->flags &= ~RT_REC_DEFERRED;
+	payload_json(&d, rec, rec->message);
 }
 
 /* ---- cJSON shapes ---- */

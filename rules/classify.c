@@ -276,20 +276,15 @@ static void run_cands(struct rules *r, size_t nc, const struct texts *t,
 	out->ntags = ntag;
 }
 
-unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
-			    struct rt_arena *arena, struct rt_class *out,
-			    bool prefilter, uint32_t only)
+/* The candidate (pattern, field) pairs of rec, into r->cands. */
+static size_t candidates(struct rules *r, const struct rt_record *rec,
+			 struct texts *t, bool prefilter, uint32_t only)
 {
-	struct texts t;
 	size_t nc = 0;
 
-	out->ntags = out->nrules = out->nfields = out->limit_hits = 0;
-	out->severity = RT_SEV_NONE;
-	if (!r || !r->compiled || !rec)
-		return 0;
-	t.f[FIELD_MESSAGE] = rec->message.n ? rec->message : rec->raw;
-	t.f[FIELD_REASON] = rec->reason;
-	t.f[FIELD_RAW] = rec->raw;
+	t->f[FIELD_MESSAGE] = rec->message.n ? rec->message : rec->raw;
+	t->f[FIELD_REASON] = rec->reason;
+	t->f[FIELD_RAW] = rec->raw;
 	next_gen(&r->gen, r->cand_stamp, r->npats * FIELD_COUNT + 1);
 	if (r->gen == 1) {      /* the stamps were just cleared */
 		memset(r->rule_stamp, 0, (r->nrules + 1) * sizeof(uint32_t));
@@ -298,16 +293,51 @@ unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
 	}
 	/* Candidates are sorted afterwards, so the field order is free. */
 	if (prefilter)
-		all_cands(r, &nc, &t, only);
+		all_cands(r, &nc, t, only);
 	else
 		for (unsigned f = 0; f < FIELD_COUNT; f++)
-			if ((r->field_mask & 1u << f) && t.f[f].n)
+			if ((r->field_mask & 1u << f) && t->f[f].n)
 				add_all(r, &nc, f, only);
-	if (!nc)
+	return nc;
+}
+
+unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
+			    struct rt_arena *arena, struct rt_class *out,
+			    bool prefilter, uint32_t only)
+{
+	struct texts t;
+	size_t nc;
+
+	out->ntags = out->nrules = out->nfields = out->limit_hits = 0;
+	out->severity = RT_SEV_NONE;
+	if (!r || !r->compiled || !rec)
+		return 0;
+	if (!(nc = candidates(r, rec, &t, prefilter, only)))
 		return 0;
 	sort_cands(r->cands, nc);
 	run_cands(r, nc, &t, arena, out);
 	return out->ntags;
+}
+
+int rules_classify_deferred(struct rules *r, const struct rt_record *rec,
+			    struct rt_arena *arena, struct rt_class *out)
+{
+	struct texts t;
+	size_t nc;
+
+	out->ntags = out->nrules = out->nfields = out->limit_hits = 0;
+	out->severity = RT_SEV_NONE;
+	if (!r || !r->compiled || !rec)
+		return 0;
+	nc = candidates(r, rec, &t, !r->prefilter_off, RULES_ALL);
+	for (size_t i = 0; i < nc; i++)
+		if (r->cands[i] % FIELD_COUNT == FIELD_MESSAGE)
+			return -1;
+	if (!nc)
+		return 0;
+	sort_cands(r->cands, nc);
+	run_cands(r, nc, &t, arena, out);
+	return (int)out->ntags;
 }
 
 unsigned rules_classify(struct rules *r, const struct rt_record *rec,

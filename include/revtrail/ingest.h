@@ -23,6 +23,12 @@ struct ingest_opts {
 	const char *release_ns;     /* --release NS/NAME: names the release of */
 	const char *release_name;   /* history inputs that lack it; may be NULL */
 	FILE *verbose;              /* -v: rejects are printed here; NULL = quiet */
+	/* Leave a container's JSON log payload undecoded when decoding could
+	 * only narrow its text (no escapes, no cause to join): the record's
+	 * message is the payload's text, flagged RT_REC_DEFERRED. Most such
+	 * lines match no rule on that text either, and then never need the
+	 * decoding; ingest_undefer() does it for the others. */
+	bool defer_payload;
 };
 
 struct ingest_stats {
@@ -75,5 +81,13 @@ int ingest_decode_message(struct ingest *in, const char *buf, size_t n,
 			  ingest_emit_fn emit, void *ctx);
 
 const struct ingest_stats *ingest_stats(const struct ingest *in);
+
+/*
+ * Decodes a deferred payload (RT_REC_DEFERRED) in place: the message
+ * becomes the payload's msg-like member and the type its level, as if
+ * decoded at once (on allocation failure the message stays the payload's
+ * text). A record not deferred is left alone.
+ */
+void ingest_undefer(struct rt_record *rec, struct rt_arena *arena);
 
 #endif

@@ -155,6 +155,8 @@ enum {
 	RT_REC_BAD_UTF8 = 1u << 1,    /* invalid UTF-8 replaced by U+FFFD */
 	RT_REC_BINARY = 1u << 2,      /* NUL or other control bytes seen */
 	RT_REC_MULTILINE = 1u << 3,   /* joined from partial lines */
+	RT_REC_DEFERRED = 1u << 4,    /* message is a JSON payload's text,
+	                               * not yet decoded: ingest_undefer() */
 };
 
 /*

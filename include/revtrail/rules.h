@@ -98,6 +98,16 @@ int rules_compile(struct rules *r, char *err, size_t errlen);
  */
 unsigned rules_classify(struct rules *r, const struct rt_record *rec,
 			struct rt_arena *arena, struct rt_class *out);
+/*
+ * rules_classify for a record whose message is a text that holds the real
+ * message (RT_REC_DEFERRED: a JSON payload not yet decoded). When no rule
+ * reading the message has a literal in that text, none can match the real
+ * message either: the other fields are classified and their tag count
+ * returned. Otherwise returns -1 having done nothing: the caller decodes
+ * the message and calls rules_classify.
+ */
+int rules_classify_deferred(struct rules *r, const struct rt_record *rec,
+			    struct rt_arena *arena, struct rt_class *out);
 
 /* Runs every example and counterexample; prints each miss to out as
  * "file:line: rule ID: ..." and returns the number of misses. */

@@ -300,6 +300,70 @@ static void test_text_times(void)
 	collect_reset(&C);
 }
 
+/* defer_payload: which JSON payloads wait, and what undeferring gives. */
+struct deferred {
+	int n, deferred;
+	char msg[8][128], type[8][16];
+};
+
+static int undefer_cb(void *ctx, struct rt_record *rec)
+{
+	struct deferred *d = ctx;
+	struct rt_arena a;
+
+	if (d->n == 8)
+		return 0;
+	rt_arena_init(&a);
+	if (rec->flags & RT_REC_DEFERRED) {
+		d->deferred |= 1 << d->n;
+		ok(rec->message.n && rec->message.p[0] == '{',
+		   "record %d: a deferred message is the payload's text", d->n);
+	}
+	ingest_undefer(rec, &a);
+	ok(!(rec->flags & RT_REC_DEFERRED), "record %d: undeferred", d->n);
+	snprintf(d->msg[d->n], sizeof(d->msg[0]), "%.*s", (int)rec->message.n,
+		 rec->message.p);
+	snprintf(d->type[d->n], sizeof(d->type[0]), "%.*s", (int)rec->type.n,
+		 rec->type.p ? rec->type.p : "");
+	d->n++;
+	rt_arena_release(&a);
+	return 0;
+}
+
+static void test_deferred(void)
+{
+	static const char text[] =
+		"2024-05-01T10:15:13Z stderr F {\"level\":\"error\",\"msg\":\"dial tcp: connection refused\"}\n"
+		"2024-05-01T10:15:14Z stderr F {\"msg\":\"cannot connect\",\"error\":\"dial tcp: connection refused\"}\n"
+		"2024-05-01T10:15:15Z stderr F {\"msg\":\"configmap \\\"x\\\" not found\",\"lvl\":\"warn\"}\n"
+		"2024-05-01T10:15:16Z stdout F plain text, nothing to defer\n"
+		"2024-05-01T10:15:16Z stdout F {\"level\":\"error\",\"msg\":\"cannot connect\",\"err\" : \"refused\"}\n"
+		"{\"log\":\"{\\\"level\\\":\\\"info\\\",\\\"message\\\":\\\"ready\\\"}\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:15:17Z\"}\n";
+	struct ingest_opts o = { .defer_payload = true };
+	struct ingest *in = ingest_new(&o);
+	struct deferred d = { 0 };
+	struct rt_arena a;
+
+	rt_arena_init(&a);
+	ingest_feed(in, "x.log", text, sizeof(text) - 1, &a, undefer_cb, &d);
+	ingest_finish(in, "x.log", &a, undefer_cb, &d);
+	is_int(d.n, 6, "six records");
+	is_int(d.deferred, 1 << 0 | 1 << 5, "deferred: the plain payloads "
+	       "(a cause to join, an escape or no JSON decode at once)");
+	is_str(d.msg[0], "dial tcp: connection refused", "undeferred message");
+	is_str(d.type[0], "error", "undeferred level");
+	is_str(d.msg[1], "cannot connect: dial tcp: connection refused",
+	       "msg and error joined at once");
+	is_str(d.msg[2], "configmap \"x\" not found", "escapes decoded at once");
+	is_str(d.type[2], "warn", "its level");
+	is_str(d.msg[3], "plain text, nothing to defer", "text as it was");
+	is_str(d.msg[4], "cannot connect: refused", "a spaced cause key too");
+	is_str(d.msg[5], "ready", "a docker line's payload, undeferred");
+	is_str(d.type[5], "info", "and its level");
+	ingest_free(in);
+	rt_arena_release(&a);
+}
+
 int main(void)
 {
 	test_cri_times();
@@ -309,5 +373,6 @@ int main(void)
 	test_vector();
 	test_generic_json();
 	test_text_times();
+	test_deferred();
 	return done_testing();
 }
