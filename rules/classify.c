@@ -301,9 +301,11 @@ static size_t candidates(struct rules *r, const struct rt_record *rec,
 	return nc;
 }
 
-unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
-			    struct rt_arena *arena, struct rt_class *out,
-			    bool prefilter, uint32_t only)
+/* deferred: rec's message only holds the real one; -1 when a candidate
+ * reads it (see rules_classify_deferred). */
+static int classify(struct rules *r, const struct rt_record *rec,
+		    struct rt_arena *arena, struct rt_class *out,
+		    bool prefilter, uint32_t only, bool deferred)
 {
 	struct texts t;
 	size_t nc;
@@ -314,30 +316,26 @@ unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
 		return 0;
 	if (!(nc = candidates(r, rec, &t, prefilter, only)))
 		return 0;
+	for (size_t i = 0; deferred && i < nc; i++)
+		if (r->cands[i] % FIELD_COUNT == FIELD_MESSAGE)
+			return -1;
 	sort_cands(r->cands, nc);
 	run_cands(r, nc, &t, arena, out);
-	return out->ntags;
+	return (int)out->ntags;
+}
+
+unsigned rules_classify_opt(struct rules *r, const struct rt_record *rec,
+			    struct rt_arena *arena, struct rt_class *out,
+			    bool prefilter, uint32_t only)
+{
+	return (unsigned)classify(r, rec, arena, out, prefilter, only, false);
 }
 
 int rules_classify_deferred(struct rules *r, const struct rt_record *rec,
 			    struct rt_arena *arena, struct rt_class *out)
 {
-	struct texts t;
-	size_t nc;
-
-	out->ntags = out->nrules = out->nfields = out->limit_hits = 0;
-	out->severity = RT_SEV_NONE;
-	if (!r || !r->compiled || !rec)
-		return 0;
-	nc = candidates(r, rec, &t, !r->prefilter_off, RULES_ALL);
-	for (size_t i = 0; i < nc; i++)
-		if (r->cands[i] % FIELD_COUNT == FIELD_MESSAGE)
-			return -1;
-	if (!nc)
-		return 0;
-	sort_cands(r->cands, nc);
-	run_cands(r, nc, &t, arena, out);
-	return (int)out->ntags;
+	return classify(r, rec, arena, out, r && !r->prefilter_off, RULES_ALL,
+			true);
 }
 
 unsigned rules_classify(struct rules *r, const struct rt_record *rec,
