@@ -225,8 +225,10 @@ static int cri_line(struct ingest *in, const struct ing_frame *f,
 
 	if ((rc = part_claim(in, f, c->stream, RT_FMT_CRI, &part)) != 0)
 		return outcome(in, f, rc);
-	clean = ing_clean(in->arena, f->p, f->n, f->flags & RT_REC_TRUNCATED,
-			  &flags, &junk);
+	/* A CRI line is read with lengths only (its JSON payload is scanned,
+	 * not handed to cJSON), so a clean one is used where it lies. */
+	clean = ing_clean_view(in->arena, f->p, f->n,
+			       f->flags & RT_REC_TRUNCATED, &flags, &junk);
 	if (!clean.p)
 		return RT_ENOMEM;
 	/* The prefix is ASCII, so the content starts at the same offset. */

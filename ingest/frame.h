@@ -172,6 +172,11 @@ extern const struct rt_str ing_stream_names[2];
  * character is dropped rather than flagged. .p is NULL on ENOMEM. */
 struct rt_str ing_clean(struct rt_arena *a, const char *p, size_t n, bool cut,
 			unsigned *flags, size_t *junk);
+/* Like ing_clean, but a text that needs no change is returned as it lies,
+ * not copied: for frames whose record dies with the emit callback and that
+ * nothing parses as a C string. */
+struct rt_str ing_clean_view(struct rt_arena *a, const char *p, size_t n,
+			     bool cut, unsigned *flags, size_t *junk);
 /* Same into b (appended). Returns 0 or RT_ENOMEM. */
 int ing_clean_buf(struct ing_buf *b, const char *p, size_t n, bool cut,
 		  unsigned *flags);

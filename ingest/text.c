@@ -172,6 +172,14 @@ struct rt_str ing_clean(struct rt_arena *a, const char *p, size_t n, bool cut,
 	return rt_str_make(out, o);
 }
 
+struct rt_str ing_clean_view(struct rt_arena *a, const char *p, size_t n,
+			     bool cut, unsigned *flags, size_t *junk)
+{
+	if (clean_prefix(p, n) == n)
+		return rt_str_make(p, n);
+	return ing_clean(a, p, n, cut, flags, junk);
+}
+
 int ing_clean_buf(struct ing_buf *b, const char *p, size_t n, bool cut,
 		  unsigned *flags)
 {

@@ -43,9 +43,10 @@ struct ingest_stats {
 };
 
 /*
- * Called once per decoded record. The record and its strings are valid until
- * the arena passed to ingest_feed() is reset; the callback must not reset it.
- * A non-zero return stops the feed and is returned by it.
+ * Called once per decoded record. The record and its strings are valid
+ * until the callback returns (some are views into the bytes fed, the rest
+ * live in the arena passed to ingest_feed(), which the callback must not
+ * reset). A non-zero return stops the feed and is returned by it.
  */
 typedef int (*ingest_emit_fn)(void *ctx, struct rt_record *rec);
 

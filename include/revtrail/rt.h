@@ -44,8 +44,8 @@ bool rt_str_eq(struct rt_str s, const char *lit);
 bool rt_str_has_prefix(struct rt_str s, const char *lit);
 
 /*
- * Bump allocator: every string of a batch's records lives here and is freed
- * with one rt_arena_reset() when the batch is stored.
+ * Bump allocator: the strings a stage makes (decoded fields, a batch's
+ * copies) live here and are freed together with one rt_arena_reset().
  */
 struct rt_arena_block;
 struct rt_arena {
@@ -160,9 +160,11 @@ enum {
 };
 
 /*
- * The normalised record. Every rt_str is a view into the batch arena (or
- * into static storage) and dies at rt_arena_reset(). Empty fields have
- * .n == 0.
+ * The normalised record. Every rt_str is a view into the arena it was
+ * decoded into, into the input bytes it was framed from, or into static
+ * storage: a record lives until its emit callback returns, and whoever
+ * keeps one copies it (corr_batch_add does). Strings need not be
+ * NUL-terminated. Empty fields have .n == 0.
  */
 struct rt_record {
 	uint64_t n;                  /* 1-based record number in this run */
