@@ -9,6 +9,9 @@
  * rather than cJSON, because that path runs once per container log line.
  */
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,36 +294,58 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 		rec->type = level_num(strtod(lvl.val, NULL));
 }
 
-/* Whether s holds a member named "error" or "err" (a cause to join). */
-static bool has_cause_key(struct rt_str s)
+/* Whether the '"' at p[at] opens a member named "error" or "err". */
+static bool cause_key_at(const char *p, size_t n, size_t at)
 {
-	const char *p = s.p, *end = s.p + s.n;
+	size_t i = at + 4;
 
-	while ((p = memmem(p, (size_t)(end - p), "\"err", 4)) != NULL) {
-		p += 4;
-		if (end - p >= 3 && !memcmp(p, "or\"", 3))
-			p += 3;
-		else if (p < end && *p == '"')
-			p++;
-		else
-			continue;
-		while (p < end && ing_is_space(*p))
-			p++;
-		if (p < end && *p == ':')
-			return true;
-	}
-	return false;
+	if (n - at < 5 || memcmp(p + at, "\"err", 4) != 0)
+		return false;
+	if (n - i >= 3 && !memcmp(p + i, "or\"", 3))
+		i += 3;
+	else if (p[i] == '"')
+		i++;
+	else
+		return false;
+	while (i < n && ing_is_space(p[i]))
+		i++;
+	return i < n && p[i] == ':';
 }
 
 /*
  * Whether decoding content can only cut text out of it: with no escape,
  * the message is a substring of the payload, unless a cause is joined to
  * it. Every literal of the decoded message is then in the payload's text,
- * so a prefilter miss there is a miss on the message.
+ * so a prefilter miss there is a miss on the message. One pass: every
+ * payload line comes here.
  */
 static bool deferrable(struct rt_str content)
 {
-	return !memchr(content.p, '\\', content.n) && !has_cause_key(content);
+	const char *p = content.p;
+	size_t n = content.n, i = 0;
+
+#ifdef __SSE2__
+	const __m128i bs = _mm_set1_epi8('\\'), q = _mm_set1_epi8('"'),
+		      e = _mm_set1_epi8('e');
+
+	for (; i + 17 <= n; i += 16) {
+		__m128i v0 = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(p + i + 1));
+		unsigned m;
+
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(v0, bs)))
+			return false;
+		m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+			_mm_cmpeq_epi8(v0, q), _mm_cmpeq_epi8(v1, e)));
+		for (; m; m &= m - 1)
+			if (cause_key_at(p, n, i + (unsigned)__builtin_ctz(m)))
+				return false;
+	}
+#endif
+	for (; i < n; i++)
+		if (p[i] == '\\' || (p[i] == '"' && cause_key_at(p, n, i)))
+			return false;
+	return true;
 }
 
 int ing_log_emit(struct dec_ctx *d, struct rt_record *rec,
