@@ -2,7 +2,8 @@
  * fuzz_ingest.c: libFuzzer harness for the framer and every decoder. The
  * input is split at a byte chosen by the input itself so chunk boundaries
  * are fuzzed too; records are classified with the built-in packs so the
- * rule engine sees decoder output as well.
+ * rule engine sees decoder output as well, with JSON payloads deferred or
+ * not as the input's second byte says.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,8 +17,15 @@ static struct rules *rules;
 static int on_record(void *ctx, struct rt_record *r)
 {
 	struct rt_class c;
+	int n = -1;
 
-	rules_classify(rules, r, ctx, &c);
+	/* as cli_classify does: a deferred payload waits for a likely match */
+	if (r->flags & RT_REC_DEFERRED)
+		n = rules_classify_deferred(rules, r, ctx, &c);
+	if (n != 0)
+		ingest_undefer(r, ctx);
+	if (n < 0)
+		rules_classify(rules, r, ctx, &c);
 	/* Touch every view so ASan sees a dangling one. */
 	volatile size_t sink = r->message.n + r->raw.n;
 	for (size_t i = 0; i < r->message.n; i++)
@@ -41,7 +49,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ingest_opts o = { .max_record = 4096 };
+	struct ingest_opts o = { .max_record = 4096,
+				 .defer_payload = size > 1 && (data[1] & 1) };
 	struct rt_arena arena;
 	struct ingest *in = ingest_new(&o);
 	size_t cut = size ? data[0] % (size + 1) : 0;
