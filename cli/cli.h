@@ -83,7 +83,8 @@ enum {
  */
 int cli_input_opt(const char *cmd, int opt, const char *arg,
 		  struct ingest_opts *io, struct cli_rules_opts *ro);
-/* "NS/NAME" into io->release_ns/release_name (static storage). */
+/* "NS/NAME" or "NAME" (no namespace: NULL) into io->release_ns and
+ * release_name (static storage). -1 when malformed. */
 int cli_parse_release(const char *arg, struct ingest_opts *io);
 /* "1048576", "512k", "1M" -> bytes; -1 when malformed or over 1 GiB. */
 int cli_parse_size(const char *arg, size_t *out);

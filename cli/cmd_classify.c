@@ -291,7 +291,7 @@ static void print_summary(const struct ingest_stats *s,
 static const char usage_text[] =
 	"usage: revtrail classify [--all] [--format NAME] [--max-record BYTES]\n"
 	"                         [--rules PATH]... [--no-default-rules]\n"
-	"                         [--release NS/NAME] [-v] [FILE...]\n";
+	"                         [--release [NS/]NAME] [-v] [FILE...]\n";
 
 static const struct option long_opts[] = {
 	{ "all", no_argument, NULL, 'a' },

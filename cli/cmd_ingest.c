@@ -1,5 +1,5 @@
 /*
- * cmd_ingest.c: `revtrail ingest [--db PATH] [--release NS/NAME] [--gap DUR]
+ * cmd_ingest.c: `revtrail ingest [--db PATH] [--release [NS/]NAME] [--gap DUR]
  * [--keep-untagged] [--rules PATH]... [--no-default-rules] [--format NAME]
  * [--max-record BYTES] [-v] [FILE...]`.
  *
@@ -152,7 +152,7 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 }
 
 static const char usage_text[] =
-	"usage: revtrail ingest [--db PATH] [--release NS/NAME] [--gap DUR]\n"
+	"usage: revtrail ingest [--db PATH] [--release [NS/]NAME] [--gap DUR]\n"
 	"                       [--keep-untagged] [--rules PATH]... "
 	"[--no-default-rules]\n"
 	"                       [--format NAME] [--max-record BYTES] [-v] "

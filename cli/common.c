@@ -151,13 +151,20 @@ int cli_parse_release(const char *arg, struct ingest_opts *io)
 	static char buf[512];
 	char *slash;
 
-	if (strlen(arg) >= sizeof(buf) || !(slash = strchr(arg, '/')) ||
-	    slash == arg || !slash[1])
+	if (!*arg || strlen(arg) >= sizeof(buf))
 		return -1;
 	strcpy(buf, arg);
-	buf[slash - arg] = '\0';
+	if (!(slash = strchr(buf, '/'))) {
+		/* as `helm history NAME` without -n: any namespace */
+		io->release_ns = NULL;
+		io->release_name = buf;
+		return 0;
+	}
+	if (slash == buf || !slash[1] || strchr(slash + 1, '/'))
+		return -1;
+	*slash = '\0';
 	io->release_ns = buf;
-	io->release_name = buf + (slash - arg) + 1;
+	io->release_name = slash + 1;
 	return 0;
 }
 
@@ -202,7 +209,7 @@ int cli_input_opt(const char *cmd, int opt, const char *arg,
 		return 1;
 	case CLI_OPT_RELEASE:
 		if (cli_parse_release(arg, io))
-			return cli_usage_error(cmd, "--release wants NAMESPACE/NAME, got '%s'", arg);
+			return cli_usage_error(cmd, "--release wants NAME or NAMESPACE/NAME, got '%s'", arg);
 		return 1;
 	case 'v':
 		io->verbose = stderr;

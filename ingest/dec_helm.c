@@ -82,7 +82,7 @@ struct rt_str dec_helm_opt_str(struct dec_ctx *d, const char *s)
 	return s && *s ? rt_arena_strdup(d->arena, s, strlen(s)) : RT_STR_NULL;
 }
 
-/* History inputs do not name their release: --release NS/NAME may. */
+/* History inputs do not name their release: --release [NS/]NAME may. */
 void dec_helm_opts_release(struct dec_ctx *d, struct rt_revision *rev)
 {
 	if (!d->opts)

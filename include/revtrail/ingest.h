@@ -20,7 +20,7 @@
 struct ingest_opts {
 	size_t max_record;          /* bytes; 0 = INGEST_DEFAULT_MAX_RECORD */
 	enum rt_format force;       /* RT_FMT_UNKNOWN = detect per record */
-	const char *release_ns;     /* --release NS/NAME: names the release of */
+	const char *release_ns;     /* --release [NS/]NAME: names the release of */
 	const char *release_name;   /* history inputs that lack it; may be NULL */
 	FILE *verbose;              /* -v: rejects are printed here; NULL = quiet */
 	/* Leave a container's JSON log payload undecoded when decoding could

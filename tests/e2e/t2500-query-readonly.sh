@@ -57,8 +57,9 @@ run_rt incidents --db "$DB" --bogus
 is "$RC" 2 "unknown option exits 2"
 run_rt ingest --db "$DB" --gap 0s /dev/null
 is "$RC" 2 "bad --gap exits 2"
-run_rt ingest --db "$DB" --release nope /dev/null
+run_rt ingest --db "$DB" --release prod/ /dev/null
 is "$RC" 2 "bad --release exits 2"
+like "$(cat "$ERR")" "--release wants NAME or NAMESPACE/NAME, got 'prod/'" "and says what it wants"
 run_rt ingest --db "$T/nodir/x.db" /dev/null
 is "$RC" 1 "unwritable database path exits 1"
 like "$(cat "$ERR")" 'x.db' "and names it"

@@ -67,6 +67,16 @@ is "$(jq -c 'map([.namespace, .workload, .release])' "$OUT")" '[["lb","haproxy",
 	"the labels taught haproxy -> edge"
 snapshot "$T/all.db" ref
 
+# `helm history edge` run without -n: a bare --release names the release in
+# whatever namespace its events show.
+run_rt ingest --db "$T/bare.db" --release edge "$V/history.json" "$V/exporter.ndjson" $LOGS
+is "$RC" 0 "ingest with a bare --release exits 0"
+run_rt query --db "$T/bare.db" -o json "SELECT namespace, release, revision, diagnosis FROM incidents"
+is "$(jq -c 'map([.namespace, .release, .revision, .diagnosis])' "$OUT")" \
+	'[["lb","edge",3,"stale_config_mount"]]' "a bare --release: the same incident, revision 3"
+run_rt query --db "$T/bare.db" -o json "SELECT DISTINCT namespace FROM revisions"
+is "$(jq -c 'map(.namespace)' "$OUT")" '[""]' "its history kept without a namespace"
+
 # Logs first, then events, then history: three runs.
 for f in $LOGS "$V/exporter.ndjson" "$V/history.json"; do
 	run_rt ingest --db "$T/logs-first.db" --release lb/edge "$f"
