@@ -156,15 +156,13 @@ static size_t clean_into(char *out, const char *p, size_t n, bool cut,
 	return o;
 }
 
-struct rt_str ing_clean(struct rt_arena *a, const char *p, size_t n, bool cut,
-			unsigned *flags, size_t *junk)
+/* The cleaned copy of a text known to need cleaning. */
+static struct rt_str clean_copy(struct rt_arena *a, const char *p, size_t n,
+				bool cut, unsigned *flags, size_t *junk)
 {
-	char *out;
+	char *out = rt_arena_alloc(a, 3 * n + 1);
 	size_t o;
 
-	if (clean_prefix(p, n) == n)
-		return rt_arena_strdup(a, p, n);
-	out = rt_arena_alloc(a, 3 * n + 1);
 	if (!out)
 		return RT_STR_NULL;
 	o = clean_into(out, p, n, cut, flags, junk);
@@ -172,12 +170,20 @@ struct rt_str ing_clean(struct rt_arena *a, const char *p, size_t n, bool cut,
 	return rt_str_make(out, o);
 }
 
+struct rt_str ing_clean(struct rt_arena *a, const char *p, size_t n, bool cut,
+			unsigned *flags, size_t *junk)
+{
+	if (clean_prefix(p, n) == n)
+		return rt_arena_strdup(a, p, n);
+	return clean_copy(a, p, n, cut, flags, junk);
+}
+
 struct rt_str ing_clean_view(struct rt_arena *a, const char *p, size_t n,
 			     bool cut, unsigned *flags, size_t *junk)
 {
 	if (clean_prefix(p, n) == n)
 		return rt_str_make(p, n);
-	return ing_clean(a, p, n, cut, flags, junk);
+	return clean_copy(a, p, n, cut, flags, junk);
 }
 
 int ing_clean_buf(struct ing_buf *b, const char *p, size_t n, bool cut,

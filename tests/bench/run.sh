@@ -52,8 +52,6 @@ measure() {
 	cat "$dir/time.out"
 }
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-
 # round FILE: one run of each case on FILE, in a fixed order, so that a
 # burst of load from the machine's neighbours hits every case alike.
 # Appends "case seconds peak_kib" lines to $dir/rounds.
