@@ -48,30 +48,45 @@ static inline bool byte_ok(unsigned char c)
 	       c == '\n' || c == 0x1b;
 }
 
+#ifdef __SSE2__
+/* Bit i set: byte i of the 16 at p is not plain text. A block of printable
+ * ASCII (nearly all of them) costs two compares; only the others sort out
+ * the control bytes that are text. */
+static inline unsigned bad_mask(const char *p)
+{
+	const __m128i v = _mm_loadu_si128((const __m128i *)p);
+	/* Signed: bytes >= 0x80 count as below the blank too. */
+	__m128i low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+	__m128i del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+	__m128i ok;
+
+	if (!_mm_movemask_epi8(_mm_or_si128(low, del)))
+		return 0;
+	ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
+					_mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))),
+			  _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')),
+					_mm_cmpeq_epi8(v, _mm_set1_epi8(0x1b))));
+	return (unsigned)_mm_movemask_epi8(
+		_mm_or_si128(_mm_andnot_si128(ok, low), del));
+}
+#endif
+
 /* Length of the run of text bytes at p: 16 at a time with SSE2 (every
- * frame passes here, and most are all text), the rest one by one. */
+ * frame passes here, and most are all text); the last block overlaps the
+ * one before it rather than falling back to bytes. */
 static size_t clean_prefix(const char *p, size_t n)
 {
 	size_t i = 0;
 
 #ifdef __SSE2__
-	const __m128i sp = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f),
-		      tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r'),
-		      lf = _mm_set1_epi8('\n'), esc = _mm_set1_epi8(0x1b);
+	unsigned mask;
 
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-		/* Signed: bytes >= 0x80 count as below the blank too. */
-		__m128i low = _mm_cmplt_epi8(v, sp);
-		__m128i ok = _mm_or_si128(
-			_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)),
-			_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, esc)));
-		__m128i bad = _mm_or_si128(_mm_andnot_si128(ok, low),
-					   _mm_cmpeq_epi8(v, del));
-		unsigned mask = (unsigned)_mm_movemask_epi8(bad);
-
-		if (mask)
+	for (; i + 16 <= n; i += 16)
+		if ((mask = bad_mask(p + i)))
 			return i + (unsigned)__builtin_ctz(mask);
+	if (n >= 16 && i < n) {
+		mask = bad_mask(p + n - 16) >> (16 - (n - i));
+		return mask ? i + (unsigned)__builtin_ctz(mask) : n;
 	}
 #endif
 	while (i < n && byte_ok((unsigned char)p[i]))
@@ -241,7 +256,9 @@ size_t ing_rfc3339(const char *p, size_t n, int64_t *ns)
 		int64_t ns;
 	} last;
 	int oh, om;
-	int64_t frac = 0, scale = 100000000, base;
+	static const int64_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000,
+		1000000, 10000000, 100000000, 1000000000 };
+	int64_t frac = 0, base;
 	size_t k = 19;
 
 	if (n < 20)
@@ -255,13 +272,15 @@ size_t ing_rfc3339(const char *p, size_t n, int64_t *ns)
 		return 0;
 	base = last.ns;
 	if (p[k] == '.') {
-		k++;
+		size_t d = ++k;
+
 		if (k >= n || p[k] < '0' || p[k] > '9')
 			return 0;
-		for (; k < n && p[k] >= '0' && p[k] <= '9'; k++) {
-			frac += (p[k] - '0') * scale;
-			scale /= 10;
-		}
+		/* Nanoseconds: digits past the ninth are read and dropped. */
+		for (; k < n && p[k] >= '0' && p[k] <= '9'; k++)
+			if (k - d < 9)
+				frac = frac * 10 + (p[k] - '0');
+		frac *= pow10[k - d < 9 ? 9 - (k - d) : 0];
 	}
 	if (k >= n)
 		return 0;
