@@ -146,6 +146,10 @@ struct pf {
 	struct pf_sgroup *sgroups;      /* one per anchor pair */
 	size_t nsgroups;
 	uint16_t spairs[MAX_SPAIRS];
+	/* Each pair's first and second byte, 16 times: the SSE2 pass's
+	 * compare operands, built once rather than per text. */
+	_Alignas(16) unsigned char spair_lo[MAX_SPAIRS][16];
+	_Alignas(16) unsigned char spair_hi[MAX_SPAIRS][16];
 	unsigned nspairs;       /* > MAX_SPAIRS: no SSE2 pass */
 	uint64_t spair_tab[65536 / 64];         /* folded pair values */
 	bool caseless_k_s;      /* some literal holds a 'k' or an 's' */
@@ -836,6 +840,10 @@ int pf_build(struct pf *pf)
 	if ((rc = build_litpats(pf)) || (rc = make_anchors(pf)))
 		return rc;
 	group_shorts(pf);
+	for (unsigned k = 0; k < pf->nspairs && k < MAX_SPAIRS; k++) {
+		memset(pf->spair_lo[k], pf->spairs[k] & 0xff, 16);
+		memset(pf->spair_hi[k], pf->spairs[k] >> 8, 16);
+	}
 	if ((rc = build_bitmaps(pf)) || (rc = build_slots(pf)))
 		return rc;
 	return build_lslots(pf);
@@ -1007,12 +1015,18 @@ scan_pairs(struct scan *s, const __m128i *lo, const __m128i *hi, unsigned np)
 		for (mask = pair_mask(s->t + i, lo, hi, np, &seen); mask;
 		     mask &= mask - 1)
 			verify_short(s, i + (unsigned)__builtin_ctz(mask));
-	/* The rest from a copy padded with 0 (no anchor pair holds one);
-	 * only positions with a byte after them count. */
+	/* The last positions (those with a byte after them) from the block
+	 * that ends with the text, less the ones looked at; a text shorter
+	 * than a block from a copy padded with 0, which no pair holds. */
 	rest = s->n - i;
-	memcpy(pad, s->t + i, rest);
-	mask = pair_mask(pad, lo, hi, np, &seen) &
-	       (rest ? (1u << (rest - 1)) - 1 : 0);
+	if (s->n >= 17) {
+		mask = pair_mask(s->t + s->n - 17, lo, hi, np, &seen) >>
+		       (17 - rest);
+	} else {
+		memcpy(pad, s->t + i, rest);
+		mask = pair_mask(pad, lo, hi, np, &seen) &
+		       (rest ? (1u << (rest - 1)) - 1 : 0);
+	}
 	for (; mask; mask &= mask - 1)
 		verify_short(s, i + (unsigned)__builtin_ctz(mask));
 	return _mm_movemask_epi8(seen) ? HIGH64 : 0;
@@ -1027,12 +1041,9 @@ static bool scan_short(struct scan *s, uint64_t *high)
 
 #ifdef __SSE2__
 	if (pf->nspairs <= MAX_SPAIRS) {
-		__m128i lo[MAX_SPAIRS], hi[MAX_SPAIRS];
+		const __m128i *lo = (const __m128i *)pf->spair_lo,
+			      *hi = (const __m128i *)pf->spair_hi;
 
-		for (unsigned k = 0; k < pf->nspairs; k++) {
-			lo[k] = _mm_set1_epi8((char)(pf->spairs[k] & 0xff));
-			hi[k] = _mm_set1_epi8((char)(pf->spairs[k] >> 8));
-		}
 		switch (pf->nspairs) {
 		case 1: *high |= scan_pairs(s, lo, hi, 1); return true;
 		case 2: *high |= scan_pairs(s, lo, hi, 2); return true;
@@ -1128,21 +1139,28 @@ static size_t scan_main(struct scan *s, uint64_t *high)
 	return q;
 }
 
-/* The last positions, from a copy padded with 0, which folds to a blank,
- * one of the values a mid-size anchor's free byte accepts. */
+/* The last positions. A window running past the end reads the bytes past
+ * it as 0, which folds to a blank, one of the values a mid-size anchor's
+ * free byte accepts: shifted in from the text's last 8 bytes, or from a
+ * copy padded with 0 when the text is shorter. */
 static void scan_tail(struct scan *s, size_t q, uint64_t *high)
 {
-	unsigned char pad[32] = { 0 };
-	size_t rest = s->n - q;
+	unsigned char pad[16] = { 0 };
+	const unsigned char *t = s->t;
+	bool padded = s->n < 8;
 
-	memcpy(pad, s->t + q, rest);        /* rest < 20 */
-	for (size_t i = 0; i < rest; i += STRIDE) {
-		uint64_t w = load64(pad + i);
+	if (padded) {   /* then scan_main looked at nothing: q is 0 */
+		memcpy(pad, s->t, s->n);
+		t = pad;
+	}
+	for (size_t i = q; i < s->n; i += STRIDE) {
+		uint64_t w = padded || i + 8 <= s->n ? load64(t + i) :
+			     load64(t + s->n - 8) >> 8 * (i + 8 - s->n);
 
 		*high |= w;
 		w |= FOLD64;
 		if (test_bit(s->pf->gate, hash32((uint32_t)w)))
-			check_pos(s, q + i, w, i + 8 <= rest);
+			check_pos(s, i, w, i + 8 <= s->n);
 	}
 }
 

@@ -192,27 +192,38 @@ static void scanner(void)
 	pf_free(pf);
 }
 
-/* Every literal length at every alignment and distance from the end, in
+/* Every literal length at every alignment and distance from the end (on
+ * both sides of the main loop's and the byte pass's last block), in
  * random case: the anchor for each start residue must catch it. */
 static void alignments(void)
 {
 	static const char base[] = "QuxzJvkwPyfgbQjzx.:!@#";
 	unsigned misses = 0, tries = 0, seed = 3;
 
-	for (size_t len = 3; len <= 14; len++) {
+	for (size_t len = 3; len <= 26; len++) {
 		struct pf *pf = pf_new();
-		static uint32_t stamp[4], gen, hits[4];
+		static uint32_t stamp[80], gen, hits[80];
+		/* Past 14, lengths 3..14 again among 70 fillers that never
+		 * occur: too many literals for the byte pass alone, so those
+		 * of 5 bytes and more go to the windows. */
+		size_t n_lit = len <= 14 ? len : len - 12;
 
-		pf_add(pf, base + 1, len, 0);
+		pf_add(pf, base + 1, n_lit, 0);
+		for (int k = 0; len > 14 && k < 70; k++) {
+			char filler[16];
+
+			snprintf(filler, sizeof(filler), "~%02d~%02d~", k, k);
+			pf_add(pf, filler, strlen(filler), 1);
+		}
 		pf_build(pf);
-		for (size_t pre = 0; pre < 9; pre++)
-			for (size_t post = 0; post < 9; post++) {
+		for (size_t pre = 0; pre < 21; pre++)
+			for (size_t post = 0; post < 21; post++) {
 				char text[64];
 				size_t n = 0;
 
 				memset(text, '-', sizeof(text));
 				n = pre;
-				for (size_t k = 0; k < len; k++) {
+				for (size_t k = 0; k < n_lit; k++) {
 					char ch = base[1 + k];
 
 					seed = seed * 1103515245u + 12345u;
@@ -228,7 +239,7 @@ static void alignments(void)
 				if (pf_scan(pf, text, n, stamp, ++gen, hits) != 1)
 					misses++;
 				/* One byte short of the literal: no hit. */
-				if (pf_scan(pf, text + pre + 1, len - 1, stamp, ++gen,
+				if (pf_scan(pf, text + pre + 1, n_lit - 1, stamp, ++gen,
 					    hits) != 0)
 					misses++;
 			}
