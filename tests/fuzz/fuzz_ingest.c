@@ -11,21 +11,15 @@
 
 #include "revtrail/ingest.h"
 #include "revtrail/rules.h"
+#include "../../cli/cli.h"
 
 static struct rules *rules;
 
 static int on_record(void *ctx, struct rt_record *r)
 {
 	struct rt_class c;
-	int n = -1;
 
-	/* as cli_classify does: a deferred payload waits for a likely match */
-	if (r->flags & RT_REC_DEFERRED)
-		n = rules_classify_deferred(rules, r, ctx, &c);
-	if (n != 0)
-		ingest_undefer(r, ctx);
-	if (n < 0)
-		rules_classify(rules, r, ctx, &c);
+	cli_classify(rules, r, ctx, &c);
 	/* Touch every view so ASan sees a dangling one. */
 	volatile size_t sink = r->message.n + r->raw.n;
 	for (size_t i = 0; i < r->message.n; i++)
