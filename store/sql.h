@@ -12,7 +12,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -95,6 +95,14 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE TABLE workload_releases(namespace TEXT NOT NULL,"
 	" workload TEXT NOT NULL, release_namespace TEXT NOT NULL,"
 	" release TEXT NOT NULL, PRIMARY KEY(namespace, workload)) WITHOUT ROWID;",
+	/* 2 -> 3: every lookup by incident or release names one, so events
+	 * outside any (most container-log errors) stay out of both indexes */
+	"DROP INDEX events_incident;"
+	"CREATE INDEX events_incident ON events(incident_id)"
+	" WHERE incident_id IS NOT NULL;"
+	"DROP INDEX events_release;"
+	"CREATE INDEX events_release ON events(release_namespace, release,"
+	" first_ns) WHERE release IS NOT NULL;",
 };
 
 /* Statements prepared once per writer connection. */

@@ -94,7 +94,7 @@ static void test_create_and_migrate(void)
 	       "writer opens and migrates");
 	store_close(st);
 	is_int(version(), STORE_SCHEMA_VERSION, "migrated to the current version");
-	is_int(STORE_SCHEMA_VERSION, 2, "which is 2");
+	is_int(STORE_SCHEMA_VERSION, 3, "which is 3");
 	ok(exec("SELECT id, namespace, release, revision, status, severity,"
 		" opened_at, last_seen_at, closed_at, event_count, tags,"
 		" diagnosis, title FROM incidents;"
@@ -110,7 +110,7 @@ static void test_create_and_migrate(void)
 	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
 	       "reopening a current database");
 	store_close(st);
-	is_int(version(), 2, "still version 2");
+	is_int(version(), 3, "still version 3");
 	exec("PRAGMA user_version = 99");
 	ok(store_open(path, 0, NULL, &st, err, sizeof(err)) != 0,
 	   "a newer schema is refused");
@@ -137,7 +137,7 @@ static void test_migrate_v1(void)
 	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
 	       "the writer migrates it: %s", err);
 	store_close(st);
-	is_int(version(), 2, "to version 2");
+	is_int(version(), STORE_SCHEMA_VERSION, "to the current version");
 	ok(exec("SELECT namespace, workload, release_namespace, release"
 		" FROM workload_releases") == 0, "workload_releases exists");
 	is_int(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)), 0,
@@ -147,6 +147,52 @@ static void test_migrate_v1(void)
 		    err, sizeof(err));
 	is_str(c.text, "e=1;s=deployed;", "rows kept");
 	store_close(st);
+	fresh();
+}
+
+static int count(const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *s;
+	int n = -1;
+
+	sqlite3_open(path, &h);
+	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+	return n;
+}
+
+/* Version 3 keeps events without an incident or a release out of the two
+ * lookup indexes; the lookups by incident and by release still use them. */
+static void test_migrate_v2(void)
+{
+	struct store *st;
+	char err[512] = "";
+
+	fresh();
+	ok(exec(store_migrations[0]) == 0 && exec(store_migrations[1]) == 0,
+	   "a version 2 schema");
+	ok(exec("PRAGMA user_version = 2;"
+		"INSERT INTO events(ukey, incident_id, release_namespace, release,"
+		" first_ns) VALUES(1, 4, 'lb', 'x', 10), (2, NULL, NULL, NULL, 20),"
+		" (3, NULL, 'lb', 'x', 30);") == 0, "with rows");
+	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
+	       "the writer migrates it: %s", err);
+	store_close(st);
+	is_int(version(), 3, "to version 3");
+	is_int(count("SELECT count(*) FROM sqlite_master WHERE name IN"
+		     " ('events_incident', 'events_release')"
+		     " AND sql LIKE '% WHERE % IS NOT NULL'"), 2,
+	       "both indexes are partial");
+	is_int(count("SELECT count(*) FROM events INDEXED BY events_incident"
+		     " WHERE incident_id = 4"), 1, "lookup by incident");
+	is_int(count("SELECT count(*) FROM events INDEXED BY events_release"
+		     " WHERE release_namespace = 'lb' AND release = 'x'"), 2,
+	       "lookup by release");
+	is_int(count("SELECT count(*) FROM events"), 3, "rows kept");
 	fresh();
 }
 
@@ -203,6 +249,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s.db", tmpl);
 	test_create_and_migrate();
 	test_migrate_v1();
+	test_migrate_v2();
 	test_readonly();
 	return done_testing();
 }
