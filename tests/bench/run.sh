@@ -52,16 +52,26 @@ measure() {
 	cat "$dir/time.out"
 }
 
+# warm FILE: read it once, untimed. This machine's page cache is small and
+# shrinks under its neighbours, so a case that found the file evicted paid
+# seconds of reads the case before it did not; now every case starts alike.
+warm() {
+	cat "$1" > /dev/null
+}
+
 # round FILE: one run of each case on FILE, in a fixed order, so that a
 # burst of load from the machine's neighbours hits every case alike.
 # Appends "case seconds peak_kib" lines to $dir/rounds.
 round() {
 	local file=$1 t m
+	warm "$file"
 	read -r t m < <(measure rg -c -i -f "$dir/patterns" "$file")
 	echo "rg $t $m" >> "$dir/rounds"
+	warm "$file"
 	read -r t m < <(measure "$bin" classify "$file")
 	echo "classify $t $m" >> "$dir/rounds"
 	rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
+	warm "$file"
 	read -r t m < <(measure "$bin" ingest --db "$dir/bench.db" "$file")
 	echo "ingest $t $m" >> "$dir/rounds"
 }
