@@ -361,6 +361,7 @@ static int recompute_now(struct store *st)
  * inside our own poll calls), so its mutexes guard nothing here: they cost
  * about 60 lock pairs per stored event. Memory statistics are never read.
  * sqlite3_config only works before the library initialises, hence once.
+ * A second thread that opens a store must change this to MULTITHREAD.
  */
 static void sqlite_config_once(void)
 {
