@@ -16,8 +16,8 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 OPT ?= -O2
 CFLAGS ?= $(OPT) -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
-	-Iinclude $(PKG_CFLAGS)
-LDLIBS += $(PKG_LIBS) -lm
+	-pthread -Iinclude $(PKG_CFLAGS)
+LDLIBS += $(PKG_LIBS) -lm -pthread
 
 ifneq ($(SANITIZE),)
 override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer \

@@ -7,8 +7,9 @@
  * into the batch; after the chunk, reset the scratch arena the chunk's
  * records lived in (the batch copied what it keeps), and when the batch is
  * over its bound (records, bytes kept, one second, or any chunk of a pipe,
- * which may be followed by silence), correlate and store it in one
- * transaction.
+ * which may be followed by silence), hand it to the store's writer thread,
+ * which correlates and stores it in one transaction while this loop fills
+ * the other batch.
  * EOF and SIGINT/SIGTERM flush the last batch. The signal handler only sets
  * a flag (and points stdin at /dev/null, so a blocked read of a quiet pipe
  * returns).
@@ -51,11 +52,14 @@ static void on_signal(int sig)
 struct run {
 	struct rules *rules;
 	struct store *st;
-	struct corr_batch *b;
+	struct store_writer *w;
+	struct corr_batch *b;           /* being filled */
+	struct corr_batch *spare;       /* with the writer, or free */
 	struct rt_arena arena;          /* the current chunk's records */
-	struct store_stats stats;
+	struct store_stats stats;       /* the writer's until it is idle */
 	int64_t last_commit;
 	bool streaming;
+	bool failed;                    /* a commit failed, and was reported */
 	uint64_t limit_hits;
 };
 
@@ -81,22 +85,44 @@ static int on_record(void *ctx, struct rt_record *rec)
 	return 0;
 }
 
+static int commit_failed(struct run *r, int err)
+{
+	r->failed = true;
+	fprintf(stderr, "revtrail ingest: %s\n", store_errmsg(r->st)[0] ?
+		store_errmsg(r->st) : rt_strerror(err));
+	return CLI_FAIL;
+}
+
+/* Hands the batch to the writer and goes on with the spare one, which the
+ * submit waited to be committed. */
 static int flush(struct run *r)
 {
+	struct corr_batch *b = r->b;
 	int err;
 
-	if (corr_batch_pending(r->b) || r->b->npos) {
-		err = store_commit(r->st, r->b, &r->stats);
-		if (err) {
-			fprintf(stderr, "revtrail ingest: %s\n",
-				store_errmsg(r->st)[0] ? store_errmsg(r->st) :
-				rt_strerror(err));
-			return CLI_FAIL;
-		}
-	}
-	corr_batch_reset(r->b);
 	r->last_commit = now_ns();
+	if (r->failed)
+		return CLI_FAIL;
+	if (!corr_batch_pending(b) && !b->npos) {
+		corr_batch_reset(b);
+		return 0;
+	}
+	if ((err = store_writer_submit(r->w, b)))
+		return commit_failed(r, err);
+	r->b = r->spare;
+	r->spare = b;
+	corr_batch_reset(r->b);
 	return 0;
+}
+
+/* The last flush, then the wait for its commit. */
+static int flush_last(struct run *r)
+{
+	int err, rc = flush(r);
+
+	if (!r->failed && (err = store_writer_wait(r->w)))
+		rc = commit_failed(r, err);
+	return rc;
 }
 
 static int between_chunks(void *ctx)
@@ -131,15 +157,17 @@ static bool is_streaming(char **paths, int n)
 	return false;
 }
 
+/* After the writer is idle: the counters of both batches. */
 static void summary(const struct run *r, const struct ingest_stats *is)
 {
-	const struct corr_batch *b = r->b;
+	const struct corr_batch *b = r->b, *o = r->spare;
 	const struct store_stats *s = &r->stats;
 
 	fprintf(stderr, "ingest: %" PRIu64 " records, %" PRIu64 " tagged, %"
 		PRIu64 " rejected, %" PRIu64 " untagged (%s), %" PRIu64
-		" helm records\n", is->records, b->tagged, is->rejects,
-		b->untagged, b->keep_untagged ? "kept" : "not stored", b->helm);
+		" helm records\n", is->records, b->tagged + o->tagged,
+		is->rejects, b->untagged + o->untagged,
+		b->keep_untagged ? "kept" : "not stored", b->helm + o->helm);
 	fprintf(stderr, "ingest: events %" PRIu64 " new, %" PRIu64
 		" updated; revisions %" PRIu64 "; incidents %" PRIu64
 		" opened, %" PRIu64 " updated, %" PRIu64 " merged; %" PRIu64
@@ -192,9 +220,10 @@ static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
 			     between_chunks, r);
 	if (rc == STOPPED)
 		rc = CLI_OK;
-	/* EOF, a signal, or a file that failed to open: keep what was read */
+	/* EOF, a signal, or a file that failed to open: keep what was read.
+	 * A failed commit is reported once: by the flush that met it. */
 	if (rc != CLI_FAIL || corr_batch_pending(r->b)) {
-		int frc = flush(r);
+		int frc = flush_last(r);
 
 		if (frc)
 			rc = frc;
@@ -260,15 +289,20 @@ int cmd_ingest(int argc, char **argv)
 	}
 	io.defer_payload = !keep;       /* an untagged kept event needs its
 					 * message */
-	if (!(in = ingest_new(&io)) || !(r.b = corr_batch_new(keep))) {
+	if (!(in = ingest_new(&io)) || !(r.b = corr_batch_new(keep)) ||
+	    !(r.spare = corr_batch_new(keep)) ||
+	    store_writer_new(r.st, &r.stats, &r.w)) {
 		fputs("revtrail ingest: out of memory\n", stderr);
 		goto out;
 	}
 	rt_arena_init(&r.arena);
 	rc = ingest_all(&r, in, argv + optind, argc - optind);
+	store_writer_wait(r.w);
 	summary(&r, ingest_stats(in));
 	rt_arena_release(&r.arena);
 out:
+	store_writer_free(r.w);
+	corr_batch_free(r.spare);
 	corr_batch_free(r.b);
 	ingest_free(in);
 	store_close(r.st);

@@ -357,11 +357,13 @@ static int recompute_now(struct store *st)
 }
 
 /*
- * revtrail calls SQLite from one thread only (librdkafka's callbacks run
- * inside our own poll calls), so its mutexes guard nothing here: they cost
- * about 60 lock pairs per stored event. Memory statistics are never read.
- * sqlite3_config only works before the library initialises, hence once.
- * A second thread that opens a store must change this to MULTITHREAD.
+ * revtrail calls SQLite from one thread at a time (librdkafka's callbacks
+ * run inside our own poll calls; ingest's writer thread has the store only
+ * between a submit and the wait after it, writer.c), so its mutexes guard
+ * nothing here: they cost about 60 lock pairs per stored event. Memory
+ * statistics are never read. sqlite3_config only works before the library
+ * initialises, hence once. Two threads using stores at the same time would
+ * need MULTITHREAD instead.
  */
 static void sqlite_config_once(void)
 {

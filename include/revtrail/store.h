@@ -66,6 +66,26 @@ struct store_stats {
 int store_commit(struct store *st, struct corr_batch *b,
 		 struct store_stats *stats);
 
+/*
+ * A writer thread: store_commit in the background, so the caller fills the
+ * next batch while the last one is written. Between store_writer_submit(b)
+ * and the next submit or wait, the writer owns the store, b and stats:
+ * the caller touches none of them.
+ */
+struct store_writer;
+
+/* Starts the thread, which blocks every signal. Returns 0 or RT_ENOMEM. */
+int store_writer_new(struct store *st, struct store_stats *stats,
+		     struct store_writer **out);
+/* Waits for the batch in flight, then hands b over and returns 0 -- unless
+ * a commit failed: then b is not taken and that commit's error is returned
+ * (and is again by every later call: callers stop at a failed commit). */
+int store_writer_submit(struct store_writer *w, struct corr_batch *b);
+/* Waits for the batch in flight; returns the error of the last commit. */
+int store_writer_wait(struct store_writer *w);
+/* Waits, ends the thread, frees. Accepts NULL. */
+void store_writer_free(struct store_writer *w);
+
 /* The committed position of a source (Kafka: next offset). Returns 0 and
  * sets *offset, 1 when unknown, or RT_EDB. */
 int store_position(struct store *st, const char *source, int32_t partition,

@@ -1,7 +1,8 @@
 /*
  * test_store_order.c: the incidents after all input do not depend on the
- * order records arrive in, nor on how they are cut into batches, nor on a
- * re-run of the same input (dedupe); a gap change recomputes them.
+ * order records arrive in, nor on how they are cut into batches, nor on
+ * whether a writer thread commits them, nor on a re-run of the same input
+ * (dedupe); a gap change recomputes them.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -170,6 +171,71 @@ static int run(const char *db, const size_t *order, size_t n, size_t batch,
 	return rc;
 }
 
+/* As run, but batches alternate between two and go to a writer thread,
+ * as ingest does: one is filled while the other is committed. */
+static int run_writer(const char *db, const size_t *order, size_t n,
+		      size_t batch)
+{
+	struct corr_batch *b[2] = { corr_batch_new(false),
+				    corr_batch_new(false) };
+	struct store_writer *w = NULL;
+	struct store *st;
+	unsigned cur = 0;
+	char err[512];
+	int rc;
+
+	if ((rc = store_open(db, 0, &(struct store_opts){ .rules = rules },
+			     &st, err, sizeof(err))) ||
+	    (rc = store_writer_new(st, &total, &w)))
+		goto out;
+	for (size_t i = 0; i < n && !rc; i++) {
+		corr_batch_add(b[cur], &recs[order[i]].r, &recs[order[i]].c);
+		if ((i + 1) % batch && i + 1 != n)
+			continue;
+		if ((rc = store_writer_submit(w, b[cur])))
+			break;
+		cur ^= 1;
+		corr_batch_reset(b[cur]);   /* committed: the submit waited */
+	}
+	if (!rc)
+		rc = store_writer_wait(w);
+out:
+	store_writer_free(w);
+	store_close(st);
+	corr_batch_free(b[0]);
+	corr_batch_free(b[1]);
+	return rc;
+}
+
+/* A failed commit is returned by the next submit, which does not take its
+ * batch, and by every wait after it. */
+static void writer_failure(const char *db)
+{
+	struct corr_batch *b = corr_batch_new(false);
+	struct store_stats stats = { 0 };
+	struct store_writer *w = NULL;
+	struct store *st = NULL;
+	char err[512];
+
+	/* read-only: store_commit refuses every batch */
+	if (!ok(store_open(db, STORE_READONLY, NULL, &st, err, sizeof(err)) == 0 &&
+		store_writer_new(st, &stats, &w) == 0, "writer on a read-only store"))
+		goto out;
+	corr_batch_add(b, &recs[1].r, &recs[1].c);
+	is_int(store_writer_submit(w, b), 0, "the first batch is taken");
+	is_int(store_writer_wait(w), RT_EINVAL, "its commit failed: wait says so");
+	is_int(store_writer_submit(w, b), RT_EINVAL,
+	       "the next submit is refused with that error");
+	is_int(store_writer_wait(w), RT_EINVAL, "and so is every wait");
+	is_int(stats.batches, 0, "no batch counted as committed");
+	ok(strstr(store_errmsg(st), "read-only") != NULL,
+		     "the store says why: %s", store_errmsg(st));
+out:
+	store_writer_free(w);
+	store_close(st);
+	corr_batch_free(b);
+}
+
 static const char *const dump_sql[] = {
 	"SELECT namespace, release, revision, status, severity, opened_at,"
 	" last_seen_at, closed_at, event_count, occurrences, tags, diagnosis,"
@@ -316,6 +382,18 @@ int main(void)
 	got = dump(path);
 	is_str(got, ref, "re-ingesting the same records changes nothing");
 	free(got);
+
+	/* through the writer thread, two batches taking turns */
+	for (size_t batch = 1; batch <= 4; batch += 3) {
+		fresh(path);
+		is_int(run_writer(path, order, nrecs, batch), 0,
+		       "writer thread, batches of %zu", batch);
+		got = dump(path);
+		is_str(got, ref, "the writer thread stores the same (batches of "
+		       "%zu)", batch);
+		free(got);
+	}
+	writer_failure(path);
 
 	/* history last, events reversed, one record per batch */
 	for (size_t i = 0; i < nrecs; i++)

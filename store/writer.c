@@ -1,0 +1,127 @@
+/*
+ * writer.c: store_commit on a thread of its own, so that reading and
+ * classifying the next batch overlaps the commit of the last one.
+ *
+ * On 1M bench Events (200k stored) the commits are two thirds of ingest's
+ * time, and on 10M CRI lines about an eighth; in line with each other the
+ * two stages take their sum, side by side their maximum.
+ *
+ * The store belongs to one thread at a time: to the writer from a submit
+ * until the wait after it returns, to the caller otherwise. The mutex
+ * hand-off orders every access, which is what SQLite's single-thread mode
+ * asks (store.c): never two threads in it at once.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "revtrail/store.h"
+
+struct store_writer {
+	struct store *st;
+	struct store_stats *stats;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct corr_batch *job;         /* in flight: submitted, not done */
+	int err;                        /* of the last commit; sticky */
+	bool quit;
+};
+
+static void *writer_main(void *arg)
+{
+	struct store_writer *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->job && !w->quit)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->job)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		int err = store_commit(w->st, w->job, w->stats);
+		pthread_mutex_lock(&w->mu);
+		w->err = err;
+		w->job = NULL;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+int store_writer_new(struct store *st, struct store_stats *stats,
+		     struct store_writer **out)
+{
+	struct store_writer *w = calloc(1, sizeof(*w));
+	sigset_t all, old;
+	int rc;
+
+	*out = NULL;
+	if (!w)
+		return RT_ENOMEM;
+	w->st = st;
+	w->stats = stats;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	/* Signals stay with the caller's thread, whose handlers expect to
+	 * interrupt its reads; the writer inherits a full mask. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return RT_ENOMEM;
+	}
+	*out = w;
+	return 0;
+}
+
+/* With w->mu held: until no batch is in flight. */
+static int idle_locked(struct store_writer *w)
+{
+	while (w->job)
+		pthread_cond_wait(&w->cv, &w->mu);
+	return w->err;
+}
+
+int store_writer_wait(struct store_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	err = idle_locked(w);
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+int store_writer_submit(struct store_writer *w, struct corr_batch *b)
+{
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	err = idle_locked(w);
+	if (!err) {
+		w->job = b;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+void store_writer_free(struct store_writer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	idle_locked(w);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}
