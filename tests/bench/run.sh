@@ -45,11 +45,12 @@ corpus() {   # corpus KIND LINES -> path
 	echo "$f"
 }
 
-# measure CMD...: prints "seconds peak_kib" of one run.
+# measure CMD...: prints "seconds peak_kib cpu_seconds" of one run (cpu:
+# user + system, of every thread).
 measure() {
-	/usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" > /dev/null 2> "$dir/cmd.err" || {
+	/usr/bin/time -f '%e %M %U %S' -o "$dir/time.out" "$@" > /dev/null 2> "$dir/cmd.err" || {
 		echo "bench: failed: $*" >&2; tail -3 "$dir/cmd.err" >&2; return 1; }
-	cat "$dir/time.out"
+	awk '{ print $1, $2, $3 + $4 }' "$dir/time.out"
 }
 
 # warm FILE: read it once, untimed. This machine's page cache is small and
@@ -61,24 +62,24 @@ warm() {
 
 # round FILE: one run of each case on FILE, in a fixed order, so that a
 # burst of load from the machine's neighbours hits every case alike.
-# Appends "case seconds peak_kib" lines to $dir/rounds.
+# Appends "case seconds peak_kib cpu_seconds" lines to $dir/rounds.
 round() {
-	local file=$1 t m
+	local file=$1
 	warm "$file"
-	read -r t m < <(measure rg -c -i -f "$dir/patterns" "$file")
-	echo "rg $t $m" >> "$dir/rounds"
+	echo "rg $(measure rg -c -i -f "$dir/patterns" "$file")" >> "$dir/rounds"
 	warm "$file"
-	read -r t m < <(measure "$bin" classify "$file")
-	echo "classify $t $m" >> "$dir/rounds"
+	echo "classify $(measure "$bin" classify "$file")" >> "$dir/rounds"
 	rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
 	warm "$file"
-	read -r t m < <(measure "$bin" ingest --db "$dir/bench.db" "$file")
-	echo "ingest $t $m" >> "$dir/rounds"
+	echo "ingest $(measure "$bin" ingest --db "$dir/bench.db" "$file")" \
+		>> "$dir/rounds"
 }
 
 # report LABEL FILE LINES: the table rows of the rounds just run. The
 # ratio is the median over rounds of rg's time / this case's time in the
-# same round; the wall time is the median over rounds.
+# same round; the wall and CPU times are medians over rounds. ingest's
+# writer thread runs beside its reader, so its CPU time can exceed its
+# wall time: lines per CPU second is the per-core figure.
 report() {
 	local label=$1 file=$2 lines=$3
 	local mb=$(( $(stat -L -c %s "$file") / 1048576 ))
@@ -90,18 +91,20 @@ report() {
 		return v[int((n + 1) / 2)]
 	}
 	{ k = ++n[$1]; t[$1, k] = $2 > 0 ? $2 : 0.001
+	  cpu[$1, k] = $4 > 0 ? $4 : 0.001
 	  if ($3 > rss[$1]) rss[$1] = $3 }
 	END {
 		split("rg classify ingest", cases, " ")
 		for (c = 1; c <= 3; c++) {
-			name = cases[c]; delete v; delete r
+			name = cases[c]; delete v; delete r; delete u
 			for (k = 1; k <= n[name]; k++) {
-				v[k] = t[name, k]; r[k] = t["rg", k] / t[name, k] }
-			m = med(v, n[name])
+				v[k] = t[name, k]; u[k] = cpu[name, k]
+				r[k] = t["rg", k] / t[name, k] }
+			m = med(v, n[name]); mc = med(u, n[name])
 			ratio = name == "rg" ? "reference" : sprintf("%.2fx", med(r, n[name]))
-			printf "%-30s %8.2f s %12.0f lines/s %8.0f MB/s %8.1f MiB %10s\n",
+			printf "%-30s %8.2f s %12.0f lines/s %8.0f MB/s %8.1f MiB %8.2f s %12.0f %10s\n",
 				(name == "rg" ? "rg -c -f" : name) " (" label ")", m, l / m,
-				mb / m, rss[name] / 1024, ratio
+				mb / m, rss[name] / 1024, mc, l / mc, ratio
 		}
 	}' "$dir/rounds"
 }
@@ -109,7 +112,8 @@ report() {
 echo "revtrail bench: $(nproc) cores, $runs interleaved rounds, medians;" \
 	"ratio = median of ripgrep time / this time in the same round (>1: faster than ripgrep)"
 echo "patterns: $(wc -l < "$dir/patterns") in ripgrep syntax ($dropped PCRE-only left out)"
-printf '%-30s %10s %18s %13s %12s %10s\n' case wall throughput bandwidth "peak RSS" ratio
+printf '%-30s %10s %18s %13s %12s %10s %12s %10s\n' case wall throughput bandwidth \
+	"peak RSS" cpu "lines/cpu-s" ratio
 bench_file() {   # bench_file LABEL FILE LINES
 	: > "$dir/rounds"
 	for _ in $(seq "$runs"); do
