@@ -243,6 +243,32 @@ static bool rfc3339_seconds(const char *p, int64_t *ns)
 }
 
 /*
+ * The leading digits of the 8 bytes at p (at least one, at most 8): their
+ * count, and their value in *out. Branch-free on the eight bytes: the
+ * fraction of a CRI line's timestamp, 6 to 9 digits on every line, took a
+ * tenth of the line's decoding one digit at a time.
+ */
+static size_t digits8(const char *p, int64_t *out)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full, high = 0x8080808080808080ull;
+	uint64_t w, v, bad;
+	size_t m;
+
+	memcpy(&w, p, 8);
+	v = w ^ 0x3030303030303030ull;           /* a digit's byte: 0..9 */
+	bad = (((v & low7) + 0x7676767676767676ull) | v) & high;
+	m = bad ? (size_t)__builtin_ctzll(bad) / 8 : 8;
+	/* Little-endian: the first digit is the lowest byte. Shifting the
+	 * others out of the top leaves zeros, leading ones, at the bottom. */
+	v = m ? v << (8 * (8 - m)) : 0;
+	v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffull;
+	v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffull;
+	v = (v * 10000 + (v >> 32)) & 0xffffffffull;
+	*out = (int64_t)v;
+	return m;
+}
+
+/*
  * YYYY-MM-DDThh:mm:ss[.f](Z|+hh:mm). Written here rather than calling
  * rt_time_parse because it sits on the CRI hot path: no locale, no
  * scanning for alternatives, and consecutive lines mostly share their
@@ -276,6 +302,8 @@ size_t ing_rfc3339(const char *p, size_t n, int64_t *ns)
 
 		if (k >= n || p[k] < '0' || p[k] > '9')
 			return 0;
+		if (n - k >= 8)
+			k += digits8(p + k, &frac);
 		/* Nanoseconds: digits past the ninth are read and dropped. */
 		for (; k < n && p[k] >= '0' && p[k] <= '9'; k++)
 			if (k - d < 9)

@@ -484,11 +484,51 @@ static void remembered_second(void)
 	is_int(wrong, 0, "RFC 3339 times with a remembered second");
 }
 
+/* Fractions of every length from 1 to 12 digits, each with text after the
+ * time (so that eight bytes are there to read at any digit), the way a CRI
+ * line has it: the length read and the time are rt_time_parse's. The
+ * bytes next to the digits, '/' and ':', end a fraction and spoil it. */
+static void fraction_digits(void)
+{
+	static const char *const zones[] = { "Z", "+02:00", "-05:30", "z",
+					     ":00Z", "/Z" };
+	static const char *const after[] = { " stdout F x", "", " 12345678",
+					     "Z" };
+	unsigned wrong = 0, tries = 0;
+
+	for (int len = 1; len <= 12; len++)
+		for (size_t z = 0; z < sizeof(zones) / sizeof(zones[0]); z++)
+			for (size_t a = 0; a < 4; a++) {
+				char ts[64], line[96];
+				int64_t got = 0, want = 0;
+				int n = snprintf(ts, sizeof(ts),
+						 "2024-11-03T10:15:13.%.*s%s", len,
+						 "908172635445", zones[z]);
+				size_t k;
+
+				snprintf(line, sizeof(line), "%s%s", ts, after[a]);
+				bool valid = rt_time_parse(ts, (size_t)n, &want) == 0;
+
+				k = ing_rfc3339(line, strlen(line), &got);
+				tries++;
+				if (valid != (k == (size_t)n) ||
+				    (valid && got != want)) {
+					printf("# %s: %zu %lld, want %d %d %lld\n",
+					       line, k, (long long)got, valid, n,
+					       (long long)want);
+					wrong++;
+				}
+			}
+	is_int(wrong, 0, "RFC 3339 fractions of 1 to 12 digits (%u times)",
+	       tries);
+}
+
 int main(void)
 {
 	differential();
 	scanner();
 	cleaning();
 	remembered_second();
+	fraction_digits();
 	return done_testing();
 }
