@@ -366,6 +366,10 @@ void rules_list_prefilter(const struct rules *r, FILE *out)
 			fputs(" & ", out);
 			list_set(out, p->more[k - 1], p->nmore[k - 1], paren);
 		}
+		for (uint32_t k = 0; k < p->nchecks; k++) {
+			fputs(" check ", out);
+			list_set(out, p->check[k], p->ncheck[k], true);
+		}
 		fprintf(out, "%s\n", p->nlits && !p->derived ? " (declared)" :
 			"");
 	}

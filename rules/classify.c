@@ -235,14 +235,49 @@ static void add_tags(struct rules *r, const struct rules_rule *ru,
 	(void)r;
 }
 
+/* Whether s holds a character that caseless UTF matching equates with an
+ * ASCII letter: KELVIN SIGN (k) or LONG S (s). memchr, since glibc's
+ * memmem costs a thousand instructions a call on lines this short. */
+static bool has_k_or_s_sign(struct rt_str s)
+{
+	const char *end = s.p + s.n, *q;
+
+	for (q = s.p; (q = memchr(q, '\xe2', (size_t)(end - q))); q++)
+		if (end - q >= 3 && q[1] == '\x84' && q[2] == '\xaa')
+			return true;
+	for (q = s.p; (q = memchr(q, '\xc5', (size_t)(end - q))); q++)
+		if (end - q >= 2 && q[1] == '\xbf')
+			return true;
+	return false;
+}
+
+/* The sets the prefilter left out (rules_int.h): a member of each is in
+ * s, or the pattern cannot match it -- unless s holds a character the
+ * byte compare cannot fold (pf_scan gives up on those likewise). */
+static bool checks_pass(const struct rules_pattern *p, struct rt_str s)
+{
+	for (uint32_t k = 0; k < p->nchecks; k++) {
+		bool found = false;
+
+		for (uint32_t j = 0; j < p->ncheck[k] && !found; j++)
+			found = pf_contains(s.p, s.n, p->check[k][j],
+					    strlen(p->check[k][j]));
+		if (!found)
+			return has_k_or_s_sign(s);
+	}
+	return true;
+}
+
 static bool limit_error(int rc)
 {
 	return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
 	       rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT;
 }
 
+/* prefilter: candidates failing their checks are skipped, too. */
 static void run_cands(struct rules *r, size_t nc, const struct texts *t,
-		      struct rt_arena *arena, struct rt_class *out)
+		      struct rt_arena *arena, struct rt_class *out,
+		      bool prefilter)
 {
 	uint32_t tagidx[RULES_MAX_TAGS];
 	unsigned ntag = 0;
@@ -255,7 +290,8 @@ static void run_cands(struct rules *r, size_t nc, const struct texts *t,
 		struct rt_str s = t->f[f];
 		int rc;
 
-		if (r->rule_stamp[p->rule] == r->gen)
+		if (r->rule_stamp[p->rule] == r->gen ||
+		    (prefilter && !checks_pass(p, s)))
 			continue;
 		rc = pcre2_match(p->code, (PCRE2_SPTR)s.p, s.n, 0, 0, r->md,
 				 r->mctx);
@@ -320,7 +356,7 @@ static int classify(struct rules *r, const struct rt_record *rec,
 		if (r->cands[i] % FIELD_COUNT == FIELD_MESSAGE)
 			return -1;
 	sort_cands(r->cands, nc);
-	run_cands(r, nc, &t, arena, out);
+	run_cands(r, nc, &t, arena, out, prefilter);
 	return (int)out->ntags;
 }
 

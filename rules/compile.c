@@ -19,6 +19,7 @@
 #define HEAP_LIMIT_KIB 20000
 #define JIT_STACK_MIN (32 * 1024)
 #define JIT_STACK_MAX (1024 * 1024)
+#define CHECK_MAX 8     /* members of a set checked before PCRE2 runs */
 
 pcre2_code *rules_pcre2_compile(struct rules *r, const char *src, size_t n,
 				size_t *erroff, char *msg, size_t msglen)
@@ -191,6 +192,7 @@ static int first_set(struct rules *r, uint32_t i, struct lit_cnf *cnf)
 	lit_derive_cnf(p->src, strlen(p->src), cnf);
 	p->derived = cnf->n > 0;
 	p->nconj = 1;
+	p->nchecks = 0;
 	if (!cnf->n) {
 		p->lits = ru->lits;
 		p->nlits = ru->nlits;
@@ -207,7 +209,11 @@ static int first_set(struct rules *r, uint32_t i, struct lit_cnf *cnf)
 }
 
 /* Further required sets, once every first set is in: those tell which
- * short literals the scans look for anyway. */
+ * short literals the scans look for anyway. A set not worth scanning for
+ * is still checked, in the text of a candidate only, if it is small:
+ * "configuration file" finds the candidates of
+ * "configuration file (\S+) test failed", and " test failed" then spares
+ * PCRE2 most of them. */
 static int further_sets(struct rules *r, uint32_t i, struct lit_cnf *cnf)
 {
 	struct rules_pattern *p = &r->pats[i];
@@ -218,8 +224,14 @@ static int further_sets(struct rules *r, uint32_t i, struct lit_cnf *cnf)
 		return 0;
 	lit_derive_cnf(p->src, strlen(p->src), cnf);
 	for (unsigned k = 1; k < cnf->n; k++) {
-		if (!worth_adding(r, fields, &cnf->set[0], &cnf->set[k]))
+		if (!worth_adding(r, fields, &cnf->set[0], &cnf->set[k])) {
+			if (cnf->set[k].n > CHECK_MAX)
+				continue;
+			if (!(p->check[p->nchecks] = pool_lits(r, &cnf->set[k])))
+				return RT_ENOMEM;
+			p->ncheck[p->nchecks++] = cnf->set[k].n;
 			continue;
+		}
 		if (!(p->more[p->nconj - 1] = pool_lits(r, &cnf->set[k])))
 			return RT_ENOMEM;
 		p->nmore[p->nconj - 1] = cnf->set[k].n;

@@ -870,6 +870,43 @@ static bool eq_lower(const unsigned char *t, const char *lit, size_t n)
 	return true;
 }
 
+bool pf_contains(const char *text, size_t n, const char *lit, size_t len)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	unsigned char a = (unsigned char)lit[0] | 0x20;
+	unsigned char b = (unsigned char)lit[1] | 0x20;
+	size_t i = 0, last;
+
+	if (len > n)
+		return false;
+	last = n - len;         /* the last place it can start */
+#ifdef __SSE2__
+	const __m128i fold = _mm_set1_epi8(0x20), va = _mm_set1_epi8((char)a),
+		      vb = _mm_set1_epi8((char)b);
+
+	for (; i + 17 <= n && i <= last; i += 16) {
+		__m128i x = _mm_or_si128(fold,
+			_mm_loadu_si128((const __m128i *)(t + i)));
+		__m128i y = _mm_or_si128(fold,
+			_mm_loadu_si128((const __m128i *)(t + i + 1)));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+			_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb)));
+
+		for (; m; m &= m - 1) {
+			size_t p = i + (unsigned)__builtin_ctz(m);
+
+			if (p <= last && eq_lower(t + p, lit, len))
+				return true;
+		}
+	}
+#endif
+	for (; i <= last; i++)
+		if ((t[i] | 0x20) == a && (t[i + 1] | 0x20) == b &&
+		    eq_lower(t + i, lit, len))
+			return true;
+	return false;
+}
+
 struct scan {
 	const struct pf *pf;
 	const unsigned char *t;

@@ -4,6 +4,7 @@
  * equals classification without it, over generated lines. Also prints the
  * cost of a non-matching line (a report, not an assertion: machines vary).
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -190,6 +191,38 @@ static void scanner(void)
 		ok(np == 2 && p[0] == 10 && p[1] == 99, "their ids");
 	}
 	pf_free(pf);
+}
+
+static unsigned rnd(unsigned *s);
+
+/* pf_contains, which checks a candidate's further sets: a literal at every
+ * place of texts up to 50 bytes (across the 16-byte blocks), in random
+ * case; near misses, fold collisions and a text too short are not hits. */
+static void contains(void)
+{
+	static const char *const lits[] = { "abc", " test failed", "50[" };
+	unsigned seed = 3, wrong = 0, tries = 0;
+
+	for (size_t l = 0; l < 3; l++)
+		for (size_t n = 0; n <= 50; n++)
+			for (size_t at = 0; at <= n; at++) {
+				size_t len = strlen(lits[l]);
+				char text[64];
+				bool want = at + len <= n;
+
+				memset(text, 'q', n);
+				for (size_t k = 0; want && k < len; k++)
+					text[at + k] = rnd(&seed) % 2 ?
+						(char)toupper(lits[l][k]) : lits[l][k];
+				tries++;
+				wrong += pf_contains(text, n, lits[l], len) != want;
+			}
+	is_int(wrong, 0, "pf_contains finds a literal at every place (%u texts)",
+	       tries);
+	ok(!pf_contains("a test  failed", 14, " test failed", 12), "near miss");
+	ok(!pf_contains("xx50{", 5, "50[", 3), "fold collision verified away");
+	ok(pf_contains("xx50[", 5, "50[", 3), "punctuation compared exactly");
+	ok(!pf_contains("ab", 2, "abc", 3), "text shorter than the literal");
 }
 
 /* Every literal length at every alignment and distance from the end (on
@@ -530,6 +563,9 @@ static void listing(void)
 		  "\"quota\" (declared)\n") != NULL, "declared literal listed");
 	ok(strstr(out, "\"errimagepull\" | \"imagepullbackoff\"") != NULL,
 	   "alternatives listed");
+	ok(strstr(out, "t.bind\ttests/data/rules/catalog.rules:130\t"
+		  "\"bind() to \" check (\" failed\")\n") != NULL,
+	   "a further set checked before PCRE2 runs");
 	free(out);
 	rules_free(r);
 }
@@ -622,6 +658,7 @@ int main(void)
 {
 	derivation();
 	scanner();
+	contains();
 	alignments();
 	equivalence();
 	random_patterns();
