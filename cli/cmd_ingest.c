@@ -115,16 +115,6 @@ static int flush(struct run *r)
 	return 0;
 }
 
-/* The last flush, then the wait for its commit. */
-static int flush_last(struct run *r)
-{
-	int err, rc = flush(r);
-
-	if (!r->failed && (err = store_writer_wait(r->w)))
-		rc = commit_failed(r, err);
-	return rc;
-}
-
 static int between_chunks(void *ctx)
 {
 	struct run *r = ctx;
@@ -210,7 +200,7 @@ static void catch_signals(void)
 
 static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
 {
-	int rc;
+	int rc, err;
 
 	r->streaming = is_streaming(paths, n);
 	devnull_fd = open("/dev/null", O_RDONLY);
@@ -221,13 +211,15 @@ static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
 	if (rc == STOPPED)
 		rc = CLI_OK;
 	/* EOF, a signal, or a file that failed to open: keep what was read.
-	 * A failed commit is reported once: by the flush that met it. */
+	 * A failed commit is reported once: by the flush or wait that met it. */
 	if (rc != CLI_FAIL || corr_batch_pending(r->b)) {
-		int frc = flush_last(r);
+		int frc = flush(r);
 
 		if (frc)
 			rc = frc;
 	}
+	if (!r->failed && (err = store_writer_wait(r->w)))
+		rc = commit_failed(r, err);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (devnull_fd >= 0)
@@ -297,7 +289,6 @@ int cmd_ingest(int argc, char **argv)
 	}
 	rt_arena_init(&r.arena);
 	rc = ingest_all(&r, in, argv + optind, argc - optind);
-	store_writer_wait(r.w);
 	summary(&r, ingest_stats(in));
 	rt_arena_release(&r.arena);
 out:
