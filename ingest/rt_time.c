@@ -5,7 +5,6 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -242,12 +241,29 @@ int rt_time_parse(const char *s, size_t n, int64_t *ns)
 	return RT_EPARSE;
 }
 
+/* Writes v as exactly `digits` decimal digits, right to left. */
+static char *put_digits(char *p, unsigned v, int digits)
+{
+	for (int i = digits - 1; i >= 0; i--) {
+		p[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	return p + digits;
+}
+
+/*
+ * What snprintf("%04d-%02u-%02uT%02d:%02d:%02d.%06dZ") printed, by hand:
+ * snprintf cost 3,500 instructions a call, a sixth of a tagged Event's
+ * output in `revtrail classify`. int64 nanoseconds span the years 1677 to
+ * 2262, so every field has its fixed width.
+ */
 void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ])
 {
 	int64_t secs = ns / NS_PER_SEC, frac = ns % NS_PER_SEC;
 	int64_t days, rem;
-	int y;
 	unsigned mo, d;
+	char *p = out;
+	int y;
 
 	if (frac < 0) {
 		frac += NS_PER_SEC;
@@ -260,7 +276,19 @@ void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ])
 		days--;
 	}
 	civil_from_days(days, &y, &mo, &d);
-	snprintf(out, RT_TIME_BUFSZ, "%04d-%02u-%02uT%02d:%02d:%02d.%06dZ",
-		 y, mo, d, (int)(rem / 3600), (int)(rem / 60 % 60),
-		 (int)(rem % 60), (int)(frac / 1000));
+	p = put_digits(p, (unsigned)y, 4);
+	*p++ = '-';
+	p = put_digits(p, mo, 2);
+	*p++ = '-';
+	p = put_digits(p, d, 2);
+	*p++ = 'T';
+	p = put_digits(p, (unsigned)(rem / 3600), 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)(rem / 60 % 60), 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)(rem % 60), 2);
+	*p++ = '.';
+	p = put_digits(p, (unsigned)(frac / 1000), 6);
+	*p++ = 'Z';
+	*p = '\0';
 }

@@ -19,6 +19,15 @@ static void check(const char *in, const char *want)
 	is_str(out, want, "parses '%s'", in);
 }
 
+/* rt_time_format writes its digits by hand: the edges snprintf got right. */
+static void check_format(int64_t ns, const char *want)
+{
+	char out[RT_TIME_BUFSZ];
+
+	rt_time_format(ns, out);
+	is_str(out, want, "formats %lld", (long long)ns);
+}
+
 int main(void)
 {
 	check("2024-05-01T10:15:13Z", "2024-05-01T10:15:13.000000Z");
@@ -46,6 +55,13 @@ int main(void)
 	check("2024-13-01T00:00:00Z", NULL);
 	check("not a time", NULL);
 	check("2024-05-01T10:15", NULL);
+
+	check_format(0, "1970-01-01T00:00:00.000000Z");
+	check_format(-1, "1969-12-31T23:59:59.999999Z");
+	check_format(-1001, "1969-12-31T23:59:59.999998Z");
+	check_format(951782400123456789LL, "2000-02-29T00:00:00.123456Z");
+	check_format(INT64_MIN, "1677-09-21T00:12:43.145224Z");
+	check_format(INT64_MAX, "2262-04-11T23:47:16.854775Z");
 
 	struct rt_arena a;
 	rt_arena_init(&a);
