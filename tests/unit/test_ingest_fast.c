@@ -362,6 +362,14 @@ static void scanner(void)
 		{ "{a:1}", false }, { "{\"a\" 1}", false }, { "{} x", false },
 		{ "{\"a\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}", false },
 		{ "{\"a\":\"tab\there\"}", true }, { "{\"\":2}", true },
+		{ "{\"a\\\"b\":1}", false }, { "{\"a\\\\\":1}", false },
+		{ "{\"abc", false }, { "{\"a\"", false }, { "{\"a\":", false },
+		{ "[\"a\",[\"b\",{}],\"c\\\"\"]", true },
+		{ " { \"a\" : \"b\" , \"c\" : [ \"d\" , 1 ] , \"e\":{ } } ", true },
+		{ "{\"a\":\"b\" \"c\":1}", false }, { "[1 2]", false },
+		{ "[\"a\":1]", false }, { "{\"a\":1]", false },
+		{ "[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]", true },
+		{ "[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", false },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -403,6 +411,14 @@ static void scanner(void)
 		add(&big, "]");
 		is_int(js_parse(doc, big.p, big.n), -1,
 		       "more values than nodes: refused");
+		big.n = 0;
+		add(&big, "[0");
+		for (int i = 0; i < JS_MAX_NODES - 2; i++)
+			add(&big, ",1");
+		add(&big, "]");
+		is_int(js_parse(doc, big.p, big.n), 0,
+		       "as many values as nodes: parsed");
+		is_int(doc->count, JS_MAX_NODES, "every node used");
 		free(big.p);
 		free(doc);
 	}
