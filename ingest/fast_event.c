@@ -99,28 +99,37 @@ static const struct js_key ser_keys[SER_N] = {
 
 static bool is_watch_type(const struct js_node *t)
 {
-	static const char *const types[] = {
-		"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR",
+	static const struct js_key types[] = {
+		JS_KEY("ADDED"), JS_KEY("MODIFIED"), JS_KEY("DELETED"),
+		JS_KEY("BOOKMARK"), JS_KEY("ERROR"),
 	};
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (js_str_is(t, types[i]))
+		if (js_str_is_n(t, types[i].s, types[i].n))
 			return true;
 	return false;
 }
 
+/* The members of a watch envelope, or of a bare Event, that tell them
+ * apart: one pass over the root instead of three js_get walks. */
+enum { TOP_TYPE, TOP_OBJECT, TOP_KIND, TOP_N };
+static const struct js_key top_keys[TOP_N] = {
+	JS_KEY("type"), JS_KEY("object"), JS_KEY("kind"),
+};
+
 const struct js_node *ing_event_of(const struct js_doc *doc)
 {
-	const struct js_node *root = &doc->node[0];
-	const struct js_node *type = js_get(doc, root, "type");
-	const struct js_node *object = js_get(doc, root, "object");
+	const struct js_node *root = &doc->node[0], *top[TOP_N];
 
-	if (is_watch_type(type) && js_is(object, JS_OBJ)) {
-		if (js_str_is(type, "ERROR") || js_str_is(type, "BOOKMARK"))
+	js_pick(doc, root, top_keys, TOP_N, top);
+	if (is_watch_type(top[TOP_TYPE]) && js_is(top[TOP_OBJECT], JS_OBJ)) {
+		if (js_str_is(top[TOP_TYPE], "ERROR") ||
+		    js_str_is(top[TOP_TYPE], "BOOKMARK"))
 			return NULL;
-		root = object;
+		root = top[TOP_OBJECT];
+		top[TOP_KIND] = js_get(doc, root, "kind");
 	}
-	return js_str_is(js_get(doc, root, "kind"), "Event") ? root : NULL;
+	return js_str_is(top[TOP_KIND], "Event") ? root : NULL;
 }
 
 static struct rt_str event_uid(struct dec_ctx *d, const struct js_node **meta,

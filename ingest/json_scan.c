@@ -231,17 +231,52 @@ int js_parse(struct js_doc *doc, const char *p, size_t n)
 	return skip_blanks(p, i, n) == n ? 0 : -1;
 }
 
-const struct js_node *js_get(const struct js_doc *doc,
-			     const struct js_node *obj, const char *key)
+/*
+ * a and b hold the same n bytes. Member names are short, and a call of
+ * memcmp for each candidate was a quarter of js_pick's 2,400 instructions
+ * an Event: this compares in at most two loads a side up to 16 bytes.
+ */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
 {
-	size_t kn = strlen(key);
+	uint64_t x, y;
+	uint32_t u, v;
 
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			if (x != y)
+				return false;
+		}
+		memcpy(&x, a + n - 8, 8);
+		memcpy(&y, b + n - 8, 8);
+		return x == y;
+	}
+	if (n >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		if (u != v)
+			return false;
+		memcpy(&u, a + n - 4, 4);
+		memcpy(&v, b + n - 4, 4);
+		return u == v;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+const struct js_node *js_get_n(const struct js_doc *doc,
+			       const struct js_node *obj, const char *key,
+			       size_t keyn)
+{
 	if (!obj || obj->type != JS_OBJ)
 		return NULL;
 	for (uint32_t i = obj->child; i; i = doc->node[i].next) {
 		const struct js_node *m = &doc->node[i];
 
-		if (m->keyn == kn && !memcmp(m->key, key, kn))
+		if (m->keyn == keyn && same_bytes(m->key, key, keyn))
 			return m;
 	}
 	return NULL;
@@ -279,7 +314,7 @@ void js_pick(const struct js_doc *doc, const struct js_node *obj,
 			const struct js_key *key = &keys[k - 1];
 
 			if (key->n == m->keyn && !out[k - 1] &&
-			    !memcmp(key->s, m->key, m->keyn)) {
+			    same_bytes(key->s, m->key, m->keyn)) {
 				out[k - 1] = m;
 				break;
 			}
@@ -318,15 +353,14 @@ int js_decode(const struct js_node *it, char *buf, size_t cap)
 	return (int)n;
 }
 
-bool js_str_is(const struct js_node *it, const char *lit)
+bool js_str_is_n(const struct js_node *it, const char *lit, size_t len)
 {
-	size_t len = strlen(lit);
 	char buf[64];
 
 	if (!it || it->type != JS_STR)
 		return false;
 	if (!it->esc)
-		return it->n == len && !memcmp(it->s, lit, len);
+		return it->n == len && same_bytes(it->s, lit, len);
 	return js_decode(it, buf, sizeof(buf)) == (int)len &&
 	       !memcmp(buf, lit, len);
 }

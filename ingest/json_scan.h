@@ -71,10 +71,21 @@ static inline size_t js_find_special(const char *p, size_t i, size_t n)
 /* Parses all of p[0..n) (blanks around the value allowed). 0 or -1. */
 int js_parse(struct js_doc *doc, const char *p, size_t n);
 
-/* The first member of obj named key, as cJSON_GetObjectItemCaseSensitive
- * finds it; NULL when obj is NULL or not an object. */
-const struct js_node *js_get(const struct js_doc *doc,
-			     const struct js_node *obj, const char *key);
+/* The first member of obj named key (keyn bytes), as
+ * cJSON_GetObjectItemCaseSensitive finds it; NULL when obj is NULL or not
+ * an object. */
+const struct js_node *js_get_n(const struct js_doc *doc,
+			       const struct js_node *obj, const char *key,
+			       size_t keyn);
+
+/* js_get_n of a C string: inline, so a literal's length is known when
+ * compiled rather than counted by strlen at each call. */
+static inline const struct js_node *js_get(const struct js_doc *doc,
+					   const struct js_node *obj,
+					   const char *key)
+{
+	return js_get_n(doc, obj, key, strlen(key));
+}
 
 /* Several members at once, in one pass: out[k] is what js_get would find
  * for keys[k] (at most JS_PICK_MAX keys). */
@@ -103,8 +114,14 @@ static inline const struct js_node *js_nonempty(const struct js_node *it)
  * its length, or -1 when it is not a string or does not fit. */
 int js_decode(const struct js_node *it, char *buf, size_t cap);
 
-/* A string equal to lit once decoded. */
-bool js_str_is(const struct js_node *it, const char *lit);
+/* A string equal to lit (len bytes) once decoded. */
+bool js_str_is_n(const struct js_node *it, const char *lit, size_t len);
+
+/* js_str_is_n of a C string, inline for the same reason as js_get. */
+static inline bool js_str_is(const struct js_node *it, const char *lit)
+{
+	return js_str_is_n(it, lit, strlen(lit));
+}
 
 /* The decoded value of a string (dec_json_str): a view into the parsed
  * text when it has no escapes (that text must live as long as the result,

@@ -424,6 +424,48 @@ static void scanner(void)
 	}
 }
 
+/* Member names of every length up to 24, each with siblings that differ
+ * in one byte or in length: js_get and js_pick compare names inline, in
+ * 8- and 4-byte pieces, and must still find exactly the first equal one. */
+static void member_names(void)
+{
+	struct js_doc *doc = malloc(sizeof(*doc));
+	unsigned wrong = 0;
+
+	for (size_t len = 0; len <= 24; len++) {
+		char name[32], json[1024];
+		size_t o = 0;
+
+		memset(name, 'k', len);
+		name[len] = '\0';
+		o += (size_t)snprintf(json + o, sizeof(json) - o, "{");
+		for (size_t at = 0; at < len; at++) {
+			char twin[32];
+
+			memcpy(twin, name, len + 1);
+			twin[at] = 'x';
+			o += (size_t)snprintf(json + o, sizeof(json) - o,
+					      "\"%s\":0,", twin);
+		}
+		o += (size_t)snprintf(json + o, sizeof(json) - o,
+				      "\"%sk\":1,\"%s\":2,\"%s\":3}", name,
+				      name, name);
+		if (js_parse(doc, json, o)) {
+			wrong++;
+			continue;
+		}
+		const struct js_node *got = js_get(doc, &doc->node[0], name);
+		struct js_key key = { name, len };
+		const struct js_node *picked;
+
+		/* js_pick wants no empty names (it hashes the first byte). */
+		js_pick(doc, &doc->node[0], &key, 1, &picked);
+		wrong += !got || got->num != 2 || (len && picked != got);
+	}
+	is_int(wrong, 0, "names of 0 to 24 bytes found exactly");
+	free(doc);
+}
+
 /* ---- text cleaning ---- */
 
 static bool plain(unsigned char c)
@@ -543,6 +585,7 @@ int main(void)
 {
 	differential();
 	scanner();
+	member_names();
 	cleaning();
 	remembered_second();
 	fraction_digits();
