@@ -23,7 +23,10 @@ static const struct js_node *first_str(const struct js_node *a,
 }
 
 /* dec_json_time: 0 for absent, empty or unparseable. An escaped value
- * (never seen in practice) is decoded into the arena first. */
+ * (never seen in practice) is decoded into the arena first. RFC 3339, what
+ * Events carry, goes to ing_rfc3339, which reads what rt_time_parse reads
+ * (test_ingest_fast.c checks) and remembers the last second: an Event's
+ * times mostly share theirs. 355 instructions a time before, 70 after. */
 static int64_t json_time(struct rt_arena *a, const struct js_node *it)
 {
 	struct rt_str s;
@@ -32,6 +35,8 @@ static int64_t json_time(struct rt_arena *a, const struct js_node *it)
 	if (!js_nonempty(it))
 		return 0;
 	s = it->esc ? js_str(a, it) : rt_str_make(it->s, it->n);
+	if (s.n && ing_rfc3339(s.p, s.n, &ns) == s.n)
+		return ns;
 	return rt_time_parse(s.p, s.n, &ns) ? 0 : ns;
 }
 
