@@ -87,17 +87,28 @@ static inline const struct js_node *js_get(const struct js_doc *doc,
 	return js_get_n(doc, obj, key, strlen(key));
 }
 
-/* Several members at once, in one pass: out[k] is what js_get would find
- * for keys[k] (at most JS_PICK_MAX keys). */
+/* Names to pick, none empty, at most JS_PICK_MAX; hashed once into a
+ * js_keyset by js_keyset_init (which keeps the pointer to keys). */
 #define JS_PICK_MAX 32
+#define JS_PICK_SLOTS 64
 struct js_key {
 	const char *s;
 	size_t n;
 };
 #define JS_KEY(lit) { lit, sizeof(lit) - 1 }
+struct js_keyset {
+	const struct js_key *keys;
+	size_t n;
+	unsigned char first[JS_PICK_SLOTS];     /* 1 + a slot's first key */
+	unsigned char next[JS_PICK_MAX];        /* 1 + the slot's next key */
+};
+void js_keyset_init(struct js_keyset *set, const struct js_key *keys,
+		    size_t n);
+
+/* Several members at once, in one pass: out[k] (set->n of them) is what
+ * js_get would find for set->keys[k]. */
 void js_pick(const struct js_doc *doc, const struct js_node *obj,
-	     const struct js_key *keys, size_t nkeys,
-	     const struct js_node **out);
+	     const struct js_keyset *set, const struct js_node **out);
 
 static inline bool js_is(const struct js_node *it, enum js_type t)
 {
@@ -114,8 +125,20 @@ static inline const struct js_node *js_nonempty(const struct js_node *it)
  * its length, or -1 when it is not a string or does not fit. */
 int js_decode(const struct js_node *it, char *buf, size_t cap);
 
-/* A string equal to lit (len bytes) once decoded. */
-bool js_str_is_n(const struct js_node *it, const char *lit, size_t len);
+/* js_str_is_n of a string with escapes. */
+bool js_str_is_esc(const struct js_node *it, const char *lit, size_t len);
+
+/* A string equal to lit (len bytes) once decoded. Inline, since most
+ * strings asked about are unescaped and of another length. */
+static inline bool js_str_is_n(const struct js_node *it, const char *lit,
+			       size_t len)
+{
+	if (!it || it->type != JS_STR)
+		return false;
+	if (it->esc)
+		return js_str_is_esc(it, lit, len);
+	return it->n == len && !memcmp(it->s, lit, len);
+}
 
 /* js_str_is_n of a C string, inline for the same reason as js_get. */
 static inline bool js_str_is(const struct js_node *it, const char *lit)
