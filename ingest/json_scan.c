@@ -32,6 +32,20 @@ static inline size_t skip_blanks(const char *p, size_t i, size_t n)
 	return i;
 }
 
+/* The byte at *i past any blanks (*i moved to it), or -1 at the end: one
+ * bounds test and one load serve the skip and the caller's test of what
+ * follows, four times a member. */
+static inline int peek(const char *p, size_t *i, size_t n)
+{
+	for (size_t k = *i; k < n; k++)
+		if ((unsigned char)p[k] > 0x20) {
+			*i = k;
+			return (unsigned char)p[k];
+		}
+	*i = n;
+	return -1;
+}
+
 /* At a '"' at i: past the closing quote. Escapes other than the plain
  * one-character ones are refused (\u has rules of its own in cJSON). */
 static inline size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
@@ -109,15 +123,12 @@ static size_t scan_literal(const char *p, size_t i, size_t n,
 
 static size_t scan_value(struct jp *j, uint32_t at, size_t i);
 
-/* At a '"' at i, the name of a member: past the closing quote, or 0.
+/* At the '"' at i, the name of a member: past the closing quote, or 0.
  * Any backslash refuses the frame, as an escaped key must be. */
 static inline size_t scan_key(const char *p, size_t i, size_t n)
 {
-	size_t k;
+	size_t k = js_find_special(p, i + 1, n);
 
-	if (i >= n || p[i] != '"')
-		return 0;
-	k = js_find_special(p, i + 1, n);
 	return k < n && p[k] == '"' ? k + 1 : 0;
 }
 
@@ -132,11 +143,10 @@ static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
 	const char *p = j->p;
 	size_t n = j->n;
 	struct js_doc *doc = j->doc;
-	char close = object ? '}' : ']';
+	int c, close = object ? '}' : ']';
 	uint32_t *link = &doc->node[at].child;
 
-	i = skip_blanks(p, i, n);
-	if (i < n && p[i] == close)
+	if (peek(p, &i, n) == close)
 		return i + 1;
 	for (;;) {
 		uint32_t idx = doc->count;
@@ -146,23 +156,23 @@ static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
 
 		if (idx >= JS_MAX_NODES)
 			return 0;
-		i = skip_blanks(p, i, n);
+		c = peek(p, &i, n);
 		if (object) {
-			if (!(k = scan_key(p, i, n)))
+			if (c != '"' || !(k = scan_key(p, i, n)))
 				return 0;
 			key = p + i + 1;
 			keyn = k - i - 2;
-			i = skip_blanks(p, k, n);
-			if (i >= n || p[i] != ':')
+			if (peek(p, &k, n) != ':')
 				return 0;
-			i = skip_blanks(p, i + 1, n);
+			i = k + 1;
+			c = peek(p, &i, n);
 		}
 		doc->count = idx + 1;
 		nd = &doc->node[idx];
 		*nd = (struct js_node){ .key = key, .keyn = keyn };
 		*link = idx;
 		link = &nd->next;
-		if (i < n && p[i] == '"') {
+		if (c == '"') {
 			nd->type = JS_STR;
 			if (!(k = scan_string(p, i, n, &nd->esc)))
 				return 0;
@@ -172,12 +182,12 @@ static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
 		} else if (!(i = scan_value(j, idx, i))) {
 			return 0;
 		}
-		i = skip_blanks(p, i, n);
-		if (i < n && p[i] == ',') {
+		c = peek(p, &i, n);
+		if (c == ',') {
 			i++;
 			continue;
 		}
-		return i < n && p[i] == close ? i + 1 : 0;
+		return c == close ? i + 1 : 0;
 	}
 }
 
