@@ -7,6 +7,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "cli.h"
 
@@ -57,7 +60,7 @@ static bool out_room(struct outbuf *o, size_t n)
 	return true;
 }
 
-static void out_put(struct outbuf *o, const char *p, size_t n)
+static void out_put_slow(struct outbuf *o, const char *p, size_t n)
 {
 	if (!out_room(o, n)) {
 		fwrite(p, 1, n, stdout);
@@ -67,10 +70,26 @@ static void out_put(struct outbuf *o, const char *p, size_t n)
 	o->n += n;
 }
 
-static void out_str(struct outbuf *o, const char *s)
+/* Inline: a tagged Event is about 100 pieces of a few bytes, and calling
+ * out_put and out_room for each cost 3,300 instructions of it. */
+static inline void out_put(struct outbuf *o, const char *p, size_t n)
+{
+	if (o->cap - o->n >= n && !o->failed) {
+		memcpy(o->p + o->n, p, n);
+		o->n += n;
+		return;
+	}
+	out_put_slow(o, p, n);
+}
+
+/* Inline, so that a literal's length is counted when compiled. */
+static inline void out_str(struct outbuf *o, const char *s)
 {
 	out_put(o, s, strlen(s));
 }
+
+/* A string literal and its length, for put_field. */
+#define LIT(s) s, sizeof(s) - 1
 
 static void out_u64(struct outbuf *o, uint64_t v)
 {
@@ -93,6 +112,46 @@ static void out_i64(struct outbuf *o, int64_t v)
 	out_u64(o, (uint64_t)v);
 }
 
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c != 0x7f && c != '"' && c != '\\';
+}
+
+#ifdef __SSE2__
+/* Which of 16 bytes a JSON string must escape: below 0x20, DEL, quote,
+ * backslash. */
+static inline unsigned escape_mask(__m128i v)
+{
+	__m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+	__m128i del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+	__m128i q = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+	__m128i bs = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+
+	low = _mm_or_si128(low, del);
+	q = _mm_or_si128(q, bs);
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(low, q));
+}
+#endif
+
+/* Index of the first byte in p[i..n) that a JSON string must escape, or
+ * n; 16 bytes at a time, as byte by byte this cost 1,700 instructions a
+ * tagged Event (350 an Event of the bench corpus). */
+static size_t plain_run(const char *p, size_t i, size_t n)
+{
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		unsigned m = escape_mask(v);
+
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+#endif
+	while (i < n && json_plain((unsigned char)p[i]))
+		i++;
+	return i;
+}
+
 /* A JSON string, escaped as cli_json_str does: runs of plain bytes are
  * copied whole. */
 static void out_json(struct outbuf *o, const char *p, size_t n)
@@ -101,13 +160,10 @@ static void out_json(struct outbuf *o, const char *p, size_t n)
 
 	out_put(o, "\"", 1);
 	while (i < n) {
-		size_t k = i;
+		size_t k = plain_run(p, i, n);
 		unsigned char c;
 		char esc[8];
 
-		while (k < n && (c = (unsigned char)p[k]) >= 0x20 && c != 0x7f &&
-		       c != '"' && c != '\\')
-			k++;
 		out_put(o, p + i, k - i);
 		if (k == n)
 			break;
@@ -126,13 +182,17 @@ static void out_json(struct outbuf *o, const char *p, size_t n)
 	out_put(o, "\"", 1);
 }
 
+/* key (keyn bytes) is written as it is: a capture name or a literal. */
 static void put_field(struct outbuf *o, bool *first, const char *key,
-		      struct rt_str v)
+		      size_t keyn, struct rt_str v)
 {
 	if (!v.n)
 		return;
-	out_str(o, *first ? "\"" : ",\"");
-	out_str(o, key);
+	if (*first)
+		out_put(o, "\"", 1);
+	else
+		out_put(o, ",\"", 2);
+	out_put(o, key, keyn);
 	out_put(o, "\":", 2);
 	out_json(o, v.p, v.n);
 	*first = false;
@@ -161,26 +221,23 @@ static void put_fields(struct outbuf *o, const struct rt_record *r,
 
 	out_str(o, ",\"fields\":{");
 	for (unsigned i = 0; i < c->nfields; i++) {
-		char key[64];
 		size_t n = c->fields[i].key.n < 63 ? c->fields[i].key.n : 63;
 
-		memcpy(key, c->fields[i].key.p, n);
-		key[n] = '\0';
-		put_field(o, &first, key, c->fields[i].val);
+		put_field(o, &first, c->fields[i].key.p, n, c->fields[i].val);
 	}
-	put_field(o, &first, "namespace", r->ns);
-	put_field(o, &first, "kind", r->kind);
-	put_field(o, &first, "name", r->name);
-	put_field(o, &first, "pod", r->pod);
-	put_field(o, &first, "container", r->container);
-	put_field(o, &first, "stream", r->stream);
-	put_field(o, &first, "reason", r->reason);
-	put_field(o, &first, "type", r->type);
-	put_field(o, &first, "component", r->component);
-	put_field(o, &first, "release", r->release);
-	put_field(o, &first, "release_namespace", r->release_ns);
-	put_field(o, &first, "owner", r->owner_name);
-	put_field(o, &first, "chart", r->chart);
+	put_field(o, &first, LIT("namespace"), r->ns);
+	put_field(o, &first, LIT("kind"), r->kind);
+	put_field(o, &first, LIT("name"), r->name);
+	put_field(o, &first, LIT("pod"), r->pod);
+	put_field(o, &first, LIT("container"), r->container);
+	put_field(o, &first, LIT("stream"), r->stream);
+	put_field(o, &first, LIT("reason"), r->reason);
+	put_field(o, &first, LIT("type"), r->type);
+	put_field(o, &first, LIT("component"), r->component);
+	put_field(o, &first, LIT("release"), r->release);
+	put_field(o, &first, LIT("release_namespace"), r->release_ns);
+	put_field(o, &first, LIT("owner"), r->owner_name);
+	put_field(o, &first, LIT("chart"), r->chart);
 	out_put(o, "}", 1);
 }
 
@@ -197,13 +254,14 @@ static void put_revisions(struct outbuf *o, const struct rt_record *r)
 		out_str(o, i ? ",{\"revision\":" : "{\"revision\":");
 		out_i64(o, v->revision);
 		first = false;
-		put_field(o, &first, "namespace", v->ns);
-		put_field(o, &first, "release", v->release);
-		put_field(o, &first, "status", v->status);
-		put_field(o, &first, "chart", v->chart);
-		put_field(o, &first, "app_version", v->app_version);
-		put_field(o, &first, "description", v->description);
-		put_field(o, &first, "updated", rt_str_make(when, strlen(when)));
+		put_field(o, &first, LIT("namespace"), v->ns);
+		put_field(o, &first, LIT("release"), v->release);
+		put_field(o, &first, LIT("status"), v->status);
+		put_field(o, &first, LIT("chart"), v->chart);
+		put_field(o, &first, LIT("app_version"), v->app_version);
+		put_field(o, &first, LIT("description"), v->description);
+		put_field(o, &first, LIT("updated"),
+			  rt_str_make(when, strlen(when)));
 		out_put(o, "}", 1);
 	}
 	out_put(o, "]", 1);
