@@ -469,8 +469,10 @@ bool ing_is_docker_js(const struct js_doc *doc)
 	static const char *const keys[] = { "log", "stream", "time", "attrs" };
 	const struct js_node *root = &doc->node[0], *log;
 
-	if (root->type != JS_OBJ || !js_is(js_get(doc, root, "time"), JS_STR))
+	if (root->type != JS_OBJ)
 		return false;
+	/* The members first: an Event fails at its first one, where looking
+	 * up "time" walked all of them. */
 	for (uint32_t i = root->child; i; i = doc->node[i].next) {
 		const struct js_node *m = &doc->node[i];
 		bool known = false;
@@ -482,6 +484,8 @@ bool ing_is_docker_js(const struct js_doc *doc)
 		if (!known)
 			return false;
 	}
+	if (!js_is(js_get(doc, root, "time"), JS_STR))
+		return false;
 	log = js_get(doc, root, "log");
 	return !log || log->type == JS_STR;
 }

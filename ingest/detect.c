@@ -497,6 +497,12 @@ void ing_set_fast_json(struct ingest *in, bool on)
 	in->slow_json = !on;
 }
 
+/* Whether a frame starting with a bracket may be read as JSON. */
+static bool json_ok(enum rt_format force)
+{
+	return force != RT_FMT_TEXT && force != RT_FMT_HELM_TEXT;
+}
+
 int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 {
 	enum rt_format force = in->opts.force;
@@ -505,6 +511,7 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 	struct ing_cri c;
 	size_t i = 0, junk = 0;
 	char first;
+	int rc;
 
 	while (i < f->n && ing_is_space(f->p[i]))
 		i++;
@@ -517,23 +524,26 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 		return cri_line(in, f, &c);
 	if (force == RT_FMT_CRI)
 		return reject(in, f, "not a CRI log line");
-	clean = ing_clean(in->arena, f->p, f->n, flags & RT_REC_TRUNCATED,
-			  &flags, &junk);
+	/* A clean line is read where it lies by the JSON scanner, which takes
+	 * lengths; cJSON and the text decoders get a NUL-terminated copy. */
+	clean = ing_clean_view(in->arena, f->p, f->n, flags & RT_REC_TRUNCATED,
+			       &flags, &junk);
 	if (!clean.p)
 		return RT_ENOMEM;
-	if ((first == '{' || first == '[') && force != RT_FMT_TEXT &&
-	    force != RT_FMT_HELM_TEXT) {
+	if (first == '{' && json_ok(force) &&
+	    fast_json(in, f, clean, flags, &rc))
+		return rc;
+	if (clean.p == f->p &&
+	    !(clean = rt_arena_strdup(in->arena, clean.p, clean.n)).p)
+		return RT_ENOMEM;
+	if ((first == '{' || first == '[') && json_ok(force)) {
 		cJSON *root;
-		int rc;
 
-		if (first == '{' && fast_json(in, f, clean, flags, &rc))
-			return rc;
 		/* The arena copy is NUL-terminated: parse it whole, no
 		 * trailing garbage allowed. */
 		root = cJSON_ParseWithLengthOpts(clean.p, clean.n + 1, NULL, 1);
 		if (root) {
-			int rc = json_frame(in, f, root, clean, flags, junk);
-
+			rc = json_frame(in, f, root, clean, flags, junk);
 			cJSON_Delete(root);
 			return rc;
 		}
