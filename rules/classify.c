@@ -285,7 +285,7 @@ static void run_cands(struct rules *r, size_t nc, const struct texts *t,
 	for (size_t i = 0; i < nc; i++) {
 		uint32_t pat = r->cands[i] / FIELD_COUNT;
 		unsigned f = r->cands[i] % FIELD_COUNT;
-		const struct rules_pattern *p = &r->pats[pat];
+		struct rules_pattern *p = &r->pats[pat];
 		const struct rules_rule *ru = &r->rules[p->rule];
 		struct rt_str s = t->f[f];
 		int rc;
@@ -293,6 +293,7 @@ static void run_cands(struct rules *r, size_t nc, const struct texts *t,
 		if (r->rule_stamp[p->rule] == r->gen ||
 		    (prefilter && !checks_pass(p, s)))
 			continue;
+		rules_jit(p);
 		rc = pcre2_match(p->code, (PCRE2_SPTR)s.p, s.n, 0, 0, r->md,
 				 r->mctx);
 		if (limit_error(rc))

@@ -301,9 +301,7 @@ int rules_compile(struct rules *r, char *err, size_t errlen)
 		struct rules_pattern *p = &r->pats[i];
 		uint32_t cap = 0;
 
-		/* A JIT failure (no JIT on this CPU, or out of executable
-		 * memory) is fine: pcre2_match then interprets. */
-		pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE);
+		p->jitted = false;      /* at its first run: rules_jit */
 		pcre2_pattern_info(p->code, PCRE2_INFO_CAPTURECOUNT, &cap);
 		maxcap = cap > maxcap ? cap : maxcap;
 		if ((rc = load_capnames(r, p)))
@@ -318,6 +316,18 @@ fail:
 	snprintf(err, errlen, "rules: %s", rt_strerror(rc));
 	rules_compile_release(r);
 	return rc;
+}
+
+/* JIT compiling all 500-odd patterns took 60M instructions, half of
+ * revtrail's start, and most of them never run on a given input. A JIT
+ * failure (no JIT on this CPU, or out of executable memory) is fine:
+ * pcre2_match then interprets. */
+void rules_jit(struct rules_pattern *p)
+{
+	if (p->jitted)
+		return;
+	pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE);
+	p->jitted = true;
 }
 
 void rules_set_prefilter(struct rules *r, bool on)

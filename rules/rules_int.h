@@ -44,6 +44,7 @@ struct rules_pattern {
 	int line;
 	uint32_t rule;                  /* index into rules.rules */
 	pcre2_code *code;
+	bool jitted;                    /* JIT compiled, at its first run */
 	struct rules_capname *caps;     /* named groups (pool), after compile */
 	uint32_t ncaps;
 	const char **lits;              /* prefilter literals, lower case */
@@ -124,6 +125,8 @@ char *rules_strndup(struct rules *r, const char *p, size_t n);
 
 /* compile.c */
 void rules_compile_release(struct rules *r);
+/* JIT compiles p's code, once; call before each pcre2_match. */
+void rules_jit(struct rules_pattern *p);
 /* Compiles one pattern with the engine's options; on failure writes
  * "OFFSET: MESSAGE" detail into msg and returns NULL. */
 pcre2_code *rules_pcre2_compile(struct rules *r, const char *src, size_t n,
