@@ -38,6 +38,7 @@ static const char common_words[] =
 	" start stop end begin finish finished load loaded loading ";
 
 static uint32_t slots[COMMON_SLOTS];     /* 0: empty */
+static unsigned char rarity[256];       /* lit_rarity, by byte */
 static once_flag built = ONCE_FLAG_INIT;
 
 static uint32_t slot_of(uint32_t key)
@@ -63,6 +64,27 @@ static void insert(uint32_t key)
 	slots[h] = key;
 }
 
+/* Byte rarity in log text, 1 (everywhere) to 7 (rare): letter frequency,
+ * and digits and the punctuation of timestamps, paths, key=value pairs and
+ * JSON are common too; 3 for control bytes and non-ASCII. */
+static void build_rarity(void)
+{
+	static const char *const tiers[] = {
+		" etaoinsr",                    /* 1 */
+		"hldcum0123456789.:-/=\",_",   /* 2 */
+		"fpgwyb",                       /* 4 */
+		"vk[](){}'@#$%&*+!?<>;|\\`~^",  /* 5 */
+		"xjqz",                         /* 7 */
+	};
+	static const unsigned char score[] = { 1, 2, 4, 5, 7 };
+
+	memset(rarity, 3, sizeof(rarity));
+	for (unsigned t = 0; t < 5; t++)
+		for (const char *c = tiers[t]; *c; c++)
+			if (rarity[(unsigned char)*c] == 3)
+				rarity[(unsigned char)*c] = score[t];
+}
+
 static void build(void)
 {
 	const unsigned char *w = (const unsigned char *)common_words;
@@ -73,6 +95,7 @@ static void build(void)
 		if (i + 4 <= n)
 			insert(gram(w + i, 4));
 	}
+	build_rarity();
 }
 
 /* p: 3 or 4 lower-case bytes. */
@@ -89,24 +112,12 @@ bool lit_common(const unsigned char *p, size_t n)
 	return false;
 }
 
-/* Byte rarity in log text, 1 (everywhere) to 7 (rare): letter frequency,
- * and digits and the punctuation of timestamps, paths, key=value pairs and
- * JSON are common too. */
+/* A table rather than a search of the tiers: pf_build and the literal
+ * derivation ask about half a million times at start. */
 unsigned lit_rarity(unsigned char c)
 {
-	static const char *const tiers[] = {
-		" etaoinsr",                    /* 1 */
-		"hldcum0123456789.:-/=\",_",   /* 2 */
-		"fpgwyb",                       /* 4 */
-		"vk[](){}'@#$%&*+!?<>;|\\`~^",  /* 5 */
-		"xjqz",                         /* 7 */
-	};
-	static const unsigned score[] = { 1, 2, 4, 5, 7 };
-
-	for (unsigned t = 0; t < 5; t++)
-		if (c && strchr(tiers[t], c))
-			return score[t];
-	return 3;       /* control bytes, non-ASCII */
+	call_once(&built, build);
+	return rarity[c];
 }
 
 /* Sum of the byte rarities, counting only bytes that some uncommon window
