@@ -273,6 +273,38 @@ static int load_registry(struct store *st)
 	return load_aliases(st);
 }
 
+/* SQLite's own automatic checkpoint, at the same bound, plus the count of
+ * frames store_idle reads (a WAL hook replaces the automatic one). */
+#define WAL_CHECKPOINT_FRAMES 16384
+#define WAL_IDLE_FRAMES 1024
+
+static int on_wal(void *ctx, sqlite3 *db, const char *name, int frames)
+{
+	struct store *st = ctx;
+
+	st->wal_frames = frames;
+	if (frames >= WAL_CHECKPOINT_FRAMES)
+		sqlite3_wal_checkpoint(db, name);
+	return SQLITE_OK;
+}
+
+/*
+ * Copying the WAL back into the database is the last thing close does: on
+ * 10M bench CRI lines that was 0.3 s after the last batch, while the reader
+ * sat idle. A writer thread with no batch waiting calls this instead, so
+ * close finds little left to copy. PASSIVE: it never waits for readers.
+ */
+void store_idle(struct store *st)
+{
+	int log = 0, done = 0;
+
+	if (!st || st->wal_frames < WAL_IDLE_FRAMES)
+		return;
+	if (sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+				      &log, &done) == SQLITE_OK)
+		st->wal_frames = log - done;
+}
+
 static int open_writer(struct store *st, const struct store_opts *o)
 {
 	int64_t v;
@@ -285,9 +317,9 @@ static int open_writer(struct store *st, const struct store_opts *o)
 	if ((err = exec(st, "PRAGMA journal_mode = WAL;"
 			"PRAGMA synchronous = NORMAL;"
 			"PRAGMA temp_store = MEMORY;"
-			"PRAGMA cache_size = -16384;"
-			"PRAGMA wal_autocheckpoint = 16384;")))
+			"PRAGMA cache_size = -16384;")))
 		return err;
+	sqlite3_wal_hook(st->db, on_wal, st);
 	if ((err = migrate(st)))
 		return err;
 	for (int i = 0; i < S_COUNT; i++)

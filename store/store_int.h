@@ -70,6 +70,7 @@ struct store {
 	FILE *log;
 	int64_t gap_ns, watermark_ns;
 	bool rebuild_all;
+	int wal_frames;                   /* in the WAL after the last commit */
 	char errmsg[512];
 
 	struct rt_arena scratch;          /* reset per commit */

@@ -9,7 +9,9 @@
  * The store belongs to one thread at a time: to the writer from a submit
  * until the wait after it returns, to the caller otherwise. The mutex
  * hand-off orders every access, which is what SQLite's single-thread mode
- * asks (store.c): never two threads in it at once.
+ * asks (store.c): never two threads in it at once. Between batches the
+ * writer also does the store's idle work (store_idle: copying the WAL back
+ * into the database), which a wait waits for too.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -25,8 +27,36 @@ struct store_writer {
 	pthread_cond_t cv;
 	struct corr_batch *job;         /* in flight: submitted, not done */
 	int err;                        /* of the last commit; sticky */
+	bool idle_due;                  /* store_idle after the last commit */
+	bool idle_busy;                 /* ... running now */
+	unsigned waiting;               /* callers blocked for the writer */
 	bool quit;
 };
+
+/* With w->mu held: the job, or else the idle work, outside the lock. */
+static void writer_step(struct store_writer *w)
+{
+	if (w->job) {
+		pthread_mutex_unlock(&w->mu);
+		int err = store_commit(w->st, w->job, w->stats);
+		pthread_mutex_lock(&w->mu);
+		w->err = err;
+		w->job = NULL;
+		/* Idle only when nobody waits: a reader blocked on this
+		 * commit has its next batch ready, which comes first. */
+		w->idle_due = !err && !w->waiting;
+	} else {
+		/* A batch submitted meanwhile waits for this; the reader
+		 * does not, unless it fills the next one first. */
+		w->idle_due = false;
+		w->idle_busy = true;
+		pthread_mutex_unlock(&w->mu);
+		store_idle(w->st);
+		pthread_mutex_lock(&w->mu);
+		w->idle_busy = false;
+	}
+	pthread_cond_broadcast(&w->cv);
+}
 
 static void *writer_main(void *arg)
 {
@@ -34,16 +64,11 @@ static void *writer_main(void *arg)
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (!w->job && !w->quit)
+		while (!w->job && !w->quit && !w->idle_due)
 			pthread_cond_wait(&w->cv, &w->mu);
-		if (!w->job)
+		if (!w->job && w->quit)
 			break;
-		pthread_mutex_unlock(&w->mu);
-		int err = store_commit(w->st, w->job, w->stats);
-		pthread_mutex_lock(&w->mu);
-		w->err = err;
-		w->job = NULL;
-		pthread_cond_broadcast(&w->cv);
+		writer_step(w);
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
@@ -79,11 +104,16 @@ int store_writer_new(struct store *st, struct store_stats *stats,
 	return 0;
 }
 
-/* With w->mu held: until no batch is in flight. */
-static int idle_locked(struct store_writer *w)
+/* With w->mu held: until no batch is in flight (and, when all, no idle
+ * work either: the caller then has the store back). */
+static int idle_locked(struct store_writer *w, bool all)
 {
-	while (w->job)
+	w->waiting++;
+	while (w->job || (all && w->idle_busy))
 		pthread_cond_wait(&w->cv, &w->mu);
+	w->waiting--;
+	if (all)
+		w->idle_due = false;
 	return w->err;
 }
 
@@ -92,7 +122,7 @@ int store_writer_wait(struct store_writer *w)
 	int err;
 
 	pthread_mutex_lock(&w->mu);
-	err = idle_locked(w);
+	err = idle_locked(w, true);
 	pthread_mutex_unlock(&w->mu);
 	return err;
 }
@@ -102,7 +132,7 @@ int store_writer_submit(struct store_writer *w, struct corr_batch *b)
 	int err;
 
 	pthread_mutex_lock(&w->mu);
-	err = idle_locked(w);
+	err = idle_locked(w, false);
 	if (!err) {
 		w->job = b;
 		pthread_cond_broadcast(&w->cv);
@@ -116,7 +146,7 @@ void store_writer_free(struct store_writer *w)
 	if (!w)
 		return;
 	pthread_mutex_lock(&w->mu);
-	idle_locked(w);
+	idle_locked(w, true);
 	w->quit = true;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);

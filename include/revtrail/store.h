@@ -86,6 +86,11 @@ int store_writer_wait(struct store_writer *w);
 /* Waits, ends the thread, frees. Accepts NULL. */
 void store_writer_free(struct store_writer *w);
 
+/* Work for a moment with no batch to commit: copies a WAL of more than a
+ * few MiB back into the database, so that store_close has little left to
+ * do. Never waits; errors are left to the next commit. */
+void store_idle(struct store *st);
+
 /* The committed position of a source (Kafka: next offset). Returns 0 and
  * sets *offset, 1 when unknown, or RT_EDB. */
 int store_position(struct store *st, const char *source, int32_t partition,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "revtrail/store.h"
 #include "tap.h"
@@ -305,6 +306,52 @@ static void fresh(const char *db)
 	unlink(p);
 }
 
+static long file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* store_idle copies a WAL of more than a few MiB back into the database
+ * (what a writer thread does between batches), and leaves a small one. */
+static void idle_checkpoint(const char *db)
+{
+	struct corr_batch *b = corr_batch_new(false);
+	struct store_stats stats = { 0 };
+	struct store *st = NULL;
+	char err[512], uid[32], pod[64];
+	long before;
+
+	fresh(db);
+	if (!ok(store_open(db, 0, &(struct store_opts){ .rules = rules }, &st,
+			   err, sizeof(err)) == 0, "open for the idle check"))
+		goto out;
+	store_idle(st);
+	before = file_size(db);
+	is_int(before < 64 * 1024, 1, "a new database is small (%ld bytes)",
+	       before);
+	for (int i = 0; i < 20000; i++) {
+		struct rec x = recs[1];         /* a tagged Pod event */
+
+		snprintf(uid, sizeof(uid), "bulk-%d", i);
+		snprintf(pod, sizeof(pod), "web-7d9c8f4b6-%05d", i);
+		x.r.uid = S(uid);
+		x.r.name = x.r.pod = S(pod);
+		corr_batch_add(b, &x.r, &x.c);
+	}
+	is_int(store_commit(st, b, &stats), 0, "one commit");
+	is_int(stats.events_new, 20000, "of 20000 events");
+	is_int(file_size(db), before, "the commit went to the WAL");
+	store_idle(st);
+	ok(file_size(db) > 4 * 1024 * 1024, "store_idle copied it into the "
+	   "database (%ld bytes)", file_size(db));
+out:
+	store_close(st);
+	corr_batch_free(b);
+	fresh(db);
+}
+
 static void check_reference(const char *db)
 {
 	char *v;
@@ -394,6 +441,7 @@ int main(void)
 		free(got);
 	}
 	writer_failure(path);
+	idle_checkpoint(path);
 
 	/* history last, events reversed, one record per batch */
 	for (size_t i = 0; i < nrecs; i++)
