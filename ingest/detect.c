@@ -79,6 +79,17 @@ static void base_init(struct ingest *in, struct rt_record *rec,
 		ctx_fill(in, src, ctx, rec);
 }
 
+/* The frame's text where it lies when clean (the framer may know it is),
+ * else a cleaned copy in the arena. */
+static struct rt_str frame_view(struct ingest *in, const struct ing_frame *f,
+				unsigned *flags, size_t *junk)
+{
+	if (f->plain)
+		return rt_str_make(f->p, f->n);
+	return ing_clean_view(in->arena, f->p, f->n,
+			      f->flags & RT_REC_TRUNCATED, flags, junk);
+}
+
 static struct ing_ctx *cur_ctx(const struct ing_frame *f)
 {
 	return f->src ? &f->src->ctx[f->src->cur] : NULL;
@@ -227,8 +238,7 @@ static int cri_line(struct ingest *in, const struct ing_frame *f,
 		return outcome(in, f, rc);
 	/* A CRI line is read with lengths only (its JSON payload is scanned,
 	 * not handed to cJSON), so a clean one is used where it lies. */
-	clean = ing_clean_view(in->arena, f->p, f->n,
-			       f->flags & RT_REC_TRUNCATED, &flags, &junk);
+	clean = frame_view(in, f, &flags, &junk);
 	if (!clean.p)
 		return RT_ENOMEM;
 	/* The prefix is ASCII, so the content starts at the same offset. */
@@ -526,8 +536,7 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 		return reject(in, f, "not a CRI log line");
 	/* A clean line is read where it lies by the JSON scanner, which takes
 	 * lengths; cJSON and the text decoders get a NUL-terminated copy. */
-	clean = ing_clean_view(in->arena, f->p, f->n, flags & RT_REC_TRUNCATED,
-			       &flags, &junk);
+	clean = frame_view(in, f, &flags, &junk);
 	if (!clean.p)
 		return RT_ENOMEM;
 	if (first == '{' && json_ok(force) &&

@@ -35,10 +35,12 @@ static bool doc_framing(const struct ingest *in)
 }
 
 static int emit_frame(struct ingest *in, struct ing_src *src, const char *p,
-		      size_t n, uint64_t off, unsigned flags, bool doc)
+		      size_t n, uint64_t off, unsigned flags, bool doc,
+		      bool plain)
 {
 	struct ing_frame f = {
-		.p = p, .n = n, .flags = flags, .doc = doc, .src = src,
+		.p = p, .n = n, .flags = flags, .doc = doc, .plain = plain,
+		.src = src,
 		.helm = &src->helm,
 		.pos = { .source = src->name, .offset = off, .partition = -1,
 			 .kafka_offset = -1 },
@@ -107,7 +109,7 @@ static int doc_emit(struct ingest *in, struct ing_src *src)
 
 	if (!src->doc_skip)
 		rc = emit_frame(in, src, src->doc.p, src->doc.n, src->doc_off,
-				src->doc_flags, true);
+				src->doc_flags, true, false);
 	doc_reset(src);
 	return rc;
 }
@@ -129,14 +131,14 @@ static int doc_append(struct ingest *in, struct ing_src *src, const char *p,
 	if (room > 1 && (rc = ing_buf_put(&src->doc, p, room - 1)) < 0)
 		return rc;
 	rc = emit_frame(in, src, src->doc.p, src->doc.n, src->doc_off,
-			src->doc_flags | RT_REC_TRUNCATED, true);
+			src->doc_flags | RT_REC_TRUNCATED, true, false);
 	src->doc_skip = true;
 	src->doc.n = 0;
 	return rc;
 }
 
 static int line_plain(struct ingest *in, struct ing_src *src, const char *p,
-		      size_t n, uint64_t off, bool cut);
+		      size_t n, uint64_t off, bool cut, bool plain);
 
 static int doc_line(struct ingest *in, struct ing_src *src, const char *p,
 		    size_t n, uint64_t off, bool cut)
@@ -147,7 +149,7 @@ static int doc_line(struct ingest *in, struct ing_src *src, const char *p,
 	if (!doc_plausible(p, n)) {
 		if ((rc = doc_emit(in, src)) != 0)
 			return rc;
-		return line_plain(in, src, p, n, off, cut);
+		return line_plain(in, src, p, n, off, cut, false);
 	}
 	if (cut)
 		src->doc_flags |= RT_REC_TRUNCATED;
@@ -174,9 +176,9 @@ static bool is_header(const char *p, size_t n)
 	       memcmp(p + n - 4, " <==", 4) == 0;
 }
 
-/* A line outside any document. */
+/* A line outside any document. plain: ing_plain_run covered all of it. */
 static int line_plain(struct ingest *in, struct ing_src *src, const char *p,
-		      size_t n, uint64_t off, bool cut)
+		      size_t n, uint64_t off, bool cut, bool plain)
 {
 	if (!cut && doc_framing(in) && (only(p, n, '{') || only(p, n, '['))) {
 		src->in_doc = true;
@@ -190,7 +192,7 @@ static int line_plain(struct ingest *in, struct ing_src *src, const char *p,
 		return ing_set_header(in, src, p + 4, n - 8);
 	}
 	return emit_frame(in, src, p, n, off, cut ? RT_REC_TRUNCATED : 0,
-			  false);
+			  false, plain);
 }
 
 /*
@@ -199,7 +201,7 @@ static int line_plain(struct ingest *in, struct ing_src *src, const char *p,
  * limit does not count as truncation).
  */
 static int line(struct ingest *in, struct ing_src *src, const char *p,
-		size_t n, uint64_t off, bool over)
+		size_t n, uint64_t off, bool over, bool plain)
 {
 	bool cut = over;
 
@@ -211,7 +213,7 @@ static int line(struct ingest *in, struct ing_src *src, const char *p,
 	}
 	if (src->in_doc)
 		return doc_line(in, src, p, n, off, cut);
-	return line_plain(in, src, p, n, off, cut);
+	return line_plain(in, src, p, n, off, cut, plain);
 }
 
 /* Keeps the start of a line that continues in the next chunk. */
@@ -232,7 +234,7 @@ static int stash(struct ingest *in, struct ing_src *src, const char *p,
 static int stashed_line(struct ingest *in, struct ing_src *src)
 {
 	int rc = line(in, src, src->line.p, src->line.n, src->line_off,
-		      src->line_over);
+		      src->line_over, false);
 
 	src->line.n = 0;
 	src->line_over = false;
@@ -247,7 +249,12 @@ int ing_frame_bytes(struct ingest *in, struct ing_src *src, const char *buf,
 	int rc = 0;
 
 	while (p < end && rc == 0) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		/* Most lines are printable ASCII to their newline: one pass
+		 * finds the newline and spares the decoders their check. */
+		size_t run = ing_plain_run(p, (size_t)(end - p));
+		bool plain = p + run < end && p[run] == '\n';
+		const char *nl = plain ? p + run :
+			memchr(p + run, '\n', (size_t)(end - p) - run);
 		size_t len = (size_t)((nl ? nl : end) - p);
 
 		if (!nl || src->line.n || src->line_over) {
@@ -256,7 +263,7 @@ int ing_frame_bytes(struct ingest *in, struct ing_src *src, const char *buf,
 				rc = stashed_line(in, src);
 		} else {
 			rc = line(in, src, p, len < cap ? len : cap, src->off,
-				  len > cap);
+				  len > cap, plain);
 		}
 		src->off += len + (nl != NULL);
 		p = nl ? nl + 1 : end;

@@ -104,6 +104,7 @@ struct ing_frame {
 	struct rt_pos pos;
 	unsigned flags;         /* RT_REC_TRUNCATED from the framer */
 	bool doc;               /* a multi-line JSON document */
+	bool plain;             /* all printable ASCII: nothing to clean */
 	struct ing_src *src;    /* NULL for Kafka values: no joins, no context */
 	struct dec_helm_state *helm;
 };
@@ -175,6 +176,9 @@ struct rt_str ing_clean(struct rt_arena *a, const char *p, size_t n, bool cut,
 /* Like ing_clean, but a text that needs no change is returned as it lies,
  * not copied: for frames whose record dies with the emit callback and that
  * nothing parses as a C string. */
+/* Length of the run of printable ASCII at p (no control byte, not even a
+ * newline or tab, no DEL, nothing >= 0x80). */
+size_t ing_plain_run(const char *p, size_t n);
 struct rt_str ing_clean_view(struct rt_arena *a, const char *p, size_t n,
 			     bool cut, unsigned *flags, size_t *junk);
 /* Same into b (appended). Returns 0 or RT_ENOMEM. */

@@ -94,6 +94,26 @@ static size_t clean_prefix(const char *p, size_t n)
 	return i;
 }
 
+size_t ing_plain_run(const char *p, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		const __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+			_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f))));
+
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+#endif
+	while (i < n && (unsigned char)p[i] >= 0x20 && (unsigned char)p[i] < 0x7f)
+		i++;
+	return i;
+}
+
 /*
  * Length of the valid UTF-8 sequence at p[0] (lead byte >= 0x80): 2..4,
  * 0 when invalid, SIZE_MAX when valid so far but cut by the end.

@@ -523,6 +523,32 @@ static void cleaning(void)
 	       tries);
 }
 
+/* ing_plain_run, the framer's one pass: it stops at the first byte that
+ * is not printable ASCII (newline and tab included), at every position of
+ * lines up to 70 bytes, and runs to the end when there is none. */
+static void plain_runs(void)
+{
+	static const unsigned char stop[] = { '\n', '\t', '\r', 0x00, 0x1b,
+					      0x1f, 0x7f, 0x80, 0xc3, 0xff };
+	unsigned wrong = 0, tries = 0;
+
+	for (size_t len = 0; len <= 70; len++)
+		for (size_t at = 0; at <= len; at++)
+			for (size_t b = 0; b < sizeof(stop); b++) {
+				char line[80];
+
+				memset(line, 'a' + (char)(len % 26), len);
+				line[0] = len ? ' ' : line[0];
+				if (at < len)
+					line[at] = (char)stop[b];
+				tries++;
+				wrong += ing_plain_run(line, len) != at;
+			}
+	is_int(wrong, 0, "the plain run ends at the first other byte (%u lines)",
+	       tries);
+	is_int(ing_plain_run(" ~ 0123 Zz", 10), 10, "blank to tilde is plain");
+}
+
 /* ing_rfc3339 remembers the last second it parsed: repeated and changed
  * prefixes, fractions and zones give what rt_time_parse gives (on the
  * strict forms both accept; ".Z" and "+24:00" only rt_time_parse takes). */
@@ -600,6 +626,7 @@ int main(void)
 	scanner();
 	member_names();
 	cleaning();
+	plain_runs();
 	remembered_second();
 	fraction_digits();
 	return done_testing();
