@@ -262,6 +262,7 @@ static int merge_dup(struct corr_batch *b, struct corr_event *e,
 
 static int note_position(struct corr_batch *b, const struct rt_record *rec)
 {
+	struct corr_batch_pos *last = b->npos ? &b->pos[b->npos - 1] : NULL;
 	int64_t next;
 	int32_t part = rec->pos.partition;
 
@@ -269,6 +270,13 @@ static int note_position(struct corr_batch *b, const struct rt_record *rec)
 		return 0;
 	next = rec->pos.kafka_offset >= 0 ? rec->pos.kafka_offset + 1 :
 		(int64_t)(rec->pos.offset + rec->raw.n);
+	/* Every record of a file in turn: the last position noted is
+	 * nearly always its own, and a line costs no search. */
+	if (last && last->source == rec->pos.source && last->partition == part) {
+		if (next > last->offset)
+			last->offset = next;
+		return 0;
+	}
 	return corr_batch_position(b, rec->pos.source, part, next);
 }
 
