@@ -235,22 +235,6 @@ static void add_tags(struct rules *r, const struct rules_rule *ru,
 	(void)r;
 }
 
-/* Whether s holds a character that caseless UTF matching equates with an
- * ASCII letter: KELVIN SIGN (k) or LONG S (s). memchr, since glibc's
- * memmem costs a thousand instructions a call on lines this short. */
-static bool has_k_or_s_sign(struct rt_str s)
-{
-	const char *end = s.p + s.n, *q;
-
-	for (q = s.p; (q = memchr(q, '\xe2', (size_t)(end - q))); q++)
-		if (end - q >= 3 && q[1] == '\x84' && q[2] == '\xaa')
-			return true;
-	for (q = s.p; (q = memchr(q, '\xc5', (size_t)(end - q))); q++)
-		if (end - q >= 2 && q[1] == '\xbf')
-			return true;
-	return false;
-}
-
 /* The sets the prefilter left out (rules_int.h): a member of each is in
  * s, or the pattern cannot match it -- unless s holds a character the
  * byte compare cannot fold (pf_scan gives up on those likewise). */
@@ -263,7 +247,7 @@ static bool checks_pass(const struct rules_pattern *p, struct rt_str s)
 			found = pf_contains(s.p, s.n, p->check[k][j],
 					    strlen(p->check[k][j]));
 		if (!found)
-			return has_k_or_s_sign(s);
+			return pf_has_k_or_s_sign(s.p, s.n);
 	}
 	return true;
 }

@@ -194,6 +194,10 @@ bool pf_set_avx2(struct pf *pf, bool on);
 int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
 	    uint32_t gen, uint32_t *hits);
 
+/* Whether text holds a character that caseless UTF matching equates with
+ * an ASCII letter, which byte compares cannot fold: KELVIN SIGN (k) or
+ * LONG S (s). Then every pattern must run. */
+bool pf_has_k_or_s_sign(const char *text, size_t n);
 /* Whether text holds lit (lower case, 2 bytes or more) in any ASCII case,
  * as the scan would find it. */
 bool pf_contains(const char *text, size_t n, const char *lit, size_t len);
