@@ -41,33 +41,45 @@ void ing_buf_release(struct ing_buf *b)
 	b->n = b->cap = 0;
 }
 
+/* Printable ASCII. */
+static inline bool byte_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
+
 /* Tab, CR, LF (inside documents) and ESC (colour codes) are text. */
 static inline bool byte_ok(unsigned char c)
 {
-	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\r' ||
-	       c == '\n' || c == 0x1b;
+	return byte_plain(c) || c == '\t' || c == '\r' || c == '\n' ||
+	       c == 0x1b;
 }
 
 #ifdef __SSE2__
+/* Bit i set: byte i of the 16 at v is not printable ASCII (a control
+ * byte, DEL, or >= 0x80, which the signed compare puts below the blank). */
+static inline unsigned unplain_mask(__m128i v)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+		_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f))));
+}
+
 /* Bit i set: byte i of the 16 at p is not plain text. A block of printable
  * ASCII (nearly all of them) costs two compares; only the others sort out
  * the control bytes that are text. */
 static inline unsigned bad_mask(const char *p)
 {
 	const __m128i v = _mm_loadu_si128((const __m128i *)p);
-	/* Signed: bytes >= 0x80 count as below the blank too. */
-	__m128i low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
-	__m128i del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
-	__m128i ok;
+	unsigned m = unplain_mask(v), ok;
 
-	if (!_mm_movemask_epi8(_mm_or_si128(low, del)))
+	if (!m)
 		return 0;
-	ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
-					_mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))),
-			  _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')),
-					_mm_cmpeq_epi8(v, _mm_set1_epi8(0x1b))));
-	return (unsigned)_mm_movemask_epi8(
-		_mm_or_si128(_mm_andnot_si128(ok, low), del));
+	ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
+			     _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))),
+		_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')),
+			     _mm_cmpeq_epi8(v, _mm_set1_epi8(0x1b)))));
+	return m & ~ok;
 }
 #endif
 
@@ -100,16 +112,14 @@ size_t ing_plain_run(const char *p, size_t n)
 
 #ifdef __SSE2__
 	for (; i + 16 <= n; i += 16) {
-		const __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-			_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f))));
+		unsigned m = unplain_mask(_mm_loadu_si128(
+			(const __m128i *)(p + i)));
 
 		if (m)
 			return i + (unsigned)__builtin_ctz(m);
 	}
 #endif
-	while (i < n && (unsigned char)p[i] >= 0x20 && (unsigned char)p[i] < 0x7f)
+	while (i < n && byte_plain((unsigned char)p[i]))
 		i++;
 	return i;
 }
