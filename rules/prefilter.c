@@ -867,9 +867,7 @@ int pf_build(struct pf *pf)
 	}
 	if ((rc = build_bitmaps(pf)) || (rc = build_slots(pf)))
 		return rc;
-#ifdef PF_AVX2
-	pf->avx2 = __builtin_cpu_supports("avx2");
-#endif
+	pf_set_avx2(pf, true);
 	return build_lslots(pf);
 }
 

@@ -182,8 +182,8 @@ size_t pf_maxlen(const struct pf *pf);      /* longest literal, bytes */
  * few enough for the byte-pair pass alone). For tests. */
 bool pf_windowed(const struct pf *pf);
 const uint32_t *pf_lit_pats(const struct pf *pf, uint32_t lit, size_t *n);
-/* After pf_build: the byte pass with AVX2 where the CPU has it (the
- * default), or SSE2. Returns whether AVX2 is now used. For tests. */
+/* The byte pass with AVX2 where the CPU has it (pf_build's choice), or
+ * SSE2. Returns whether AVX2 is now used. Tests try both. */
 bool pf_set_avx2(struct pf *pf, bool on);
 /*
  * Finds the literals present in text. Each literal found (and whose
