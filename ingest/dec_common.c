@@ -79,31 +79,18 @@ int64_t dec_json_time(const cJSON *it)
 	return ns;
 }
 
-/* A prefix and its length, counted when compiled: strlen twice for each
- * of three prefixes was 100 instructions an Event. */
-struct prefix {
-	const char *s;
-	size_t n;
-};
-#define PREFIX(lit) { lit, sizeof(lit) - 1 }
-
-static bool has_prefix(struct rt_str s, const struct prefix *pre)
-{
-	return s.n >= pre->n && memcmp(s.p, pre->s, pre->n) == 0;
-}
-
 struct rt_str dec_event_container(struct rt_str fp)
 {
-	static const struct prefix pre[] = {
-		PREFIX("spec.containers{"), PREFIX("spec.initContainers{"),
-		PREFIX("spec.ephemeralContainers{"),
+	static const char *const pre[] = {
+		"spec.containers{", "spec.initContainers{",
+		"spec.ephemeralContainers{",
 	};
 
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
-		size_t len = pre[i].n;
+		size_t len = strlen(pre[i]);
 		const char *close;
 
-		if (!has_prefix(fp, &pre[i]))
+		if (!rt_str_has_prefix(fp, pre[i]))
 			continue;
 		close = memchr(fp.p + len, '}', fp.n - len);
 		if (close && close > fp.p + len)
@@ -112,14 +99,13 @@ struct rt_str dec_event_container(struct rt_str fp)
 	return RT_STR_NULL;
 }
 
+#define COMBINED_PREFIX "(combined from similar events): "
+
 struct rt_str dec_event_message(struct rt_str msg)
 {
-	static const struct prefix combined =
-		PREFIX("(combined from similar events): ");
-
-	if (has_prefix(msg, &combined)) {
-		msg.p += combined.n;
-		msg.n -= combined.n;
+	if (rt_str_has_prefix(msg, COMBINED_PREFIX)) {
+		msg.p += strlen(COMBINED_PREFIX);
+		msg.n -= strlen(COMBINED_PREFIX);
 	}
 	return msg;
 }

@@ -31,13 +31,6 @@ bool rt_str_eq(struct rt_str s, const char *lit)
 	return s.n == n && (n == 0 || memcmp(s.p, lit, n) == 0);
 }
 
-bool rt_str_has_prefix(struct rt_str s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.n >= n && (n == 0 || memcmp(s.p, lit, n) == 0);
-}
-
 /* Blocks grow geometrically so a giant record costs one block, not many. */
 #define ARENA_MIN_BLOCK (64u * 1024)
 

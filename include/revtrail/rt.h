@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Action functions return 0 or one of these. */
 enum {
@@ -41,7 +42,14 @@ static inline struct rt_str rt_str_make(const char *p, size_t n)
 
 /* True when s holds exactly the NUL-terminated string lit. */
 bool rt_str_eq(struct rt_str s, const char *lit);
-bool rt_str_has_prefix(struct rt_str s, const char *lit);
+/* Whether s starts with lit. Inline, so that a literal's length is counted
+ * when compiled (an Event's field path is tried against three). */
+static inline bool rt_str_has_prefix(struct rt_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.n >= n && (n == 0 || memcmp(s.p, lit, n) == 0);
+}
 
 /*
  * Bump allocator: the strings a stage makes (decoded fields, a batch's
