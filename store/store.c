@@ -66,9 +66,10 @@ void bind_cstr(sqlite3_stmt *s, int i, const char *v)
 }
 
 /*
- * Two times per event made rt_time_format's snprintf 8% of a commit. Event
- * times of a batch share their second often: the formatted seconds are
- * cached and only the microseconds are written per call.
+ * Two times per event made rt_time_format 8% of a commit (when it still
+ * used snprintf). Event times of a batch share their second often: the
+ * formatted seconds are cached and only the microseconds are written per
+ * call, which also spares the calendar arithmetic.
  */
 void bind_iso(sqlite3_stmt *s, int i, int64_t ns)
 {
