@@ -3,7 +3,7 @@
 #   make demo                  install missing packages (as root), build, run on examples/
 #   make test                  the same install step, then unit + end-to-end tests (prove)
 #   make test SANITIZE=address,undefined
-#   make unit-MODULE           one module's unit tests (ingest, rules, correlate, store)
+#   make unit-MODULE           one module's unit tests (core, ingest, rules, correlate, store)
 #   make fuzz                  libFuzzer harnesses (clang), FUZZ_SECONDS each
 #   make bench | install | clean
 
@@ -30,7 +30,9 @@ B := build/rel
 BIN := revtrail
 endif
 
-MODULES := ingest rules correlate store
+# Layers, lowest first: core/ (arenas, strings, times) is below every
+# stage; each module links only the ones before it that it needs.
+MODULES := core ingest rules correlate pipeline store
 src_of = $(sort $(wildcard $(1)/*.c))
 obj_of = $(patsubst %.c,$(B)/%.o,$(call src_of,$(1)))
 LIB_OBJ := $(foreach m,$(MODULES),$(call obj_of,$(m))) $(B)/rules/builtin_packs.o
@@ -60,13 +62,15 @@ $(B)/rules/builtin_packs.o: $(B)/rules/builtin_packs.c
 # one module's tests build while another module is half-written.
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
-deps_ingest := ingest
-deps_rules := ingest rules
-deps_correlate := ingest rules correlate
-deps_store := ingest rules correlate store
+deps_core := core
+deps_ingest := core ingest
+deps_rules := core rules
+deps_correlate := core rules correlate
+deps_pipeline := core ingest rules correlate pipeline
+deps_store := core rules correlate store
 unit_mod = $(word 2,$(subst _, ,$(notdir $(1))))
 unit_objs = $(foreach m,$(deps_$(call unit_mod,$(1))),$(call obj_of,$(m))) \
-	$(if $(filter rules correlate store,$(call unit_mod,$(1))),$(B)/rules/builtin_packs.o)
+	$(if $(filter rules correlate pipeline store,$(call unit_mod,$(1))),$(B)/rules/builtin_packs.o)
 
 .SECONDEXPANSION:
 $(B)/tests/unit/%: $(B)/tests/unit/%.o $$(call unit_objs,%)
@@ -94,9 +98,8 @@ check: $(BIN) $(UNIT_BIN)
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
-# cli/common.c for cli_classify, the commands' own classify step; it needs
-# nothing beyond ingest/ and rules/.
-FUZZ_LIB_SRC := $(call src_of,ingest) $(call src_of,rules) cli/common.c
+FUZZ_LIB_SRC := $(call src_of,core) $(call src_of,ingest) $(call src_of,rules) \
+	$(call src_of,pipeline)
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) build/rel/rules/builtin_packs.c
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude $(PKG_CFLAGS) \

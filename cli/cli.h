@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "revtrail/ingest.h"
+#include "revtrail/pipeline.h"
 #include "revtrail/rules.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -34,30 +35,12 @@ struct cli_rules_opts {
  * compiles. On error prints "revtrail: FILE:LINE: problem" and returns NULL. */
 struct rules *cli_load_rules(const struct cli_rules_opts *o);
 
-/* rules_classify for the commands: a deferred JSON payload (see
- * ingest_opts.defer_payload) is decoded only when a rule reading the
- * message may match it, or when the record is tagged. */
-unsigned cli_classify(struct rules *r, struct rt_record *rec,
-		      struct rt_arena *arena, struct rt_class *cls);
-
 /* --db: the flag, else $REVTRAIL_DB, else ./revtrail.db. */
 const char *cli_db_path(const char *flag);
 
 /* Prints "revtrail CMD: message" to stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/*
- * Reads every input (paths, "-" or none = stdin) in large chunks and feeds
- * them to ingest. After each chunk, between_chunks (may be NULL) runs: that
- * is where callers flush a batch and reset the arena. Stops early and returns
- * the first non-zero return of emit/between_chunks; returns CLI_FAIL when a
- * file cannot be opened (reported on stderr) after reading the others.
- */
-typedef int (*cli_chunk_fn)(void *ctx);
-int cli_read_inputs(struct ingest *in, char **paths, int npaths,
-		    struct rt_arena *arena, ingest_emit_fn emit,
-		    cli_chunk_fn between_chunks, void *ctx);
 
 /* Options of every command that reads input (classify, ingest, consume). */
 enum {

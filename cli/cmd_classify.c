@@ -314,7 +314,7 @@ static int on_record(void *ctx, struct rt_record *r)
 	struct classify *c = ctx;
 	struct rt_class cls;
 
-	cli_classify(c->rules, r, &c->arena, &cls);
+	pipeline_classify(c->rules, r, &c->arena, &cls);
 	c->limit_hits += cls.limit_hits;
 	if (cls.ntags)
 		c->tagged++;
@@ -387,8 +387,8 @@ int cmd_classify(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	rt_arena_init(&c.arena);
-	rc = cli_read_inputs(in, argv + optind, argc - optind, &c.arena,
-			     on_record, between_chunks, &c);
+	rc = ingest_read_paths(in, argv + optind, argc - optind, &c.arena,
+			       on_record, between_chunks, &c);
 	out_flush(&c.out);
 	free(c.out.p);
 	fflush(stdout);

@@ -90,7 +90,7 @@ static int hook_record(void *ctx, struct rt_record *rec)
 	struct consume *c = ctx;
 	struct rt_class cls;
 
-	cli_classify(c->rules, rec, &c->arena, &cls);
+	pipeline_classify(c->rules, rec, &c->arena, &cls);
 	c->limit_hits += cls.limit_hits;
 	return corr_batch_add(c->b, rec, &cls);
 }

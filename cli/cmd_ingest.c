@@ -76,7 +76,7 @@ static int on_record(void *ctx, struct rt_record *rec)
 	struct run *r = ctx;
 	struct rt_class cls;
 
-	cli_classify(r->rules, rec, &r->arena, &cls);
+	pipeline_classify(r->rules, rec, &r->arena, &cls);
 	r->limit_hits += cls.limit_hits;
 	if (corr_batch_add(r->b, rec, &cls)) {
 		fputs("revtrail ingest: out of memory\n", stderr);
@@ -206,8 +206,10 @@ static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
 	devnull_fd = open("/dev/null", O_RDONLY);
 	catch_signals();
 	r->last_commit = now_ns();
-	rc = cli_read_inputs(in, paths, n, &r->arena, on_record,
-			     between_chunks, r);
+	rc = ingest_read_paths(in, paths, n, &r->arena, on_record,
+			       between_chunks, r);
+	if (rc < 0)             /* an unreadable input, or no buffer */
+		rc = CLI_FAIL;
 	if (rc == STOPPED)
 		rc = CLI_OK;
 	/* EOF, a signal, or a file that failed to open: keep what was read.

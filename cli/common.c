@@ -1,6 +1,6 @@
 /*
- * common.c: what several subcommands share: loading rules, reading inputs in
- * large chunks, the database path, output-format names, JSON strings.
+ * common.c: what several subcommands share: loading rules, the database
+ * path, option values, output-format names, JSON strings.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,23 +46,6 @@ const char *cli_db_path(const char *flag)
 	return "revtrail.db";
 }
 
-unsigned cli_classify(struct rules *r, struct rt_record *rec,
-		      struct rt_arena *arena, struct rt_class *cls)
-{
-	int n;
-
-	if (rec->flags & RT_REC_DEFERRED) {
-		n = rules_classify_deferred(r, rec, arena, cls);
-		if (n >= 0) {
-			if (n > 0)      /* kept: with its real message */
-				ingest_undefer(rec, arena);
-			return (unsigned)n;
-		}
-		ingest_undefer(rec, arena);
-	}
-	return rules_classify(r, rec, arena, cls);
-}
-
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -73,80 +56,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return CLI_USAGE;
-}
-
-/* 128 KiB reads: large enough that syscalls vanish from profiles, small
- * enough that the buffer stays in L2 between the kernel's copy and the
- * scan (1 MiB reads doubled the copy's system time on the 10M bench file
- * and slowed the scan after it). A `tail -F` pipe still flushes promptly:
- * read returns early. */
-#define READ_CHUNK (1u << 17)
-
-static int feed_fd(struct ingest *in, int fd, const char *name, char *buf,
-		   struct rt_arena *arena, ingest_emit_fn emit,
-		   cli_chunk_fn between, void *ctx)
-{
-	for (;;) {
-		ssize_t n = read(fd, buf, READ_CHUNK);
-		int rc;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			fprintf(stderr, "revtrail: %s: %s\n", name,
-				strerror(errno));
-			return CLI_FAIL;
-		}
-		if (n == 0)
-			break;
-		rc = ingest_feed(in, name, buf, (size_t)n, arena, emit, ctx);
-		if (!rc && between)
-			rc = between(ctx);
-		if (rc)
-			return rc;
-	}
-	return ingest_finish(in, name, arena, emit, ctx);
-}
-
-int cli_read_inputs(struct ingest *in, char **paths, int npaths,
-		    struct rt_arena *arena, ingest_emit_fn emit,
-		    cli_chunk_fn between, void *ctx)
-{
-	static char *stdin_only[] = { "-" };
-	char *buf = malloc(READ_CHUNK);
-	int status = CLI_OK;
-
-	if (!buf)
-		return CLI_FAIL;
-	if (npaths == 0) {
-		paths = stdin_only;
-		npaths = 1;
-	}
-	for (int i = 0; i < npaths; i++) {
-		bool is_stdin = !strcmp(paths[i], "-");
-		int fd = is_stdin ? 0 : open(paths[i], O_RDONLY);
-		int rc;
-
-		if (fd < 0) {
-			fprintf(stderr, "revtrail: %s: %s\n", paths[i],
-				strerror(errno));
-			status = CLI_FAIL;
-			continue;
-		}
-		rc = feed_fd(in, fd, paths[i], buf, arena, emit, between, ctx);
-		if (!is_stdin)
-			close(fd);
-		if (rc == CLI_FAIL) {
-			status = CLI_FAIL;
-			continue;
-		}
-		if (rc) {
-			status = rc;
-			break;
-		}
-	}
-	free(buf);
-	return status;
 }
 
 int cli_parse_release(const char *arg, struct ingest_opts *io)

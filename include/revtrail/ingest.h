@@ -91,4 +91,18 @@ const struct ingest_stats *ingest_stats(const struct ingest *in);
  */
 void ingest_undefer(struct rt_record *rec, struct rt_arena *arena);
 
+/*
+ * The file source: reads every path ("-", or none at all, is stdin) in
+ * large chunks and feeds them to in. After each chunk between (may be
+ * NULL) runs: that is where callers commit a batch and reset the arena
+ * the chunk's records lived in. Stops at the first non-zero return of
+ * emit or between and returns it; a path that cannot be opened or read is
+ * reported on stderr and the others are still read, then RT_EIO is
+ * returned (RT_ENOMEM without a buffer).
+ */
+typedef int (*ingest_chunk_fn)(void *ctx);
+int ingest_read_paths(struct ingest *in, char **paths, int npaths,
+		      struct rt_arena *arena, ingest_emit_fn emit,
+		      ingest_chunk_fn between, void *ctx);
+
 #endif

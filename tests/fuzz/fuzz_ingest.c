@@ -11,7 +11,7 @@
 
 #include "revtrail/ingest.h"
 #include "revtrail/rules.h"
-#include "../../cli/cli.h"
+#include "revtrail/pipeline.h"
 
 static struct rules *rules;
 
@@ -19,7 +19,7 @@ static int on_record(void *ctx, struct rt_record *r)
 {
 	struct rt_class c;
 
-	cli_classify(rules, r, ctx, &c);
+	pipeline_classify(rules, r, ctx, &c);
 	/* Touch every view so ASan sees a dangling one. */
 	volatile size_t sink = r->message.n + r->raw.n;
 	for (size_t i = 0; i < r->message.n; i++)

@@ -1,0 +1,22 @@
+/*
+ * pipeline.h: the steps between a decoded record and the correlator that
+ * every command running the pipeline shares (classify, ingest, consume,
+ * and the fuzz harnesses), so a record takes the same path whatever its
+ * source.
+ */
+#ifndef REVTRAIL_PIPELINE_H
+#define REVTRAIL_PIPELINE_H
+
+#include "revtrail/ingest.h"
+#include "revtrail/rules.h"
+
+/*
+ * rules_classify for a decoded record: a deferred JSON payload (see
+ * ingest_opts.defer_payload) is decoded only when a rule reading the
+ * message may match it, or when the record is tagged, so that it is kept
+ * with its real message. Returns the number of tags.
+ */
+unsigned pipeline_classify(struct rules *r, struct rt_record *rec,
+			   struct rt_arena *arena, struct rt_class *cls);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * pipeline.c: a decoded record's way into the rules (see pipeline.h).
+ */
+#include "revtrail/pipeline.h"
+
+unsigned pipeline_classify(struct rules *r, struct rt_record *rec,
+			   struct rt_arena *arena, struct rt_class *cls)
+{
+	int n;
+
+	if (rec->flags & RT_REC_DEFERRED) {
+		n = rules_classify_deferred(r, rec, arena, cls);
+		if (n >= 0) {
+			if (n > 0)      /* kept: with its real message */
+				ingest_undefer(rec, arena);
+			return (unsigned)n;
+		}
+		ingest_undefer(rec, arena);
+	}
+	return rules_classify(r, rec, arena, cls);
+}
