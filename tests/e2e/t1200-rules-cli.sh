@@ -24,6 +24,19 @@ for d in stale_config_mount hook_configmap_race superseded_release_install; do
 	like "$(cat "$T/list")" "$d" "diagnosis $d is in the catalog"
 done
 
+# docs/tags.md is the catalog's contract: every tag a built-in rule gives and
+# every built-in diagnosis has a row there (the list's second column, or the
+# diagnosis id).
+DOC=$(dirname "$0")/../../docs/tags.md
+grep -v '^diagnosis ' "$T/list" | cut -f2 | tr ',' '\n' | sort -u > "$T/tags"
+grep '^diagnosis ' "$T/list" | cut -f1 | cut -d' ' -f2 >> "$T/tags"
+: > "$T/undocumented"
+while read -r name; do
+	grep -q "^| \`$name\` |" "$DOC" || echo "$name" >> "$T/undocumented"
+done < "$T/tags"
+like "$(wc -l < "$T/tags")" '^[0-9]*[1-9][0-9]+$' "the packs give tags and diagnoses to check"
+is "$(cat "$T/undocumented")" "" "every built-in tag and diagnosis is in docs/tags.md"
+
 cat > "$T/bad.rules" <<'R'
 # a pack with a broken regex on line 5
 rule ok.one
