@@ -155,14 +155,12 @@ static int count_row(void *ctx, int ncols, const char *const *names,
  * it read while the writer commits). -1 when it cannot be had. */
 static int64_t open_incidents(struct consume *c)
 {
-	struct store_opts so = { 0 };
 	int64_t n = -1;
 	char err[256];
 
 	if (!c->ro && !c->ro_tried) {
 		c->ro_tried = true;
-		if (store_open(c->db_path, STORE_READONLY, &so, &c->ro, err,
-			       sizeof(err)))
+		if (store_open_read(c->db_path, NULL, &c->ro, err, sizeof(err)))
 			c->ro = NULL;
 	}
 	if (!c->ro || store_query(c->ro, "SELECT count(*) FROM incidents "

@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "rows.h"
-#include "revtrail/store.h"
+#include "revtrail/store_read.h"
 
 static const char usage_text[] =
 	"usage: revtrail incidents [--db PATH] [-o table|json|csv] [--open]\n"

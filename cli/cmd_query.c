@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "rows.h"
-#include "revtrail/store.h"
+#include "revtrail/store_read.h"
 
 static const char usage_text[] =
 	"usage: revtrail query [--db PATH] [-o table|json|csv] SQL\n"
@@ -33,7 +33,7 @@ int cli_open_readonly(const char *cmd, const char *db, struct store **st)
 			"(run revtrail ingest --db %s first)\n", cmd, db, db);
 		return CLI_FAIL;
 	}
-	if (store_open(db, STORE_READONLY, NULL, st, err, sizeof(err))) {
+	if (store_open_read(db, NULL, st, err, sizeof(err))) {
 		fprintf(stderr, "revtrail %s: %s\n", cmd, err);
 		return CLI_FAIL;
 	}

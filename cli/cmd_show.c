@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "rows.h"
-#include "revtrail/store.h"
+#include "revtrail/store_read.h"
 
 #define TIMELINE_MAX 200
 

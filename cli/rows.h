@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "revtrail/store.h"
+#include "revtrail/store_read.h"
 
 struct rows;
 

@@ -121,6 +121,8 @@ void bind_cstr(sqlite3_stmt *s, int i, const char *v);
 void bind_iso(sqlite3_stmt *s, int i, int64_t ns);
 const char *col_text(sqlite3_stmt *s, int i);    /* "" for NULL */
 int meta_set_int(struct store *st, const char *key, int64_t v);
+/* Process-wide SQLite settings, before the first connection. */
+void store_sqlite_config(void);
 
 /* commit.c */
 int commit_events(struct store *st, struct corr_batch *b);

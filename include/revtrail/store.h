@@ -23,11 +23,10 @@
 
 #include "revtrail/correlate.h"
 #include "revtrail/rules.h"
-
-struct store;
+#include "revtrail/store_read.h"
 
 enum {
-	STORE_READONLY = 1u << 0,   /* SQLITE_OPEN_READONLY; never creates */
+	STORE_READONLY = 1u << 0,   /* store_open_read(path, NULL, ...) */
 };
 
 struct store_opts {
@@ -45,9 +44,6 @@ struct store_opts {
  */
 int store_open(const char *path, unsigned flags, const struct store_opts *o,
 	       struct store **out, char *err, size_t errlen);
-void store_close(struct store *st);
-/* The last SQLite error message of this store. */
-const char *store_errmsg(const struct store *st);
 
 struct store_stats {
 	uint64_t batches;
@@ -95,56 +91,5 @@ void store_idle(struct store *st);
  * sets *offset, 1 when unknown, or RT_EDB. */
 int store_position(struct store *st, const char *source, int32_t partition,
 		   int64_t *offset);
-
-/* ---- reading --------------------------------------------------------- */
-
-enum store_type { STORE_NULL, STORE_INT, STORE_REAL, STORE_TEXT, STORE_BLOB };
-
-struct store_value {
-	enum store_type type;
-	int64_t i;
-	double d;
-	const char *p;     /* TEXT (NUL-terminated) and BLOB */
-	size_t n;
-};
-
-/* One result row; names and values valid during the call only. A non-zero
- * return stops the query and is returned by it. */
-typedef int (*store_row_fn)(void *ctx, int ncols, const char *const *names,
-			    const struct store_value *vals);
-
-/*
- * Runs user SQL on a STORE_READONLY store: every statement of sql must be
- * read-only (sqlite3_stmt_readonly), else nothing runs and RT_EINVAL is
- * returned with "attempt to write a readonly database" in err. Rows of
- * every statement go to fn; header (may be NULL) is called before each
- * statement's rows with its column names. Returns 0, RT_EINVAL (bad SQL,
- * a write), RT_EDB, or fn's non-zero return.
- */
-int store_query(struct store *st, const char *sql,
-		int (*header)(void *ctx, int ncols, const char *const *names),
-		store_row_fn fn, void *ctx, char *err, size_t errlen);
-
-struct store_filter {
-	bool open_only;
-	const char *ns, *release;     /* NULL = any */
-	int64_t since_ns;             /* last seen at or after; 0 = any */
-};
-
-/* Incidents newest first. Columns: see SQL_INCIDENTS in store/sql.h. */
-int store_incidents(struct store *st, const struct store_filter *f,
-		    int (*header)(void *ctx, int ncols,
-				  const char *const *names),
-		    store_row_fn fn, void *ctx);
-
-enum store_part {
-	STORE_PART_INCIDENT,    /* one row: the incident */
-	STORE_PART_OBJECTS,     /* affected objects, first seen first */
-	STORE_PART_TIMELINE,    /* events and revisions in time order */
-	STORE_PART_REVISION,    /* the opening revision: updated_ns, status.. */
-};
-/* Rows of one part of incident id. Returns 0 (also when no rows). */
-int store_incident_part(struct store *st, int64_t id, enum store_part part,
-			store_row_fn fn, void *ctx);
 
 #endif

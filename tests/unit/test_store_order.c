@@ -219,7 +219,7 @@ static void writer_failure(const char *db)
 	char err[512];
 
 	/* read-only: store_commit refuses every batch */
-	if (!ok(store_open(db, STORE_READONLY, NULL, &st, err, sizeof(err)) == 0 &&
+	if (!ok(store_open_read(db, NULL, &st, err, sizeof(err)) == 0 &&
 		store_writer_new(st, &stats, &w) == 0, "writer on a read-only store"))
 		goto out;
 	corr_batch_add(b, &recs[1].r, &recs[1].c);

@@ -115,7 +115,7 @@ static void test_create_and_migrate(void)
 	ok(store_open(path, 0, NULL, &st, err, sizeof(err)) != 0,
 	   "a newer schema is refused");
 	ok(strstr(err, "newer") != NULL, "with a clear message: %s", err);
-	ok(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)) != 0,
+	ok(store_open_read(path, NULL, &st, err, sizeof(err)) != 0,
 	   "also read-only");
 	fresh();
 }
@@ -140,7 +140,7 @@ static void test_migrate_v1(void)
 	is_int(version(), STORE_SCHEMA_VERSION, "to the current version");
 	ok(exec("SELECT namespace, workload, release_namespace, release"
 		" FROM workload_releases") == 0, "workload_releases exists");
-	is_int(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)), 0,
+	is_int(store_open_read(path, NULL, &st, err, sizeof(err)), 0,
 	       "readable");
 	store_query(st, "SELECT (SELECT count(*) FROM events) AS e,"
 		    " (SELECT status FROM revisions) AS s", NULL, on_row, &c,
@@ -203,11 +203,11 @@ static void test_readonly(void)
 	char err[512] = "";
 
 	fresh();
-	ok(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)) != 0,
+	ok(store_open_read(path, NULL, &st, err, sizeof(err)) != 0,
 	   "read-only open of a missing file fails");
 	ok(access(path, F_OK) != 0, "and does not create it");
 	is_int(store_open(path, 0, NULL, &rw, err, sizeof(err)), 0, "writer");
-	is_int(store_open(path, STORE_READONLY, NULL, &st, err, sizeof(err)), 0,
+	is_int(store_open_read(path, NULL, &st, err, sizeof(err)), 0,
 	       "reader next to a writer");
 	is_int(store_query(st, "SELECT 1 AS one, 'x' AS two, NULL AS three;"
 			   " SELECT count(*) AS n FROM incidents", NULL, on_row,

@@ -1,0 +1,83 @@
+/*
+ * store_read.h: reading a revtrail database (query, incidents, show).
+ *
+ * A reader never writes: the file is opened read-only, and when the
+ * directory is not writable (no -shm can be made next to a WAL database)
+ * it is opened immutable instead. Everything a read can make revtrail
+ * spend is bounded (store_read_opts). This header needs nothing of the
+ * correlator; the writer's API is revtrail/store.h, which includes it.
+ */
+#ifndef REVTRAIL_STORE_READ_H
+#define REVTRAIL_STORE_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+struct store_read_opts {
+	int64_t timeout_ms;   /* per store_query etc.; 0 = no limit */
+	int64_t heap_bytes;   /* SQLite's heap, process-wide; 0 = no limit */
+};
+
+/*
+ * Opens an existing database for reading. o may be NULL (no limits).
+ * Returns 0, or RT_EDB / RT_ENOMEM with a message in err.
+ */
+int store_open_read(const char *path, const struct store_read_opts *o,
+		    struct store **out, char *err, size_t errlen);
+void store_close(struct store *st);
+/* The last SQLite error message of this store. */
+const char *store_errmsg(const struct store *st);
+
+enum store_type { STORE_NULL, STORE_INT, STORE_REAL, STORE_TEXT, STORE_BLOB };
+
+struct store_value {
+	enum store_type type;
+	int64_t i;
+	double d;
+	const char *p;     /* TEXT (NUL-terminated) and BLOB */
+	size_t n;
+};
+
+/* One result row; names and values valid during the call only. A non-zero
+ * return stops the query and is returned by it. */
+typedef int (*store_row_fn)(void *ctx, int ncols, const char *const *names,
+			    const struct store_value *vals);
+
+/*
+ * Runs user SQL on a store opened for reading: every statement of sql must
+ * be read-only (sqlite3_stmt_readonly), else nothing runs and RT_EINVAL is
+ * returned with "attempt to write a readonly database" in err. Rows of
+ * every statement go to fn; header (may be NULL) is called before each
+ * statement's rows with its column names. Returns 0, RT_EINVAL (bad SQL,
+ * a write), RT_EDB, or fn's non-zero return.
+ */
+int store_query(struct store *st, const char *sql,
+		int (*header)(void *ctx, int ncols, const char *const *names),
+		store_row_fn fn, void *ctx, char *err, size_t errlen);
+
+struct store_filter {
+	bool open_only;
+	const char *ns, *release;     /* NULL = any */
+	int64_t since_ns;             /* last seen at or after; 0 = any */
+};
+
+/* Incidents newest first. Columns: see SQL_INCIDENTS in store/sql.h. */
+int store_incidents(struct store *st, const struct store_filter *f,
+		    int (*header)(void *ctx, int ncols,
+				  const char *const *names),
+		    store_row_fn fn, void *ctx);
+
+enum store_part {
+	STORE_PART_INCIDENT,    /* one row: the incident */
+	STORE_PART_OBJECTS,     /* affected objects, first seen first */
+	STORE_PART_TIMELINE,    /* events and revisions in time order */
+	STORE_PART_REVISION,    /* the opening revision: updated_ns, status.. */
+};
+/* Rows of one part of incident id. Returns 0 (also when no rows). */
+int store_incident_part(struct store *st, int64_t id, enum store_part part,
+			store_row_fn fn, void *ctx);
+
+#endif
