@@ -11,8 +11,10 @@
  * which correlates and stores it in one transaction while this loop fills
  * the other batch.
  * EOF and SIGINT/SIGTERM flush the last batch. The signal handler only sets
- * a flag (and points stdin at /dev/null, so a blocked read of a quiet pipe
- * returns).
+ * a flag, which the between-chunks hook checks: the source also runs that
+ * hook when the signal interrupts a blocked read, so a quiet pipe or FIFO
+ * named as a path stops at once. It also points stdin at /dev/null, for a
+ * signal that lands just before a read of stdin blocks.
  */
 #include <fcntl.h>
 #include <getopt.h>

@@ -27,8 +27,13 @@ static int feed_fd(struct ingest *in, int fd, const char *name, char *buf,
 		ssize_t n = read(fd, buf, READ_CHUNK);
 		int rc;
 
-		if (n < 0 && errno == EINTR)
+		/* A signal: the caller's hook is where it checks its stop
+		 * flag, or a quiet pipe would hold it until its next line. */
+		if (n < 0 && errno == EINTR) {
+			if (between && (rc = between(ctx)))
+				return rc;
 			continue;
+		}
 		if (n < 0) {
 			fprintf(stderr, "revtrail: %s: %s\n", name,
 				strerror(errno));

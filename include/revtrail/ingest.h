@@ -95,7 +95,9 @@ void ingest_undefer(struct rt_record *rec, struct rt_arena *arena);
  * The file source: reads every path ("-", or none at all, is stdin) in
  * large chunks and feeds them to in. After each chunk between (may be
  * NULL) runs: that is where callers commit a batch and reset the arena
- * the chunk's records lived in. Stops at the first non-zero return of
+ * the chunk's records lived in. It also runs when a signal interrupts a
+ * read, so a caller that checks a stop flag there stops a quiet pipe or
+ * FIFO at once (a signal handler installed without SA_RESTART). Stops at the first non-zero return of
  * emit or between and returns it; a path that cannot be opened or read is
  * reported on stderr and the others are still read, then RT_EIO is
  * returned (RT_ENOMEM without a buffer).
