@@ -311,12 +311,37 @@ static int kind_before(const char *start, const char *p)
 	return 0;
 }
 
+/* The newest revision the release history holds: <N> in a remedy. */
+static int newest_rev(const struct corr_incview *v)
+{
+	int best = v->opening ? v->opening->revision : 0;
+
+	for (size_t i = 0; v->rel && i < v->rel->nrevs; i++)
+		if (v->rel->revs[i].revision > best)
+			best = v->rel->revs[i].revision;
+	return best;
+}
+
+/* A name pasted into a remedy's shell command, as one shell word. */
+static void add_word(struct store_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+	char tmp[1024];
+
+	if (4 * n + 2 > sizeof(tmp)) {
+		buf_add(b, "''", 2);    /* longer than any Kubernetes name */
+		return;
+	}
+	buf_add(b, tmp, rt_shell_quote(s, n, tmp));
+}
+
 /*
  * Remedies name things with placeholders (rules/packs/diagnoses.rules):
  * <ns>, <release>, <rev>, <previous-rev>, <name> (the config object the
  * incident is about; after "deployment/" and the like, the workload),
  * <workload>, and <pod> (the first affected pod; "<pod> ..." lists them
- * all). Unknown ones stay as written.
+ * all), <N> (the newest revision of the release). Unknown ones stay as
+ * written. Every name goes in quoted for the shell: remedies are commands.
  */
 static const char *expand_remedy(struct store *st, const char *tpl,
 				 const struct corr_incview *v,
@@ -341,6 +366,9 @@ static const char *expand_remedy(struct store *st, const char *tpl,
 		} else if (!strncmp(p, "<rev>", 5) && v->opening) {
 			snprintf(num, sizeof(num), "%d", v->opening->revision);
 			rep = num, skip = 5;
+		} else if (!strncmp(p, "<N>", 3) && newest_rev(v) > 0) {
+			snprintf(num, sizeof(num), "%d", newest_rev(v));
+			rep = num, skip = 3;
 		} else if (!strncmp(p, "<previous-rev>", 14) &&
 			   previous_rev(v) > 0) {
 			snprintf(num, sizeof(num), "%d", previous_rev(v));
@@ -354,8 +382,11 @@ static const char *expand_remedy(struct store *st, const char *tpl,
 		} else if (!strncmp(p, "<name>", 6)) {
 			rep = config_name(v, name, sizeof(name)), skip = 6;
 		} else if (!strncmp(p, "<pod> ...", 9) && d->npods) {
-			for (unsigned i = 0; i < d->npods; i++)
-				buf_addf(b, "%s%s", i ? " " : "", d->pods[i]);
+			for (unsigned i = 0; i < d->npods; i++) {
+				if (i)
+					buf_addc(b, ' ');
+				add_word(b, d->pods[i]);
+			}
 			p += 9;
 			continue;
 		} else if (!strncmp(p, "<pod>", 5) && d->npods) {
@@ -365,7 +396,7 @@ static const char *expand_remedy(struct store *st, const char *tpl,
 			buf_addc(b, *p++);
 			continue;
 		}
-		buf_add(b, rep, strlen(rep));
+		add_word(b, rep);
 		p += skip;
 	}
 	return buf_str(b);

@@ -90,6 +90,19 @@ int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 /* Writes "2024-11-03T14:41:07.123456Z" (microseconds, always Z). */
 void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ]);
 
+/*
+ * Text for a shell and for a terminal. Both write to out (NULL: only
+ * measure) and return the length written; neither adds a NUL.
+ * rt_shell_quote: s as one shell word: unchanged when made of characters
+ * no shell treats specially (every Kubernetes name), else in single quotes
+ * ('it'\''s'); the empty string is ''. At most 4n+2 bytes.
+ * rt_escape_terminal: control characters as \x1b, \n, \r, \t, C1 controls
+ * as \u009b, bytes that are not UTF-8 as \xff; printable text unchanged.
+ * At most 6n bytes.
+ */
+size_t rt_shell_quote(const char *s, size_t n, char *out);
+size_t rt_escape_terminal(const char *s, size_t n, char *out);
+
 enum rt_format {
 	RT_FMT_UNKNOWN = 0,
 	RT_FMT_K8S_EVENT,      /* core/v1 or events.k8s.io/v1 Event, any framing */

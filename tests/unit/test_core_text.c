@@ -1,0 +1,50 @@
+/* Names for the shell and text for the terminal (core/rt_text.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "revtrail/rt.h"
+#include "tap.h"
+
+static void quote(const char *in, const char *want)
+{
+	char out[256];
+	size_t n = rt_shell_quote(in, strlen(in), out);
+
+	out[n] = '\0';
+	is_str(out, want, "shell word for '%s'", in);
+	ok(rt_shell_quote(in, strlen(in), NULL) == n, "measure = write");
+}
+
+static void esc(const char *in, size_t len, const char *want)
+{
+	char out[256];
+	size_t n = rt_escape_terminal(in, len, out);
+
+	out[n] = '\0';
+	is_str(out, want, "terminal text for '%s'", want);
+	ok(rt_escape_terminal(in, len, NULL) == n, "measure = write");
+}
+
+int main(void)
+{
+	quote("payments-api-7d9c8f4b6-4kx2m", "payments-api-7d9c8f4b6-4kx2m");
+	quote("prod", "prod");
+	quote("", "''");
+	quote("x'; DROP TABLE incidents; --", "'x'\\''; DROP TABLE incidents; --'");
+	quote("$(reboot)", "'$(reboot)'");
+	quote("a b", "'a b'");
+	quote("`id`", "'`id`'");
+	quote("a\nb", "'a\nb'");
+	esc("plain text", 10, "plain text");
+	esc("\x1b]0;owned\x07", 10, "\\x1b]0;owned\\x07");
+	esc("line\nforged\r", 12, "line\\nforged\\r");
+	esc("tab\there", 8, "tab\\there");
+	esc("caf\xc3\xa9 \xe2\x9c\x93", 9, "caf\xc3\xa9 \xe2\x9c\x93");
+	esc("\xc2\x9b" "31m", 5, "\\u009b31m");
+	esc("\x9b" "31m", 4, "\\x9b31m");
+	esc("\xff\xfe", 2, "\\xff\\xfe");
+	esc("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");
+	esc("a\0b", 3, "a\\x00b");
+	esc("del\x7f", 4, "del\\x7f");
+	return done_testing();
+}
