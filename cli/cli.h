@@ -72,6 +72,23 @@ int cli_parse_release(const char *arg, struct ingest_opts *io);
 /* "1048576", "512k", "1M" -> bytes; -1 when malformed or over 1 GiB. */
 int cli_parse_size(const char *arg, size_t *out);
 
+/* Durations always carry units: "15m", "1h30m", "90s", "500ms", "2d",
+ * "1w", decimals allowed ("1.5h"). Returns 0, -1 when malformed (a bare
+ * number, NaN, a sign), -2 when not in 1ns..CLI_DURATION_MAX_NS. */
+#define CLI_DURATION_MAX_NS (100LL * 365 * 86400 * 1000000000)
+int cli_parse_duration(const char *s, int64_t *ns);
+/* --gap: a duration from 1s to 30d; else prints why, returns CLI_USAGE. */
+#define CLI_GAP_MIN_NS 1000000000LL
+#define CLI_GAP_MAX_NS (30LL * 86400 * 1000000000)
+int cli_gap_opt(const char *cmd, const char *arg, int64_t *ns);
+/* "15m", "1h30m", "1d2h", "45s": whole seconds, for messages. */
+void cli_format_duration(int64_t ns, char *out, size_t size);
+/* The summary line of a --regap. */
+void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns);
+/* --since: a date (2024-11-03, midnight UTC), a time (RFC 3339, epoch
+ * seconds...) or a duration back from now ("2h"). -1 when none of those. */
+int cli_parse_since(const char *arg, int64_t *ns);
+
 /* Output formats for -o. */
 enum cli_output { CLI_OUT_TABLE, CLI_OUT_JSON, CLI_OUT_CSV, CLI_OUT_TEXT };
 /* Returns -1 when name is none of table/json/csv/text. */

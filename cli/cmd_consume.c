@@ -308,7 +308,7 @@ static const char usage_text[] =
 	"         [-X PROP=VALUE]... [-F PROPERTIES_FILE]... [--db PATH]\n"
 	"         [--start group|earliest|latest] [--batch-messages N]\n"
 	"         [--batch-ms MS] [--status-interval SECONDS] [--stats-json FILE]\n"
-	"         [-e] [--gap DUR] [--keep-untagged] [--rules PATH]...\n"
+	"         [-e] [--gap DUR] [--regap] [--keep-untagged] [--rules PATH]...\n"
 	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
 	"\n"
 	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
@@ -318,7 +318,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
-	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON,
+	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP,
 };
 
 static const struct option long_opts[] = {
@@ -335,6 +335,7 @@ static const struct option long_opts[] = {
 	{ "status-interval", required_argument, NULL, OPT_STATUS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "gap", required_argument, NULL, OPT_GAP },
+	{ "regap", no_argument, NULL, OPT_REGAP },
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
@@ -425,10 +426,10 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 		a->status_s = v ? v : -2;   /* -2: explicitly off */
 		return -1;
 	case OPT_GAP:
-		if (cli_parse_duration(arg, &a->so.gap_ns))
-			return cli_usage_error("consume", "--gap wants a "
-					       "duration like 15m, got '%s'",
-					       arg);
+		return cli_gap_opt("consume", arg, &a->so.gap_ns) ? CLI_USAGE :
+			-1;
+	case OPT_REGAP:
+		a->so.regap = true;
 		return -1;
 	case 'h':
 		fputs(usage_text, stdout);
@@ -549,10 +550,14 @@ static int setup(struct consume *c, struct consume_args *a)
 	a->so.release_name = a->io.release_name;
 	a->so.log = a->io.verbose;
 	c->db_path = cli_db_path(a->db);
-	if (store_open(c->db_path, 0, &a->so, &c->st, err, sizeof(err))) {
+	if ((rc = store_open(c->db_path, 0, &a->so, &c->st, err,
+			     sizeof(err)))) {
 		fprintf(stderr, "revtrail consume: %s\n", err);
-		return CLI_FAIL;
+		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
+	if (store_regapped_from(c->st))
+		cli_note_regap("consume", store_regapped_from(c->st),
+			       a->so.gap_ns);
 	a->io.defer_payload = !a->keep; /* an untagged kept event needs its
 					 * message */
 	if (!(c->in = ingest_new(&a->io)) ||

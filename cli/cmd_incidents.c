@@ -102,20 +102,26 @@ static int on_header(void *ctx, int n, const char *const *names)
 	return rows_header(l->rows, n, names);
 }
 
-static int parse_since(const char *arg, int64_t *ns)
+/* --release NS/NAME is -n NS --release NAME; a bare NAME, any namespace. */
+static int parse_release(const char *arg, struct store_filter *f)
 {
-	int64_t d;
+	const char *slash = strchr(arg, '/');
+	static char ns[256];
 
-	if (rt_time_parse(arg, strlen(arg), ns) == 0)
-		return 0;
-	if (cli_parse_duration(arg, &d) == 0) {
-		struct timespec now;
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		*ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - d;
-		return 0;
+	if (!slash) {
+		f->release = arg;
+		return *arg ? 0 : -1;
 	}
-	return -1;
+	if (slash == arg || !slash[1] || strchr(slash + 1, '/') ||
+	    (size_t)(slash - arg) >= sizeof(ns))
+		return -1;
+	memcpy(ns, arg, (size_t)(slash - arg));
+	ns[slash - arg] = '\0';
+	if (f->ns && strcmp(f->ns, ns))
+		return -2;
+	f->ns = ns;
+	f->release = slash + 1;
+	return 0;
 }
 
 int cmd_incidents(int argc, char **argv)
@@ -123,7 +129,7 @@ int cmd_incidents(int argc, char **argv)
 	static const char *const json_cols[] = { "tags", "pods", NULL };
 	struct store_filter f = { 0 };
 	struct listing l = { 0 };
-	const char *db = NULL;
+	const char *db = NULL, *release = NULL;
 	struct store *st;
 	int opt, rc;
 
@@ -148,14 +154,15 @@ int cmd_incidents(int argc, char **argv)
 			f.ns = optarg;
 			break;
 		case OPT_RELEASE:
-			f.release = optarg;
+			release = optarg;
 			break;
 		case OPT_SINCE:
-			if (parse_since(optarg, &f.since_ns))
+			if (cli_parse_since(optarg, &f.since_ns))
 				return cli_usage_error("incidents", "--since "
-						       "wants a time or a "
-						       "duration, got '%s'",
-						       optarg);
+						       "wants a date, a time or "
+						       "a duration (2024-11-03, "
+						       "2024-11-03T14:00:00Z, "
+						       "2h), got '%s'", optarg);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -170,6 +177,11 @@ int cmd_incidents(int argc, char **argv)
 		return cli_usage_error("incidents", "unexpected argument '%s'",
 				       argv[optind]);
 	}
+	if (release && (rc = parse_release(release, &f)))
+		return cli_usage_error("incidents", rc == -2 ? "--release %s "
+				       "names another namespace than -n" :
+				       "--release wants NAME or NAMESPACE/NAME, "
+				       "got '%s'", release);
 	if ((rc = cli_open_readonly("incidents", cli_db_path(db), &st)))
 		return rc;
 	l.rows = rows_new(stdout, l.fmt);

@@ -173,16 +173,17 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 
 static const char usage_text[] =
 	"usage: revtrail ingest [--db PATH] [--release [NS/]NAME] [--gap DUR]\n"
-	"                       [--keep-untagged] [--rules PATH]... "
-	"[--no-default-rules]\n"
-	"                       [--format NAME] [--max-record BYTES] [-v] "
-	"[FILE...]\n";
+	"                       [--regap] [--keep-untagged] [--rules PATH]...\n"
+	"                       [--no-default-rules] [--format NAME] "
+	"[--max-record BYTES]\n"
+	"                       [-v] [FILE...]\n";
 
-enum { OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP };
+enum { OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_REGAP };
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "gap", required_argument, NULL, OPT_GAP },
+	{ "regap", no_argument, NULL, OPT_REGAP },
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
@@ -251,10 +252,11 @@ int cmd_ingest(int argc, char **argv)
 			db = optarg;
 			break;
 		case OPT_GAP:
-			if (cli_parse_duration(optarg, &so.gap_ns))
-				return cli_usage_error("ingest", "--gap wants a "
-						       "duration like 15m, got "
-						       "'%s'", optarg);
+			if (cli_gap_opt("ingest", optarg, &so.gap_ns))
+				return CLI_USAGE;
+			break;
+		case OPT_REGAP:
+			so.regap = true;
 			break;
 		case OPT_KEEP:
 			keep = true;
@@ -279,10 +281,15 @@ int cmd_ingest(int argc, char **argv)
 	so.log = io.verbose;
 	stop_flag = 0;
 	rc = CLI_FAIL;
-	if (store_open(cli_db_path(db), 0, &so, &r.st, err, sizeof(err))) {
+	if ((rc = store_open(cli_db_path(db), 0, &so, &r.st, err,
+			     sizeof(err)))) {
 		fprintf(stderr, "revtrail ingest: %s\n", err);
+		rc = rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 		goto out;
 	}
+	rc = CLI_FAIL;
+	if (store_regapped_from(r.st))
+		cli_note_regap("ingest", store_regapped_from(r.st), so.gap_ns);
 	io.defer_payload = !keep;       /* an untagged kept event needs its
 					 * message */
 	if (!(in = ingest_new(&io)) || !(r.b = corr_batch_new(keep)) ||

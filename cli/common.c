@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -82,18 +83,151 @@ int cli_parse_release(const char *arg, struct ingest_opts *io)
 
 int cli_parse_size(const char *arg, size_t *out)
 {
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 10);
+	const char *p = arg;
+	unsigned long long v = 0;
+	unsigned shift = 0;
 
-	if (end == arg || v == 0)
+	if (*p < '0' || *p > '9')
 		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (*end || v > (1ull << 30))
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > (1ull << 30))       /* before it can wrap */
+			return -1;
+	}
+	if (*p == 'k' || *p == 'K')
+		shift = 10, p++;
+	else if (*p == 'm' || *p == 'M')
+		shift = 20, p++;
+	if (*p || v == 0 || v > (1ull << 30) >> shift)
 		return -1;
-	*out = (size_t)v;
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
+/* One "<digits>[.<digits>]" into *v; the end, or NULL when there is none.
+ * Only digits: strtod would take "nan", "inf", "1e999" and hex. */
+static const char *parse_decimal(const char *s, double *v)
+{
+	double scale = 0.1;
+	const char *p = s;
+
+	*v = 0;
+	for (; *p >= '0' && *p <= '9' && p - s < 15; p++)
+		*v = *v * 10 + (*p - '0');
+	if (p == s || (*p >= '0' && *p <= '9'))
+		return NULL;              /* none, or too many digits */
+	if (*p != '.')
+		return p;
+	for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+		*v += (*p - '0') * scale;
+	return p[-1] == '.' ? NULL : p;
+}
+
+int cli_parse_duration(const char *s, int64_t *ns)
+{
+	/* longer units first so "ms" is not read as "m" */
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+		{ "d", 86400e9 }, { "w", 7 * 86400e9 },
+	};
+	double total = 0;
+
+	if (!s || !*s)
+		return -1;
+	while (*s) {
+		double v;
+		size_t k, n = 0;
+
+		if (!(s = parse_decimal(s, &v)))
+			return -1;
+		for (k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
+			n = strlen(units[k].unit);
+			if (!strncmp(s, units[k].unit, n))
+				break;
+		}
+		if (k == sizeof(units) / sizeof(units[0]))
+			return -1;    /* no unit: 15 seconds or 15 minutes? */
+		total += v * units[k].ns;
+		s += n;
+	}
+	if (total < 1 || total > CLI_DURATION_MAX_NS)
+		return -2;
+	*ns = (int64_t)total;
+	return 0;
+}
+
+int cli_gap_opt(const char *cmd, const char *arg, int64_t *ns)
+{
+	int rc = cli_parse_duration(arg, ns);
+
+	if (rc == -1)
+		return cli_usage_error(cmd, "--gap wants a duration with a "
+				       "unit (15m, 1h30m, 90s), got '%s'", arg);
+	if (rc || *ns < CLI_GAP_MIN_NS || *ns > CLI_GAP_MAX_NS)
+		return cli_usage_error(cmd, "--gap %s is out of range (1s to "
+				       "30d)", arg);
+	return 0;
+}
+
+void cli_format_duration(int64_t ns, char *out, size_t size)
+{
+	int64_t s = ns / 1000000000;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (s >= 86400)
+		n += (size_t)snprintf(out + n, size - n, "%lldd",
+				      (long long)(s / 86400));
+	if (s % 86400 >= 3600 && n < size)
+		n += (size_t)snprintf(out + n, size - n, "%lldh",
+				      (long long)(s % 86400 / 3600));
+	if (s % 3600 >= 60 && n < size)
+		n += (size_t)snprintf(out + n, size - n, "%lldm",
+				      (long long)(s % 3600 / 60));
+	if ((s % 60 || !n) && n < size)
+		snprintf(out + n, size - n, "%llds", (long long)(s % 60));
+}
+
+void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns)
+{
+	char a[32], b[32];
+
+	cli_format_duration(old_ns, a, sizeof(a));
+	cli_format_duration(new_ns, b, sizeof(b));
+	fprintf(stderr, "%s: --regap: every incident recomputed for the gap "
+		"%s (was %s)\n", cmd, b, a);
+}
+
+/* "2024-11-03": midnight UTC that day. */
+static int parse_date(const char *s, int64_t *ns)
+{
+	int f[3] = { 0, 0, 0 };
+
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+		return -1;
+	for (int i = 0, k = 0; i < 10; i++) {
+		if (i == 4 || i == 7) {
+			k++;
+			continue;
+		}
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		f[k] = f[k] * 10 + (s[i] - '0');
+	}
+	return rt_time_from_civil(f[0], f[1], f[2], 0, 0, 0, 0, 0, ns) ? -1 : 0;
+}
+
+int cli_parse_since(const char *arg, int64_t *ns)
+{
+	struct timespec now;
+	int64_t d;
+
+	if (parse_date(arg, ns) == 0 || rt_time_parse(arg, strlen(arg), ns) == 0)
+		return 0;
+	if (cli_parse_duration(arg, &d))
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	*ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - d;
 	return 0;
 }
 

@@ -34,8 +34,5 @@ void rows_free(struct rows *r);
 /* Opens db read-only for a read command; prints the error and returns
  * CLI_FAIL when it does not exist or is not a revtrail database. */
 int cli_open_readonly(const char *cmd, const char *db, struct store **st);
-/* "15m", "1h30m", "90s", "2d", "500ms", a bare number = seconds.
- * Returns 0, or -1 when malformed or not positive. */
-int cli_parse_duration(const char *s, int64_t *ns);
 
 #endif

@@ -348,8 +348,18 @@ static int open_writer(struct store *st, const struct store_opts *o)
 		return found;
 	st->gap_ns = o && o->gap_ns > 0 ? o->gap_ns :
 		found ? v : CORR_DEFAULT_GAP_NS;
-	/* A new gap changes every window: recompute them all once. */
+	/* A new gap changes every window: recompute them all once, but only
+	 * when asked to (a typo must not rewrite every incident). */
 	st->rebuild_all = found && v != st->gap_ns;
+	if (st->rebuild_all && !o->regap) {
+		snprintf(st->errmsg, sizeof(st->errmsg), "its incidents were "
+			 "made with --gap %llds; a new gap (%llds) recomputes "
+			 "all of them: add --regap to do that",
+			 (long long)(v / 1000000000),
+			 (long long)(st->gap_ns / 1000000000));
+		return RT_EINVAL;
+	}
+	st->regapped_from = st->rebuild_all ? v : 0;
 	if (!found || st->rebuild_all)
 		if ((err = meta_set_int(st, "gap_ns", st->gap_ns)))
 			return err;
@@ -440,6 +450,11 @@ int store_open(const char *path, unsigned flags, const struct store_opts *o,
 	}
 	*out = st;
 	return 0;
+}
+
+int64_t store_regapped_from(const struct store *st)
+{
+	return st->regapped_from;
 }
 
 void store_close(struct store *st)

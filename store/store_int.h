@@ -69,6 +69,7 @@ struct store {
 	const struct rules *rules;
 	FILE *log;
 	int64_t gap_ns, watermark_ns;
+	int64_t regapped_from;            /* the gap before a regap, or 0 */
 	bool rebuild_all;
 	int wal_frames;                   /* in the WAL after the last commit */
 	char errmsg[512];

@@ -30,8 +30,10 @@ enum {
 };
 
 struct store_opts {
-	int64_t gap_ns;               /* 0 = the database's (default 15m);
-	                               * a new value recomputes all incidents */
+	int64_t gap_ns;               /* 0 = the database's (default 15m) */
+	bool regap;                   /* a gap_ns other than the database's
+	                               * recomputes all incidents; without
+	                               * regap it is refused (RT_EINVAL) */
 	const struct rules *rules;    /* diagnosis rules (kept by pointer) */
 	const char *release_ns;       /* ingest --release, for records with */
 	const char *release_name;     /* no object at all; may be NULL */
@@ -40,10 +42,14 @@ struct store_opts {
 
 /*
  * Opens (and for a writer creates and migrates) the database. On failure
- * returns RT_EDB / RT_EIO / RT_ENOMEM with a message in err.
+ * returns RT_EDB / RT_EIO / RT_ENOMEM, or RT_EINVAL for a gap change
+ * without regap, with a message in err.
  */
 int store_open(const char *path, unsigned flags, const struct store_opts *o,
 	       struct store **out, char *err, size_t errlen);
+/* The gap the incidents had before this open recomputed them (regap),
+ * else 0. */
+int64_t store_regapped_from(const struct store *st);
 
 struct store_stats {
 	uint64_t batches;

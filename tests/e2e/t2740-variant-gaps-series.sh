@@ -60,7 +60,7 @@ run_rt query --db "$T/b.db" -o json "$INC"
 ok cmp "$T/ref.inc" "$OUT"
 
 # A shorter gap splits more, a longer one merges: recomputed on the stored events.
-run_rt ingest --db "$T/a.db" --gap 1h
+run_rt ingest --db "$T/a.db" --gap 1h --regap
 run_rt query --db "$T/a.db" -o json "SELECT release, revision, later_revisions FROM incidents ORDER BY release, opened_at"
 is "$(jq -c 'map([.release, .revision, .later_revisions])' "$OUT")" \
 	'[["report-cron",0,"[]"],["worker",5,"[6,7]"]]' "--gap 1h: one worker incident from revision 5"

@@ -146,7 +146,7 @@ static struct store_stats total;
 static int run(const char *db, const size_t *order, size_t n, size_t batch,
 	       int64_t gap)
 {
-	struct store_opts o = { .gap_ns = gap, .rules = rules };
+	struct store_opts o = { .gap_ns = gap, .rules = rules, .regap = true };
 	struct corr_batch *b = corr_batch_new(false);
 	struct store *st;
 	char err[512];
@@ -501,7 +501,16 @@ int main(void)
 		run(path, order, nrecs, 5, 0);
 	}
 
-	/* a gap change recomputes every window */
+	/* a gap change recomputes every window, only when asked to */
+	{
+		struct store_opts o = { .gap_ns = 200 * SEC, .rules = rules };
+		struct store *st = NULL;
+		char err[512];
+
+		is_int(store_open(path, 0, &o, &st, err, sizeof(err)),
+		       RT_EINVAL, "a new gap without regap is refused");
+		store_close(st);
+	}
 	is_int(run(path, order, 0, 1, 200 * SEC), 0, "reopen with --gap 200s");
 	got = query1(path, "SELECT count(*) FROM incidents");
 	is_str(got, "6", "shorter gap: payments-api splits into four windows");
