@@ -1,7 +1,8 @@
 /*
  * cmd_query.c: `revtrail query [--db PATH] [-o table|json|csv] SQL`.
  * The database is opened read-only (never created); a statement that would
- * write is refused before anything runs.
+ * write, attach or set a pragma is refused before anything runs, and the
+ * rest runs under a CPU time and a memory limit (store/read.c).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -13,18 +14,38 @@
 #include "revtrail/store_read.h"
 
 static const char usage_text[] =
-	"usage: revtrail query [--db PATH] [-o table|json|csv] SQL\n"
+	"usage: revtrail query [--db PATH] [-o table|json|csv] [--timeout DUR]\n"
+	"                      [--max-memory SIZE] SQL\n"
 	"  Runs read-only SQL on the database (tables incidents, events,\n"
-	"  incident_objects, revisions; view timeline).\n";
+	"  incident_objects, revisions; view timeline).\n"
+	"  --timeout DUR      CPU time the SQL may take (default 30s)\n"
+	"  --max-memory SIZE  SQLite's memory (default 256M; a value may be\n"
+	"                     an eighth of it)\n";
+
+enum { OPT_TIMEOUT = CLI_OPT_FIRST_FREE, OPT_MAX_MEMORY };
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 int cli_open_readonly(const char *cmd, const char *db, struct store **st)
+{
+	struct store_read_opts o = {
+		.timeout_ns = STORE_READ_TIMEOUT_NS,
+		.heap_bytes = STORE_READ_HEAP_BYTES,
+		.log = stderr,
+	};
+
+	return cli_open_read(cmd, db, &o, st);
+}
+
+int cli_open_read(const char *cmd, const char *db,
+		  const struct store_read_opts *o, struct store **st)
 {
 	char err[1024];
 
@@ -33,7 +54,7 @@ int cli_open_readonly(const char *cmd, const char *db, struct store **st)
 			"(run revtrail ingest --db %s first)\n", cmd, db, db);
 		return CLI_FAIL;
 	}
-	if (store_open_read(db, NULL, st, err, sizeof(err))) {
+	if (store_open_read(db, o, st, err, sizeof(err))) {
 		fprintf(stderr, "revtrail %s: %s\n", cmd, err);
 		return CLI_FAIL;
 	}
@@ -42,7 +63,13 @@ int cli_open_readonly(const char *cmd, const char *db, struct store **st)
 
 int cmd_query(int argc, char **argv)
 {
+	struct store_read_opts ro = {
+		.timeout_ns = STORE_READ_TIMEOUT_NS,
+		.heap_bytes = STORE_READ_HEAP_BYTES,
+		.log = stderr,
+	};
 	const char *db = NULL;
+	size_t heap;
 	int fmt = CLI_OUT_TABLE, opt, rc;
 	char err[1024] = "";
 	struct store *st;
@@ -61,6 +88,20 @@ int cmd_query(int argc, char **argv)
 						       "json or csv, got '%s'",
 						       optarg);
 			break;
+		case OPT_TIMEOUT:
+			if (cli_parse_duration(optarg, &ro.timeout_ns))
+				return cli_usage_error("query", "--timeout wants "
+						       "a duration like 10s, "
+						       "got '%s'", optarg);
+			break;
+		case OPT_MAX_MEMORY:
+			if (cli_parse_size(optarg, &heap) || heap < (8u << 20))
+				return cli_usage_error("query", "--max-memory "
+						       "wants a size from 8M "
+						       "to 1024M, got '%s'",
+						       optarg);
+			ro.heap_bytes = (int64_t)heap;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return CLI_OK;
@@ -73,7 +114,7 @@ int cmd_query(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return cli_usage_error("query", "expected one SQL argument");
 	}
-	if ((rc = cli_open_readonly("query", cli_db_path(db), &st)))
+	if ((rc = cli_open_read("query", cli_db_path(db), &ro, &st)))
 		return rc;
 	rows = rows_new(stdout, fmt);
 	if (!rows) {

@@ -32,7 +32,10 @@ void rows_finish(struct rows *r);
 void rows_free(struct rows *r);
 
 /* Opens db read-only for a read command; prints the error and returns
- * CLI_FAIL when it does not exist or is not a revtrail database. */
+ * CLI_FAIL when it does not exist or is not a revtrail database.
+ * cli_open_readonly reads under the default limits. */
 int cli_open_readonly(const char *cmd, const char *db, struct store **st);
+int cli_open_read(const char *cmd, const char *db,
+		  const struct store_read_opts *o, struct store **st);
 
 #endif

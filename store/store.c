@@ -387,11 +387,13 @@ static int recompute_now(struct store *st)
  * run inside our own poll calls; ingest's writer thread has the store only
  * between a submit and the wait after it, writer.c), so its mutexes guard
  * nothing here: they cost about 60 lock pairs per stored event. Memory
- * statistics are never read. sqlite3_config only works before the library
- * initialises, hence once. Two threads using stores at the same time would
- * need MULTITHREAD instead.
+ * statistics cost a little per allocation and are kept only for a reader
+ * that bounds SQLite's heap (sqlite3_hard_heap_limit64 counts through
+ * them). sqlite3_config only works before the library initialises, hence
+ * once: the first store opened decides. Two threads using stores at the
+ * same time would need MULTITHREAD instead.
  */
-void store_sqlite_config(void)
+void store_sqlite_config(bool memstatus)
 {
 	static bool done;
 
@@ -399,7 +401,7 @@ void store_sqlite_config(void)
 		return;
 	done = true;
 	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, memstatus ? 1 : 0);
 }
 
 int store_open(const char *path, unsigned flags, const struct store_opts *o,
@@ -424,7 +426,7 @@ int store_open(const char *path, unsigned flags, const struct store_opts *o,
 		st->copts.release_ns = o->release_ns;
 		st->copts.release_name = o->release_name;
 	}
-	store_sqlite_config();
+	store_sqlite_config(false);
 	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE |
 			     SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
@@ -476,6 +478,7 @@ void store_close(struct store *st)
 	free(st->revdirty.k);
 	free(st->touched);
 	objmap_release(&st->objs);
+	free(st->rd);
 	free(st);
 }
 

@@ -73,6 +73,7 @@ struct store {
 	bool rebuild_all;
 	int wal_frames;                   /* in the WAL after the last commit */
 	char errmsg[512];
+	struct store_reader *rd;          /* read.c: limits of a reader */
 
 	struct rt_arena scratch;          /* reset per commit */
 	struct store_intern intern;
@@ -123,7 +124,10 @@ void bind_iso(sqlite3_stmt *s, int i, int64_t ns);
 const char *col_text(sqlite3_stmt *s, int i);    /* "" for NULL */
 int meta_set_int(struct store *st, const char *key, int64_t v);
 /* Process-wide SQLite settings, before the first connection. */
-void store_sqlite_config(void);
+void store_sqlite_config(bool memstatus);
+
+/* read_printf.c: printf() and format() with bounded widths, on db. */
+int store_read_printf(sqlite3 *db, int max_length);
 
 /* commit.c */
 int commit_events(struct store *st, struct corr_batch *b);

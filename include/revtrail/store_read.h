@@ -13,16 +13,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct store;
 
+/* Defaults of the read commands (query --timeout, --max-memory). */
+#define STORE_READ_TIMEOUT_NS (30 * 1000000000LL)
+#define STORE_READ_HEAP_BYTES (256LL << 20)
+
 struct store_read_opts {
-	int64_t timeout_ms;   /* per store_query etc.; 0 = no limit */
-	int64_t heap_bytes;   /* SQLite's heap, process-wide; 0 = no limit */
+	int64_t timeout_ns;   /* CPU time per store_query, store_incidents,
+	                       * store_incident_part call; 0 = no limit */
+	int64_t heap_bytes;   /* SQLite's heap, process-wide, set at open;
+	                       * also bounds a value to heap_bytes / 8
+	                       * (at least 1 MiB); 0 = no limit */
+	FILE *log;            /* warnings (a -wal it cannot read); may be NULL */
 };
 
 /*
- * Opens an existing database for reading. o may be NULL (no limits).
+ * Opens an existing database for reading: read-only, or immutable when its
+ * directory is not writable; defensive, under an authorizer that admits
+ * reads only (no ATTACH, no PRAGMA that sets, no fts3_tokenizer) and
+ * sqlite3_limit bounds. o may be NULL (no time or heap limit).
  * Returns 0, or RT_EDB / RT_ENOMEM with a message in err.
  */
 int store_open_read(const char *path, const struct store_read_opts *o,
@@ -48,11 +60,12 @@ typedef int (*store_row_fn)(void *ctx, int ncols, const char *const *names,
 
 /*
  * Runs user SQL on a store opened for reading: every statement of sql must
- * be read-only (sqlite3_stmt_readonly), else nothing runs and RT_EINVAL is
- * returned with "attempt to write a readonly database" in err. Rows of
- * every statement go to fn; header (may be NULL) is called before each
- * statement's rows with its column names. Returns 0, RT_EINVAL (bad SQL,
- * a write), RT_EDB, or fn's non-zero return.
+ * be a read (the authorizer, sqlite3_stmt_readonly), else nothing runs and
+ * RT_EINVAL is returned with "... is not allowed: query is read-only" or
+ * "attempt to write a readonly database" in err. Rows of every statement
+ * go to fn; header (may be NULL) is called before each statement's rows
+ * with its column names. Returns 0, RT_EINVAL (bad SQL, a refusal), RT_EDB
+ * (also a bound reached: "stopped ..." in err), or fn's non-zero return.
  */
 int store_query(struct store *st, const char *sql,
 		int (*header)(void *ctx, int ncols, const char *const *names),

@@ -216,7 +216,7 @@ static void test_readonly(void)
 	c.text[0] = '\0';
 	is_int(store_query(st, "SELECT 1; DELETE FROM incidents", NULL, on_row,
 			   &c, err, sizeof(err)), RT_EINVAL, "a write is refused");
-	ok(strstr(err, "readonly") != NULL, "clear error: %s", err);
+	ok(strstr(err, "read-only") != NULL, "clear error: %s", err);
 	is_str(c.text, "", "and nothing ran, not even the SELECT");
 	is_int(store_query(st, "PRAGMA user_version = 5", NULL, on_row, &c, err,
 			   sizeof(err)), RT_EINVAL, "a writing pragma is refused");
