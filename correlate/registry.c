@@ -314,9 +314,12 @@ static int merge_hooks(char **dst, struct rt_str add)
 	struct rt_str lists[2] = { { *dst, *dst ? strlen(*dst) : 0 }, add };
 
 	for (int l = 0; l < 2; l++) {
-		const char *p = lists[l].p, *end = p + lists[l].n;
+		const char *p = lists[l].p, *end;
 
-		while (p && p < end && n < 128) {
+		if (!p)    /* no list: NULL + 0 is undefined behaviour */
+			continue;
+		end = p + lists[l].n;
+		while (p < end && n < 128) {
 			const char *c = memchr(p, ',', (size_t)(end - p));
 			size_t k = c ? (size_t)(c - p) : (size_t)(end - p);
 			size_t j;

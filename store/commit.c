@@ -219,7 +219,7 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	sqlite3_bind_int64(s, 23, e->first_ns);
 	sqlite3_bind_int64(s, 24, e->last_ns);
 	sqlite3_bind_int(s, 25, e->attr.via);
-	st->stats->events_new++;
+	st->pending.events_new++;
 	return db_done(st, s, "event insert");
 }
 
@@ -255,7 +255,7 @@ static int update_event(struct store *st, const struct corr_event *e,
 		bind_rts(s, 15, e->reason);
 	}
 	sqlite3_bind_int64(s, 16, x->id);
-	st->stats->events_updated++;
+	st->pending.events_updated++;
 	return db_done(st, s, "event update");
 }
 
@@ -394,7 +394,7 @@ static int merge_away(struct store *st, int64_t target, int64_t m)
 		if ((err = db_done(st, s, "incident merge")))
 			return err;
 	}
-	st->stats->incidents_merged++;
+	st->pending.incidents_merged++;
 	return 0;
 }
 
@@ -416,9 +416,9 @@ int incident_write_agg(struct store *st, const struct store_key *k,
 		if ((err = db_done(st, s, "incident insert")))
 			return err;
 		*id = sqlite3_last_insert_rowid(st->db);
-		st->stats->incidents_opened++;
+		st->pending.incidents_opened++;
 	} else {
-		st->stats->incidents_updated++;
+		st->pending.incidents_updated++;
 	}
 	if (corr_tagset_json(&a->tags, tags, sizeof(tags)) < 0)
 		snprintf(tags, sizeof(tags), "[]");
@@ -797,10 +797,21 @@ static int commit_steps(struct store *st, struct corr_batch *b)
 	return write_positions(st, b);
 }
 
+static void stats_add(struct store_stats *to, const struct store_stats *d)
+{
+	to->batches += d->batches;
+	to->events_new += d->events_new;
+	to->events_updated += d->events_updated;
+	to->revisions += d->revisions;
+	to->incidents_opened += d->incidents_opened;
+	to->incidents_updated += d->incidents_updated;
+	to->incidents_merged += d->incidents_merged;
+	to->recomputed += d->recomputed;
+}
+
 int store_commit(struct store *st, struct corr_batch *b,
 		 struct store_stats *stats)
 {
-	struct store_stats local = { 0 };
 	int err;
 
 	if (st->flags & STORE_READONLY) {
@@ -808,7 +819,7 @@ int store_commit(struct store *st, struct corr_batch *b,
 			 "the database is open read-only");
 		return RT_EINVAL;
 	}
-	st->stats = stats ? stats : &local;
+	memset(&st->pending, 0, sizeof(st->pending));
 	rt_arena_reset(&st->scratch);
 	st->rebuild.n = st->revdirty.n = st->ntouched = 0;
 	st->objs.n = 0;
@@ -826,6 +837,8 @@ int store_commit(struct store *st, struct corr_batch *b,
 		return err;
 	}
 	st->rebuild_all = false;
-	st->stats->batches++;
+	st->pending.batches++;
+	if (stats)
+		stats_add(stats, &st->pending);
 	return 0;
 }

@@ -77,7 +77,7 @@ static int write_revision(struct store *st, const struct corr_release *rel,
 	sqlite3_bind_int64(s, 11, r->updated_ns);
 	sqlite3_bind_int(s, 12, (int)r->evidence);
 	sqlite3_bind_int64(s, 13, r->ranks);
-	st->stats->revisions++;
+	st->pending.revisions++;
 	return db_done(st, s, "revision");
 }
 
@@ -600,7 +600,7 @@ int rebuild_key(struct store *st, const struct store_key *k)
 		free(rb.old);
 		return RT_ENOMEM;
 	}
-	st->stats->recomputed++;
+	st->pending.recomputed++;
 	/* Writes below touch rows the scan has passed, not its index. */
 	s = stmt(st, S_EV_KEY_SCAN);
 	bind_cstr(s, 1, k->ns);

@@ -86,7 +86,9 @@ struct store {
 	struct store_keyset rebuild, revdirty;
 	int64_t *touched;
 	size_t ntouched, touchedcap;
-	struct store_stats *stats;
+	/* this commit's counters: added to the caller's only once the
+	 * transaction committed, so a rolled-back batch counts nothing */
+	struct store_stats pending;
 	struct store_objmap objs;
 };
 

@@ -63,7 +63,8 @@ struct store_stats {
  * Writes one batch in one transaction (registry, attribution, events,
  * incidents, diagnosis, positions). Does not reset b. On error the
  * transaction is rolled back and RT_EDB / RT_ENOMEM returned; the message
- * is in store_errmsg(). Counters in stats are added to.
+ * is in store_errmsg(). Counters in stats (may be NULL) are added to,
+ * once the transaction committed: a rolled-back batch counts nothing.
  */
 int store_commit(struct store *st, struct corr_batch *b,
 		 struct store_stats *stats);

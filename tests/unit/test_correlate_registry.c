@@ -190,9 +190,33 @@ static void test_names(void)
 	corr_registry_free(reg);
 }
 
+/* A history list states no hooks: merging it into a revision that has
+ * none either once applied an offset to a NULL list (clang's UBSan). */
+static void test_no_hooks(void)
+{
+	struct corr_registry *reg = corr_registry_new();
+	struct rt_revision r = rev("prod", "web", 3, "deployed", "Upgrade", SEC);
+	const struct corr_rev *out = NULL;
+	unsigned chg;
+
+	r.hook_configmaps = RT_STR_NULL;
+	is_int(corr_registry_merge(reg, &r, &chg, NULL, &out), 0,
+	       "no hooks: merged");
+	ok(out && (!out->hooks || !*out->hooks), "no hooks kept");
+	r.status = S("superseded");
+	is_int(corr_registry_merge(reg, &r, &chg, NULL, &out), 0,
+	       "no hooks again: merged");
+	r.hook_configmaps = S("web-config");
+	corr_registry_merge(reg, &r, &chg, NULL, &out);
+	is_str(out && out->hooks ? out->hooks : "", "web-config",
+	       "a later list with hooks adds them");
+	corr_registry_free(reg);
+}
+
 int main(void)
 {
 	test_merge_order();
+	test_no_hooks();
 	test_changed_flags();
 	test_revision_at();
 	test_names();

@@ -237,6 +237,53 @@ out:
 	corr_batch_free(b);
 }
 
+static void fresh(const char *db);
+
+/* A commit that fails half way (a trigger refuses one event after the
+ * revisions were written) is rolled back and counts nothing; the next
+ * one counts only itself. */
+static void failed_commit(const char *db)
+{
+	struct corr_batch *b = corr_batch_new(false);
+	struct store_stats stats = { 0 };
+	struct store *st = NULL;
+	struct rec boom;
+	sqlite3 *h;
+	char err[512];
+
+	fresh(db);
+	if (!ok(store_open(db, 0, &(struct store_opts){ .rules = rules }, &st,
+			   err, sizeof(err)) == 0, "open for the failure check"))
+		goto out;
+	sqlite3_open(db, &h);
+	is_int(sqlite3_exec(h, "CREATE TRIGGER boom BEFORE INSERT ON events"
+			    " WHEN NEW.message = 'boom' BEGIN"
+			    " SELECT RAISE(ABORT, 'refused'); END", NULL, NULL,
+			    NULL), SQLITE_OK, "a trigger refuses one event: %s",
+	       sqlite3_errmsg(h));
+	sqlite3_close(h);
+	boom = recs[1];
+	boom.r.message = S("boom");
+	boom.r.uid = S("u-boom");
+	corr_batch_add(b, &recs[0].r, &recs[0].c);      /* history */
+	corr_batch_add(b, &recs[2].r, &recs[2].c);
+	corr_batch_add(b, &boom.r, &boom.c);
+	is_int(store_commit(st, b, &stats), RT_EDB, "the commit fails");
+	is_int(stats.batches + stats.events_new + stats.revisions +
+	       stats.incidents_opened + stats.incidents_updated, 0,
+	       "a rolled-back batch counts nothing");
+	corr_batch_reset(b);
+	corr_batch_add(b, &recs[2].r, &recs[2].c);
+	is_int(store_commit(st, b, &stats), 0, "the next commit succeeds");
+	is_int(stats.batches, 1, "one batch counted");
+	is_int(stats.events_new, 1, "one event counted");
+	is_int(stats.revisions, 0, "the rolled-back revisions are not");
+out:
+	store_close(st);
+	corr_batch_free(b);
+	fresh(db);
+}
+
 static const char *const dump_sql[] = {
 	"SELECT namespace, release, revision, status, severity, opened_at,"
 	" last_seen_at, closed_at, event_count, occurrences, tags, diagnosis,"
@@ -441,6 +488,7 @@ int main(void)
 		free(got);
 	}
 	writer_failure(path);
+	failed_commit(path);
 	idle_checkpoint(path);
 
 	/* history last, events reversed, one record per batch */
