@@ -219,6 +219,8 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	sqlite3_bind_int64(s, 23, e->first_ns);
 	sqlite3_bind_int64(s, 24, e->last_ns);
 	sqlite3_bind_int(s, 25, e->attr.via);
+	bind_rts(s, 26, corr_workload_name(e->attr.kind, e->attr.name,
+					   RT_STR_NULL));
 	st->pending.events_new++;
 	return db_done(st, s, "event insert");
 }
@@ -490,6 +492,7 @@ static int write_window(struct store *st, struct corr_batch *b,
 {
 	struct agg a;
 	int64_t target = 0;
+	bool merged = false;
 	int err;
 
 	agg_init(&a);
@@ -529,8 +532,11 @@ static int write_window(struct store *st, struct corr_batch *b,
 		if (it[i].idx & NEAR_BIT) {
 			int64_t id = near->v[it[i].idx & ~NEAR_BIT].id;
 
-			if (id != target && (err = merge_away(st, target, id)))
+			if (id == target)
+				continue;
+			if ((err = merge_away(st, target, id)))
 				return err;
+			merged = true;
 			continue;
 		}
 		const struct corr_event *e = &b->ev[it[i].idx];
@@ -548,7 +554,9 @@ static int write_window(struct store *st, struct corr_batch *b,
 		if ((err = config_objects(st, e, !counted)))
 			return err;
 	}
-	return objmap_write(st, &st->objs, target);
+	if ((err = objmap_write(st, &st->objs, target)))
+		return err;
+	return merged ? incident_count_pods(st, target) : 0;
 }
 
 static int group_incremental(struct store *st, struct corr_batch *b,

@@ -170,27 +170,21 @@ static int obj_cmp(const void *a, const void *b)
 
 /*
  * What the diagnosis reads of an incident's objects, bounded whatever the
- * incident's size: the first CORR_MAX_PODS pods and their total, the first
- * ConfigMap, Secret and Job (what remedies name), and for every `object`
- * condition of the rules and the helm-install check one matching object.
- * Conditions see the same answers as over the full list, and the cost of a
- * batch does not grow with the objects of the incidents it touches.
+ * incident's size: the first CORR_MAX_PODS pods (read in order off the
+ * incident_objects_first index), the first ConfigMap, Secret and Job
+ * (what remedies name), and for every `object` condition of the rules and
+ * the helm-install check one matching object. The pod total is the
+ * incident's pod_count, kept as objects are written. Conditions see the
+ * same answers as over the full list, and the cost of a batch does not
+ * grow with the objects of the incidents it touches.
  */
-static int load_objects(struct store *st, int64_t id, struct objlist *l,
-			size_t *pods_total)
+static int load_objects(struct store *st, int64_t id, struct objlist *l)
 {
 	size_t nd = st->rules ? rules_diagnosis_count(st->rules) : 0;
 	sqlite3_stmt *s;
-	int err, rc;
+	int err;
 
 	l->n = 0;
-	s = stmt(st, S_OBJ_POD_COUNT);
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	*pods_total = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(s, 0) : 0;
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW)
-		return db_fail(st, "incident pods");
 	s = stmt(st, S_OBJ_PODS);
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, CORR_MAX_PODS);
@@ -480,11 +474,12 @@ static int diagnose_one(struct store *st, int64_t id, struct objlist *objs)
 	rel = scratch_dup(st, col_text(s, 1), strlen(col_text(s, 1)));
 	v.opened_ns = sqlite3_column_int64(s, 2);
 	v.last_ns = sqlite3_column_int64(s, 3);
+	v.pods_total = (size_t)sqlite3_column_int64(s, 5);
 	corr_tagset_parse(&tags, col_text(s, 4), store_intern_cb, &st->intern);
 	sqlite3_reset(s);
 	if (!ns || !rel)
 		return RT_ENOMEM;
-	if ((err = load_objects(st, id, objs, &v.pods_total)))
+	if ((err = load_objects(st, id, objs)))
 		return err;
 	v.ns = ns;
 	v.release = rel;

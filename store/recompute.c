@@ -81,13 +81,6 @@ static int write_revision(struct store *st, const struct corr_release *rel,
 	return db_done(st, s, "revision");
 }
 
-static bool boundary_prefix(const char *p, const char *s)
-{
-	size_t n = strlen(p);
-
-	return strncmp(p, s, n) == 0 && s[n] == '-';
-}
-
 /* Collects one text column of a statement's rows into the scratch arena. */
 static int collect(struct store *st, sqlite3_stmt *s, const char ***out,
 		   size_t *n)
@@ -143,127 +136,144 @@ static bool rts_is(struct rt_str a, const char *b)
 /* One stored event whose inferred release changes. */
 struct moved {
 	int64_t id;
+	const char *old_ns, *old_rel;
 	struct corr_attr a;
 };
 
-static bool related(const char *p, const char *r)
+struct moves {
+	struct moved *v;
+	size_t n, cap;
+};
+
+/* The row s is on (id, kind, name, pod, via, release_ns, release),
+ * attributed again with what the registry knows now; kept when that
+ * changes its release. */
+static int move_row(struct store *st, sqlite3_stmt *s, struct moves *m)
 {
-	return strcmp(p, r) == 0 || boundary_prefix(p, r) ||
-	       boundary_prefix(r, p);
+	const char *kind = col_text(s, 1), *name = col_text(s, 2);
+	const char *pod = col_text(s, 3);
+	const char *ons = col_text(s, 5), *orel = col_text(s, 6);
+	struct corr_attr a;
+	struct moved *x;
+
+	corr_attribute(st->reg, &st->copts, rt_str_make(ons, strlen(ons)),
+		       rt_str_make(kind, strlen(kind)),
+		       rt_str_make(name, strlen(name)),
+		       rt_str_make(pod, strlen(pod)), RT_STR_NULL, RT_STR_NULL,
+		       RT_STR_NULL, &a);
+	if (a.via == CORR_VIA_NONE ||
+	    (a.via == sqlite3_column_int(s, 4) && rts_is(a.release_ns, ons) &&
+	     rts_is(a.release, orel)))
+		return 0;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+
+		x = realloc(m->v, cap * sizeof(*x));
+		if (!x)
+			return RT_ENOMEM;
+		m->v = x;
+		m->cap = cap;
+	}
+	x = &m->v[m->n];
+	x->id = sqlite3_column_int64(s, 0);
+	/* the views die with the row: keep copies */
+	x->old_ns = scratch_dup(st, ons, strlen(ons));
+	x->old_rel = scratch_dup(st, orel, strlen(orel));
+	x->a = a;
+	x->a.release_ns = rt_str_make(scratch_dup(st, a.release_ns.p,
+						  a.release_ns.n), a.release_ns.n);
+	x->a.release = rt_str_make(scratch_dup(st, a.release.p, a.release.n),
+				   a.release.n);
+	if (!x->old_ns || !x->old_rel || !x->a.release_ns.p || !x->a.release.p)
+		return RT_ENOMEM;
+	m->n++;
+	return 0;
 }
 
-/* The rows of key (ns, P) whose release was inferred (prefix, workload),
- * attributed again with what the registry knows now. */
-static int collect_moves(struct store *st, const char *ns, const char *p,
-			 struct moved **out, size_t *n)
+static int move_rows(struct store *st, sqlite3_stmt *s, struct moves *m)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_INFERRED);
-	struct rt_str nss = rt_str_make(ns, strlen(ns));
-	size_t cap = 0;
 	int rc, err = 0;
 
-	*out = NULL;
-	*n = 0;
-	bind_cstr(s, 1, ns);
-	bind_cstr(s, 2, p);
-	sqlite3_bind_int(s, 3, CORR_VIA_PREFIX);
-	sqlite3_bind_int(s, 4, CORR_VIA_WORKLOAD);
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *kind = col_text(s, 1), *name = col_text(s, 2);
-		const char *pod = col_text(s, 3);
-		struct corr_attr a;
-
-		corr_attribute(st->reg, &st->copts, nss,
-			       rt_str_make(kind, strlen(kind)),
-			       rt_str_make(name, strlen(name)),
-			       rt_str_make(pod, strlen(pod)), RT_STR_NULL,
-			       RT_STR_NULL, RT_STR_NULL, &a);
-		if (a.via == CORR_VIA_NONE ||
-		    (a.via == sqlite3_column_int(s, 4) &&
-		     rts_is(a.release_ns, ns) && rts_is(a.release, p)))
-			continue;
-		if (*n == cap) {
-			struct moved *m;
-
-			cap = cap ? cap * 2 : 16;
-			m = realloc(*out, cap * sizeof(*m));
-			if (!m) {
-				err = RT_ENOMEM;
-				break;
-			}
-			*out = m;
-		}
-		/* the views die with the row: keep copies */
-		a.release_ns = rt_str_make(scratch_dup(st, a.release_ns.p,
-						       a.release_ns.n), a.release_ns.n);
-		a.release = rt_str_make(scratch_dup(st, a.release.p, a.release.n),
-					a.release.n);
-		if (!a.release_ns.p || !a.release.p) {
-			err = RT_ENOMEM;
-			break;
-		}
-		(*out)[(*n)++] = (struct moved){ sqlite3_column_int64(s, 0), a };
-	}
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		err = move_row(st, s, m);
 	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "reattribution scan");
+		err = db_fail(st, "reattribution lookup");
 	sqlite3_reset(s);
 	return err;
 }
 
 /*
- * Events of key (ns, P) whose release was only inferred are attributed
- * again: a release name or a workload mapping learned since may claim
- * them. Each key that gains or loses events is recomputed, so the result
- * is what attributing them with today's registry in the first place gives.
+ * The inferred events of namespace ns that learning name (a release, a
+ * workload's release) may claim: those of objects the name is, or
+ * prefixes at a '-' boundary. Such an object's workload name (its name,
+ * pod suffixes cut) is then name itself, a name below it ("name-..."),
+ * or a boundary prefix of name; each is a lookup in events_workload, so
+ * the cost follows the events that may move, not the size of the
+ * releases they sit in.
  */
-static int reattribute_key(struct store *st, const char *ns, const char *p)
+static int collect_moves(struct store *st, const char *ns, const char *name,
+			 struct moves *m)
 {
-	struct moved *mv;
-	size_t n;
+	size_t n = strlen(name);
+	char *hi = (char *)scratch_dup(st, name, n + 1);
+	sqlite3_stmt *s;
+	int err = 0;
+
+	if (!hi)
+		return RT_ENOMEM;
+	for (size_t k = 1; k <= n && !err; k++) {
+		if (k < n && name[k] != '-')
+			continue;
+		s = stmt(st, S_EV_OF_WORKLOAD);
+		bind_cstr(s, 1, ns);
+		sqlite3_bind_text(s, 2, name, (int)k, SQLITE_STATIC);
+		err = move_rows(st, s, m);
+	}
+	if (err)
+		return err;
+	/* "name-" <= workload < "name." ('.' follows '-') */
+	memcpy(hi, name, n);
+	hi[n] = '-';
+	s = stmt(st, S_EV_OF_WORKLOADS);
+	bind_cstr(s, 1, ns);
+	sqlite3_bind_text(s, 2, hi, (int)n + 1, SQLITE_TRANSIENT);
+	hi[n] = '.';
+	sqlite3_bind_text(s, 3, hi, (int)n + 1, SQLITE_TRANSIENT);
+	return move_rows(st, s, m);
+}
+
+/*
+ * Events of namespace ns whose release was only inferred are attributed
+ * again when name (a new release, a new workload mapping) is learned. Each
+ * key that gains or loses events is recomputed, so the result is what
+ * attributing them with today's registry in the first place gives.
+ */
+static int reattribute_related(struct store *st, const char *ns,
+			       const char *name)
+{
+	struct moves m = { 0 };
 	int err;
 
-	if ((err = collect_moves(st, ns, p, &mv, &n)))
-		return err;
-	for (size_t i = 0; i < n && !err; i++) {
+	err = collect_moves(st, ns, name, &m);
+	for (size_t i = 0; i < m.n && !err; i++) {
 		sqlite3_stmt *s = stmt(st, S_EV_REATTR);
-		const struct corr_attr *a = &mv[i].a;
+		const struct corr_attr *a = &m.v[i].a;
 
 		sqlite3_bind_text(s, 1, a->release_ns.p, (int)a->release_ns.n,
 				  SQLITE_STATIC);
 		bind_rts(s, 2, a->release);
 		sqlite3_bind_text(s, 3, corr_via_name(a->via), -1, SQLITE_STATIC);
 		sqlite3_bind_int(s, 4, a->via);
-		sqlite3_bind_int64(s, 5, mv[i].id);
+		sqlite3_bind_int64(s, 5, m.v[i].id);
 		if ((err = db_done(st, s, "reattribution")))
 			break;
-		err = mark_moved(st, ns, p, a->release_ns.p, a->release.p);
+		err = mark_moved(st, m.v[i].old_ns, m.v[i].old_rel,
+				 a->release_ns.p, a->release.p);
 	}
-	if (!err && n && st->log)
-		fprintf(st->log, "revtrail: %zu events of %s/%s attributed "
-			"again\n", n, ns, p);
-	free(mv);
-	return err;
-}
-
-/* Every key of namespace ns that may hold events now attributed
- * elsewhere because name (a new release, a new workload mapping) is
- * known: the name itself, and the names it prefixes or is prefixed by. */
-static int reattribute_related(struct store *st, const char *ns,
-			       const char *name)
-{
-	const char **keys;
-	size_t n;
-	int err;
-
-	sqlite3_stmt *s = stmt(st, S_KEY_OF_NS);
-	bind_cstr(s, 1, ns);
-	if ((err = collect(st, s, &keys, &n)))
-		goto out;
-	for (size_t i = 0; i < n && !err; i++)
-		if (related(keys[i], name))
-			err = reattribute_key(st, ns, keys[i]);
-out:
-	free(keys);
+	if (!err && m.n && st->log)
+		fprintf(st->log, "revtrail: %zu events of %s in %s attributed "
+			"again\n", m.n, name, ns);
+	free(m.v);
 	return err;
 }
 
@@ -473,7 +483,9 @@ static int rebuild_finish(struct store *st, struct rebuild *rb)
 	sqlite3_bind_int64(s, 5, rb->first_max);
 	if ((err = db_done(st, s, "rebuild events")))
 		return err;
-	return objmap_write(st, &st->objs, id);
+	if ((err = objmap_write(st, &st->objs, id)))
+		return err;
+	return incident_count_pods(st, id);
 }
 
 /* As commit.c's config_objects, from the stored fields JSON: capture

@@ -12,7 +12,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -103,6 +103,22 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"DROP INDEX events_release;"
 	"CREATE INDEX events_release ON events(release_namespace, release,"
 	" first_ns) WHERE release IS NOT NULL;",
+	/* 3 -> 4: what a batch reads kept at hand rather than counted. The
+	 * events an inferred attribution may lose to a newly learned name,
+	 * by their workload (rt_workload: corr_workload_name, registered on
+	 * the writer connection; via >= 4 is CORR_VIA_PREFIX and
+	 * CORR_VIA_WORKLOAD); an incident's pod count; its pods in first
+	 * seen order. */
+	"ALTER TABLE events ADD COLUMN workload TEXT;"
+	"UPDATE events SET workload = rt_workload(object_kind, object_name)"
+	" WHERE object_name IS NOT NULL;"
+	"CREATE INDEX events_workload ON events(namespace, workload)"
+	" WHERE via >= 4;"
+	"ALTER TABLE incidents ADD COLUMN pod_count INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE incidents SET pod_count = (SELECT count(*) FROM incident_objects"
+	" o WHERE o.incident_id = incidents.id AND o.object_kind = 'Pod');"
+	"CREATE INDEX incident_objects_first ON incident_objects(incident_id,"
+	" object_kind, first_ns, object_name);",
 };
 
 /* Statements prepared once per writer connection. */
@@ -133,9 +149,9 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" namespace, object_kind, object_name, pod, container, reason," \
 		" type, message, tags, fields, severity, release," \
 		" release_namespace, attribution, revision, format, origin, count," \
-		" ukey, first_ns, ts_ns, via) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7," \
-		" ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20," \
-		" ?21, ?22, ?23, ?24, ?25)") \
+		" ukey, first_ns, ts_ns, via, workload) VALUES(?1, ?2, ?3, ?4, ?5," \
+		" ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18," \
+		" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)") \
 	X(EV_UPDATE, "UPDATE events SET incident_id = ?1, ts = ?2," \
 		" first_seen = ?3, count = ?4, tags = ?5, severity = ?6," \
 		" release = ?7, release_namespace = ?8, attribution = ?9," \
@@ -156,9 +172,12 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(EV_REV_RANGE, "UPDATE events SET revision = ?1" \
 		" WHERE release_namespace = ?2 AND release = ?3" \
 		" AND first_ns >= ?4 AND first_ns < ?5 AND revision <> ?1") \
-	X(EV_INFERRED, "SELECT id, object_kind, object_name, pod, via" \
-		" FROM events WHERE release_namespace = ?1 AND release = ?2" \
-		" AND namespace = ?1 AND via IN (?3, ?4)") \
+	X(EV_OF_WORKLOAD, "SELECT id, object_kind, object_name, pod, via," \
+		" release_namespace, release FROM events WHERE namespace = ?1" \
+		" AND workload = ?2 AND via >= 4") \
+	X(EV_OF_WORKLOADS, "SELECT id, object_kind, object_name, pod, via," \
+		" release_namespace, release FROM events WHERE namespace = ?1" \
+		" AND workload >= ?2 AND workload < ?3 AND via >= 4") \
 	X(EV_REATTR, "UPDATE events SET release_namespace = ?1, release = ?2," \
 		" attribution = ?3, via = ?4 WHERE id = ?5") \
 	X(ALIAS_ALL, "SELECT namespace, workload, release_namespace, release" \
@@ -188,8 +207,13 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" severity = ?7, tags = ?8, via = ?9, attribution = ?10" \
 		" WHERE id = ?11") \
 	X(INC_DELETE, "DELETE FROM incidents WHERE id = ?1") \
-	X(INC_GET, "SELECT namespace, release, opened_ns, last_ns, tags" \
-		" FROM incidents WHERE id = ?1") \
+	X(INC_GET, "SELECT namespace, release, opened_ns, last_ns, tags," \
+		" pod_count FROM incidents WHERE id = ?1") \
+	X(INC_PODS_ADD, "UPDATE incidents SET pod_count = pod_count + ?2" \
+		" WHERE id = ?1") \
+	X(INC_PODS_COUNT, "UPDATE incidents SET pod_count = (SELECT count(*)" \
+		" FROM incident_objects WHERE incident_id = ?1" \
+		" AND object_kind = 'Pod') WHERE id = ?1") \
 	X(INC_DIAG, "UPDATE incidents SET revision = ?1, revision_status = ?2," \
 		" later_revisions = ?3, status = ?4, closed_at = ?5," \
 		" closed_ns = ?6, diagnosis = ?7, title = ?8, evidence = ?9," \
@@ -209,6 +233,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" first_ns = min(first_ns, excluded.first_ns)," \
 		" last_ns = max(last_ns, excluded.last_ns)," \
 		" events = events + excluded.events") \
+	X(OBJ_NEW, "INSERT INTO incident_objects(incident_id, object_kind," \
+		" object_name, first_seen, last_seen, events, first_ns, last_ns)" \
+		" VALUES(?1, ?2, ?3, ?7, ?8, ?6, ?4, ?5)" \
+		" ON CONFLICT(incident_id, object_kind, object_name) DO NOTHING") \
 	X(OBJ_MOVE, "INSERT INTO incident_objects(incident_id, object_kind," \
 		" object_name, first_seen, last_seen, events, first_ns, last_ns)" \
 		" SELECT ?1, object_kind, object_name, first_seen, last_seen," \
@@ -226,8 +254,6 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(OBJ_PODS, "SELECT object_kind, object_name, first_ns, last_ns, events" \
 		" FROM incident_objects WHERE incident_id = ?1" \
 		" AND object_kind = 'Pod' ORDER BY first_ns, object_name LIMIT ?2") \
-	X(OBJ_POD_COUNT, "SELECT count(*) FROM incident_objects" \
-		" WHERE incident_id = ?1 AND object_kind = 'Pod'") \
 	X(OBJ_NEXT_KIND, "SELECT min(object_kind) FROM incident_objects" \
 		" WHERE incident_id = ?1 AND object_kind > ?2") \
 	X(OBJ_GLOB, "SELECT object_kind, object_name, first_ns, last_ns, events" \
@@ -235,7 +261,6 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" AND object_name >= ?3 AND object_name < ?4 ORDER BY object_name") \
 	X(KEY_ADD, "INSERT OR IGNORE INTO release_keys(namespace, release)" \
 		" VALUES(?1, ?2)") \
-	X(KEY_OF_NS, "SELECT release FROM release_keys WHERE namespace = ?1") \
 	X(KEY_OF_NAME, "SELECT namespace FROM release_keys WHERE release = ?1") \
 	X(KEY_ALL, "SELECT namespace, release FROM release_keys") \
 	X(KEY_NAMESPACES, "SELECT DISTINCT namespace FROM release_keys") \

@@ -314,6 +314,28 @@ void store_idle(struct store *st)
 		copy_back(st);
 }
 
+/* rt_workload(kind, name): corr_workload_name without a template hash, as
+ * re-attribution computes it, for the migration that fills
+ * events.workload. */
+static void sql_workload(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+	const char *k = (const char *)sqlite3_value_text(v[0]);
+	const char *n = (const char *)sqlite3_value_text(v[1]);
+	struct rt_str w;
+
+	(void)argc;
+	if (!n) {
+		sqlite3_result_null(c);
+		return;
+	}
+	w = corr_workload_name(rt_str_make(k ? k : "", k ? strlen(k) : 0),
+			       rt_str_make(n, strlen(n)), RT_STR_NULL);
+	if (w.n)
+		sqlite3_result_text(c, w.p, (int)w.n, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_null(c);
+}
+
 static int open_writer(struct store *st, const struct store_opts *o)
 {
 	int64_t v;
@@ -329,6 +351,10 @@ static int open_writer(struct store *st, const struct store_opts *o)
 			"PRAGMA cache_size = -16384;")))
 		return err;
 	sqlite3_wal_hook(st->db, on_wal, st);
+	if (sqlite3_create_function(st->db, "rt_workload", 2,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				    sql_workload, NULL, NULL) != SQLITE_OK)
+		return db_fail(st, "rt_workload");
 	if ((err = migrate(st)))
 		return err;
 	for (int i = 0; i < S_COUNT; i++)

@@ -111,8 +111,12 @@ int touched_add(struct store *st, int64_t id);
 int objmap_add(struct store *st, struct store_objmap *m, const char *kind,
 	       size_t kn, const char *name, size_t nn, int64_t first,
 	       int64_t last, int64_t events);
-/* Upserts every object into incident_objects and empties the map. */
+/* Upserts every object into incident_objects, adds the new pods to the
+ * incident's pod_count, and empties the map. */
 int objmap_write(struct store *st, struct store_objmap *m, int64_t incident);
+/* Counts the incident's pods again (after a merge or a rebuild, when the
+ * objects of two incidents overlap or were all replaced). */
+int incident_count_pods(struct store *st, int64_t incident);
 void objmap_release(struct store_objmap *m);
 const char *scratch_dup(struct store *st, const char *p, size_t n);
 

@@ -319,27 +319,64 @@ void objmap_release(struct store_objmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int objmap_write(struct store *st, struct store_objmap *m, int64_t incident)
+/* Writes one object's delta: inserts it, or adds to the stored row.
+ * *added is set when the row is new. */
+static int object_write(struct store *st, const struct store_obj *o,
+			int64_t incident, bool *added)
 {
-	for (size_t i = 0; i < m->n; i++) {
-		sqlite3_stmt *s = stmt(st, S_OBJ_UPSERT);
-		int err;
+	static const enum store_stmt seq[] = { S_OBJ_NEW, S_OBJ_UPSERT };
+	int err;
+
+	for (size_t k = 0; k < 2; k++) {
+		sqlite3_stmt *s = stmt(st, seq[k]);
 
 		sqlite3_bind_int64(s, 1, incident);
-		bind_cstr(s, 2, m->o[i].kind);
-		bind_cstr(s, 3, m->o[i].name);
-		sqlite3_bind_int64(s, 4, m->o[i].first_ns);
-		sqlite3_bind_int64(s, 5, m->o[i].last_ns);
-		sqlite3_bind_int64(s, 6, m->o[i].events);
+		bind_cstr(s, 2, o->kind);
+		bind_cstr(s, 3, o->name);
+		sqlite3_bind_int64(s, 4, o->first_ns);
+		sqlite3_bind_int64(s, 5, o->last_ns);
+		sqlite3_bind_int64(s, 6, o->events);
 		/* formatted here: SQLite's strftime + printf per row cost more
 		 * than the upsert itself */
-		bind_iso(s, 7, m->o[i].first_ns);
-		bind_iso(s, 8, m->o[i].last_ns);
+		bind_iso(s, 7, o->first_ns);
+		bind_iso(s, 8, o->last_ns);
 		if ((err = db_done(st, s, "object upsert")))
 			return err;
+		if (k == 0 && (*added = sqlite3_changes(st->db) > 0))
+			break;
+	}
+	return 0;
+}
+
+int objmap_write(struct store *st, struct store_objmap *m, int64_t incident)
+{
+	int64_t pods = 0;
+	int err;
+
+	for (size_t i = 0; i < m->n; i++) {
+		bool added;
+
+		if ((err = object_write(st, &m->o[i], incident, &added)))
+			return err;
+		pods += added && !strcmp(m->o[i].kind, "Pod");
 	}
 	m->n = 0;
 	if (m->nslots)
 		memset(m->slot, 0, m->nslots * sizeof(*m->slot));
+	if (pods) {
+		sqlite3_stmt *s = stmt(st, S_INC_PODS_ADD);
+
+		sqlite3_bind_int64(s, 1, incident);
+		sqlite3_bind_int64(s, 2, pods);
+		return db_done(st, s, "incident pods");
+	}
 	return 0;
+}
+
+int incident_count_pods(struct store *st, int64_t incident)
+{
+	sqlite3_stmt *s = stmt(st, S_INC_PODS_COUNT);
+
+	sqlite3_bind_int64(s, 1, incident);
+	return db_done(st, s, "incident pods");
 }

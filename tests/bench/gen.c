@@ -6,6 +6,12 @@
  *                            decoys that use the words of errors) with about
  *                            1% real error lines
  *   gen events LINES [SEED]  compact core/v1 Event JSON, about 20% Warning
+ *   gen release LINES        one release's Warning Events (all tagged), as an
+ *                            event exporter writes them: pods of workload
+ *                            shop-api labelled app.kubernetes.io/instance=shop
+ *   gen newpods N START      N more of them, each the first pod of a new
+ *                            workload shop-wNNNN of that release, timed after
+ *                            line START of `gen release`
  *
  * The same arguments always give the same bytes, so runs compare.
  */
@@ -174,12 +180,51 @@ static void gen_events(uint64_t lines)
 	}
 }
 
+/* One exporter Event of release shop: pod, its template hash, line i. */
+static void shop_event(const char *workload, const char *pod, uint64_t i)
+{
+	char when[40];
+
+	ts(when, sizeof(when), i);
+	printf("{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":"
+	       "\"%s.%016" PRIx64 "\",\"namespace\":\"shop\",\"uid\":\"%016" PRIx64
+	       "\"},\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"shop\","
+	       "\"name\":\"%s\",\"labels\":{\"app.kubernetes.io/instance\":\"shop\","
+	       "\"app.kubernetes.io/name\":\"%s\",\"pod-template-hash\":\"7d9c8b6f5\"}},"
+	       "\"reason\":\"BackOff\",\"message\":\"Back-off restarting failed "
+	       "container web in pod %s_shop\",\"firstTimestamp\":\"%.19sZ\","
+	       "\"lastTimestamp\":\"%.19sZ\",\"count\":%u,\"type\":\"Warning\"}\n",
+	       pod, rnd(), rnd(), pod, workload, pod, when, when, 1 + pick(5));
+}
+
+static void gen_release(uint64_t lines)
+{
+	char pod[64];
+
+	for (uint64_t i = 0; i < lines; i++) {
+		snprintf(pod, sizeof(pod), "shop-api-7d9c8b6f5-%05u", pick(100000));
+		shop_event("shop-api", pod, i);
+	}
+}
+
+static void gen_newpods(uint64_t n, uint64_t start)
+{
+	char w[32], pod[64];
+
+	for (uint64_t i = 0; i < n; i++) {
+		snprintf(w, sizeof(w), "shop-w%04u", (unsigned)i);
+		snprintf(pod, sizeof(pod), "%s-7d9c8b6f5-%05u", w, pick(100000));
+		shop_event(w, pod, start + i);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t lines;
 
 	if (argc < 3) {
-		fputs("usage: gen cri|events LINES [SEED]\n", stderr);
+		fputs("usage: gen cri|events LINES [SEED] | release LINES |"
+		      " newpods N START\n", stderr);
 		return 2;
 	}
 	lines = strtoull(argv[2], NULL, 10);
@@ -188,6 +233,10 @@ int main(int argc, char **argv)
 		gen_cri(lines);
 	else if (!strcmp(argv[1], "events"))
 		gen_events(lines);
+	else if (!strcmp(argv[1], "release"))
+		gen_release(lines);
+	else if (!strcmp(argv[1], "newpods") && argc > 3)
+		gen_newpods(lines, strtoull(argv[3], NULL, 10));
 	else
 		return 2;
 	return ferror(stdout) ? 1 : 0;

@@ -10,6 +10,8 @@
 #   BENCH_SIZES="1000000 10000000"  CRI corpus sizes in lines
 #   BENCH_EVENTS=1000000            Event JSON corpus size
 #   BENCH_RUNS=5
+#   BENCH_CHUNK=100000              Events per chunk, three chunks into one db
+#   BENCH_RELEASE=1000000           stored events of the release new pods join
 set -euo pipefail
 bin=${1:?usage: run.sh BINARY}
 cd "$(dirname "$0")/../.."
@@ -125,3 +127,75 @@ for n in $sizes; do
 	bench_file "$n CRI" "$(corpus cri "$n")" "$n"
 done
 bench_file "$events events" "$(corpus events "$events")" "$events"
+
+# ---- the correlator's growth: cases of their own (no ripgrep to compare) --
+
+# chunks: three successive chunks of Events into one database. A chunk
+# should cost the same however much the database already holds: the ratio
+# is the third chunk's CPU time over the first's, median over rounds.
+bench_chunks() {
+	local n=${BENCH_CHUNK:-100000} f="$dir/events-chunks"
+	[ -s "$f.2" ] || { "$dir/gen" events $((3 * n)) | split -l "$n" -d -a 1 - "$f."; }
+	: > "$dir/rounds"
+	for _ in $(seq "$runs"); do
+		rm -f "$dir/chunks.db" "$dir/chunks.db-wal" "$dir/chunks.db-shm"
+		local line=""
+		for k in 0 1 2; do
+			warm "$f.$k"
+			line="$line $(measure "$bin" ingest --db "$dir/chunks.db" "$f.$k" | awk '{ print $3 }')"
+		done
+		echo "$line" >> "$dir/rounds"
+	done
+	awk -v n="$n" '
+	function med(v, k,   i, j, x) {
+		for (i = 2; i <= k; i++) { x = v[i]
+			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
+			v[j + 1] = x }
+		return v[int((k + 1) / 2)]
+	}
+	{ k++; a[k] = $1; b[k] = $2; c[k] = $3; r[k] = $3 / ($1 > 0 ? $1 : 0.001) }
+	END {
+		printf "%-30s cpu %.2f / %.2f / %.2f s, %.0f events/cpu-s first; third/first %.2fx (target <= 1.15x)\n",
+			"ingest " n " Events x3 (one db)", med(a, k), med(b, k), med(c, k),
+			n / med(a, k), med(r, k)
+	}' "$dir/rounds"
+}
+
+# newpods: N pods of N new workloads (labelled with their release) join a
+# release that holds BENCH_RELEASE events; each new workload is a name
+# the stored events are looked up by. The release's database is built
+# once, untimed, and copied before each run.
+bench_newpods() {
+	local big=${BENCH_RELEASE:-1000000} n=1000
+	local rel="$dir/release-$big.log" pods="$dir/newpods-$big.log"
+	local db="$dir/release-$big.db"
+	[ -s "$rel" ] || "$dir/gen" release "$big" > "$rel"
+	[ -s "$pods" ] || "$dir/gen" newpods "$n" "$big" > "$pods"
+	if [ ! -s "$db" ]; then
+		rm -f "$db"*
+		"$bin" ingest --db "$db.tmp" "$rel" > /dev/null 2>&1
+		mv "$db.tmp" "$db"; rm -f "$db.tmp-wal" "$db.tmp-shm"
+	fi
+	: > "$dir/rounds"
+	for _ in $(seq "$runs"); do
+		rm -f "$dir/newpods.db-wal" "$dir/newpods.db-shm"
+		cp "$db" "$dir/newpods.db"
+		warm "$pods"
+		measure "$bin" ingest --db "$dir/newpods.db" "$pods" >> "$dir/rounds"
+	done
+	awk -v n="$n" -v big="$big" '
+	function med(v, k,   i, j, x) {
+		for (i = 2; i <= k; i++) { x = v[i]
+			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
+			v[j + 1] = x }
+		return v[int((k + 1) / 2)]
+	}
+	{ k++; t[k] = $1; c[k] = $3 }
+	END {
+		printf "%-30s %.2f s wall, %.2f s cpu (target < 1 s)\n",
+			n " new pods into " big " events", med(t, k), med(c, k)
+	}' "$dir/rounds"
+}
+
+bench_chunks
+bench_newpods

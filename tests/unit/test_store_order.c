@@ -444,6 +444,44 @@ static void check_reference(const char *db)
 	free(v);
 }
 
+/* Names learned after the events they claim, found by the events'
+ * workloads: a release equal to a workload, one below it, one above it
+ * (a workload named by a boundary prefix of the release). */
+static void late_names(const char *db)
+{
+	static const int r1[] = { 1 };
+	static const char *const st1[] = { "deployed" };
+	static const char *const d1[] = { "Install complete" };
+	static const int64_t t1[] = { 10 };
+	char *v;
+
+	nrecs = 0;
+	add("shop", "Pod", "cart-7d9c8f4b6-4kx2m", NULL, "c1", "OOMKilled", 100,
+	    100, 1, "oom_killed", RT_SEV_CRITICAL);
+	add("shop", "Pod", "cart-api-5c6d7f8b9-k2xwz", NULL, "c2", "OOMKilled",
+	    110, 110, 1, "oom_killed", RT_SEV_CRITICAL);
+	add("shop", "Pod", "web-7d9c8f4b6-zz9xk", NULL, "c3", "OOMKilled", 120,
+	    120, 1, "oom_killed", RT_SEV_CRITICAL);
+	history("shop", "cart", 1, r1, st1, d1, t1);
+	history("shop", "web-7d9c8f4b6", 1, r1, st1, d1, t1);
+	fresh(db);
+	is_int(run(db, (size_t[]){ 0, 1, 2, 3, 4 }, 5, 3, 0), 0,
+	       "events first, then the release names");
+	v = query1(db, "SELECT group_concat(object_name || '=' || release ||"
+		   " '/' || attribution, ' ') FROM (SELECT * FROM events"
+		   " ORDER BY object_name)");
+	is_str(v, "cart-7d9c8f4b6-4kx2m=cart/prefix "
+	       "cart-api-5c6d7f8b9-k2xwz=cart/prefix "
+	       "web-7d9c8f4b6-zz9xk=web-7d9c8f4b6/prefix",
+	       "each claimed by the release learned later");
+	free(v);
+	v = query1(db, "SELECT group_concat(release || ':' || event_count, ' ')"
+		   " FROM (SELECT * FROM incidents ORDER BY release)");
+	is_str(v, "cart:2 web-7d9c8f4b6:1", "their incidents recomputed");
+	free(v);
+	fresh(db);
+}
+
 int main(void)
 {
 	char db[] = "/tmp/revtrail-test-order-XXXXXX";
@@ -490,6 +528,8 @@ int main(void)
 	writer_failure(path);
 	failed_commit(path);
 	idle_checkpoint(path);
+	late_names(path);
+	build();
 
 	/* history last, events reversed, one record per batch */
 	for (size_t i = 0; i < nrecs; i++)

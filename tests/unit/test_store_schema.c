@@ -94,7 +94,7 @@ static void test_create_and_migrate(void)
 	       "writer opens and migrates");
 	store_close(st);
 	is_int(version(), STORE_SCHEMA_VERSION, "migrated to the current version");
-	is_int(STORE_SCHEMA_VERSION, 3, "which is 3");
+	is_int(STORE_SCHEMA_VERSION, 4, "which is 4");
 	ok(exec("SELECT id, namespace, release, revision, status, severity,"
 		" opened_at, last_seen_at, closed_at, event_count, tags,"
 		" diagnosis, title FROM incidents;"
@@ -110,7 +110,7 @@ static void test_create_and_migrate(void)
 	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
 	       "reopening a current database");
 	store_close(st);
-	is_int(version(), 3, "still version 3");
+	is_int(version(), 4, "still version 4");
 	exec("PRAGMA user_version = 99");
 	ok(store_open(path, 0, NULL, &st, err, sizeof(err)) != 0,
 	   "a newer schema is refused");
@@ -182,7 +182,7 @@ static void test_migrate_v2(void)
 	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
 	       "the writer migrates it: %s", err);
 	store_close(st);
-	is_int(version(), 3, "to version 3");
+	is_int(version(), STORE_SCHEMA_VERSION, "to the current version");
 	is_int(count("SELECT count(*) FROM sqlite_master WHERE name IN"
 		     " ('events_incident', 'events_release')"
 		     " AND sql LIKE '% WHERE % IS NOT NULL'"), 2,
@@ -193,6 +193,47 @@ static void test_migrate_v2(void)
 		     " WHERE release_namespace = 'lb' AND release = 'x'"), 2,
 	       "lookup by release");
 	is_int(count("SELECT count(*) FROM events"), 3, "rows kept");
+	fresh();
+}
+
+/* Version 4 fills events.workload (what re-attribution looks events up
+ * by) and incidents.pod_count from the rows already there. */
+static void test_migrate_v3(void)
+{
+	struct store *st;
+	char err[512] = "";
+
+	fresh();
+	ok(exec(store_migrations[0]) == 0 && exec(store_migrations[1]) == 0 &&
+	   exec(store_migrations[2]) == 0, "a version 3 schema");
+	ok(exec("PRAGMA user_version = 3;"
+		"INSERT INTO events(ukey, namespace, object_kind, object_name, via)"
+		" VALUES(1, 'shop', 'Pod', 'web-7d9c8f4b6-4kx2m', 5),"
+		" (2, 'shop', 'ConfigMap', 'web-config', 4), (3, 'shop', NULL,"
+		" NULL, 0);"
+		"INSERT INTO incidents(id, namespace, release, opened_at,"
+		" last_seen_at, opened_ns, last_ns) VALUES(9, 'shop', 'web', 'a',"
+		" 'b', 1, 2);"
+		"INSERT INTO incident_objects(incident_id, object_kind,"
+		" object_name) VALUES(9, 'Pod', 'p1'), (9, 'Pod', 'p2'),"
+		" (9, 'ConfigMap', 'c');") == 0, "with rows");
+	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
+	       "the writer migrates it: %s", err);
+	store_close(st);
+	is_int(version(), STORE_SCHEMA_VERSION, "to the current version");
+	is_int(count("SELECT count(*) FROM events WHERE"
+		     " (ukey = 1 AND workload = 'web') OR"
+		     " (ukey = 2 AND workload = 'web-config') OR"
+		     " (ukey = 3 AND workload IS NULL)"), 3,
+	       "workloads filled: pod suffixes cut");
+	is_int(count("SELECT count(*) FROM events INDEXED BY events_workload"
+		     " WHERE namespace = 'shop' AND workload = 'web'"
+		     " AND via >= 4"), 1, "lookup by workload");
+	is_int(count("SELECT pod_count FROM incidents WHERE id = 9"), 2,
+	       "pods counted");
+	is_int(count("SELECT count(*) FROM incident_objects INDEXED BY"
+		     " incident_objects_first WHERE incident_id = 9"
+		     " AND object_kind = 'Pod'"), 2, "pods in first seen order");
 	fresh();
 }
 
@@ -250,6 +291,7 @@ int main(void)
 	test_create_and_migrate();
 	test_migrate_v1();
 	test_migrate_v2();
+	test_migrate_v3();
 	test_readonly();
 	return done_testing();
 }
