@@ -226,20 +226,75 @@ static int fill_event(struct corr_batch *b, struct corr_event *e,
 	return err;
 }
 
-/* A duplicate within the batch: keep the widest view of the event. */
+static int cmp_str(struct rt_str a, struct rt_str b)
+{
+	size_t n = a.n < b.n ? a.n : b.n;
+	int c = n ? memcmp(a.p, b.p, n) : 0;
+
+	return c ? c : (a.n < b.n ? -1 : a.n > b.n);
+}
+
+int corr_version_cmp(const struct corr_version *a,
+		     const struct corr_version *b)
+{
+	const struct rt_str *x = &a->message, *y = &b->message;
+	int c;
+
+	if (a->last_ns != b->last_ns)
+		return a->last_ns < b->last_ns ? -1 : 1;
+	for (int i = 0; i < 7; i++)
+		if ((c = cmp_str(x[i], y[i])))
+			return c;
+	return 0;
+}
+
+void corr_event_version(const struct corr_event *e, struct corr_version *v)
+{
+	*v = (struct corr_version){ e->last_ns, e->message, e->reason, e->kind,
+				    e->name, e->pod, e->container, e->type };
+}
+
+static void record_version(const struct rt_record *rec, int64_t last,
+			   struct corr_version *v)
+{
+	*v = (struct corr_version){ last, rec->message.n ? rec->message :
+				    rec->raw, rec->reason, rec->kind, rec->name,
+				    rec->pod, rec->container, rec->type };
+}
+
+/* Of two release hints, the smaller (namespace, release): any order of
+ * the versions gives the same. An empty hint loses. */
+static bool hint_wins(struct rt_str ns, struct rt_str rel,
+		      const struct corr_event *e)
+{
+	int c;
+
+	if (!rel.n)
+		return false;
+	if (!e->hint_release.n)
+		return true;
+	c = cmp_str(ns, e->hint_ns);
+	return c ? c < 0 : cmp_str(rel, e->hint_release) < 0;
+}
+
+/* A duplicate within the batch: the greatest version's text, the widest
+ * times and count, every tag. */
 static int merge_dup(struct corr_batch *b, struct corr_event *e,
 		     const struct rt_record *rec, const struct rt_class *cls,
 		     int64_t first, int64_t last)
 {
+	struct corr_version mine, theirs;
 	int err = 0;
 
-	if (last > e->last_ns) {
+	record_version(rec, last, &theirs);
+	corr_event_version(e, &mine);
+	if (corr_version_cmp(&theirs, &mine) > 0) {
 		struct corr_event old = *e;
 
 		err = fill_event(b, e, rec, cls);
 		e->severity = old.severity > cls->severity ? old.severity :
 			cls->severity;
-		if (!e->hint_release.n) {
+		if (hint_wins(old.hint_ns, old.hint_release, e)) {
 			e->hint_release = old.hint_release;
 			e->hint_ns = old.hint_ns;
 		}
@@ -247,7 +302,7 @@ static int merge_dup(struct corr_batch *b, struct corr_event *e,
 	} else {
 		if (cls->severity > e->severity)
 			e->severity = cls->severity;
-		if (!e->hint_release.n && rec->release.n) {
+		if (hint_wins(rec->release_ns, rec->release, e)) {
 			e->hint_release = keep(b, rec->release, &err);
 			e->hint_ns = keep(b, rec->release_ns, &err);
 		}

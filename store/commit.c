@@ -58,21 +58,89 @@ static bool stored_key_wins(const struct corr_event *e, int via,
 	return c < 0;
 }
 
+static struct rt_str col_rts(sqlite3_stmt *s, int i)
+{
+	const char *t = col_text(s, i);
+
+	return rt_str_make(t, strlen(t));
+}
+
+static bool rts_same(struct rt_str a, struct rt_str b)
+{
+	return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+static struct rt_str keep_col(struct store *st, sqlite3_stmt *s, int i)
+{
+	struct rt_str v = col_rts(s, i);
+
+	return v.n ? rt_str_make(scratch_dup(st, v.p, v.n), v.n) : RT_STR_NULL;
+}
+
+/*
+ * The stored version is the greater one (corr_version_cmp): the event
+ * shows its text and object again, and the row keeps them. The captures
+ * stay those of the row, so the batch's are dropped.
+ */
+static int keep_stored_text(struct store *st, sqlite3_stmt *s,
+			    struct corr_event *e)
+{
+	e->message = keep_col(st, s, 10);
+	e->reason = keep_col(st, s, 11);
+	e->kind = e->attr.kind = keep_col(st, s, 12);
+	e->name = e->attr.name = keep_col(st, s, 13);
+	e->pod = keep_col(st, s, 14);
+	e->container = keep_col(st, s, 15);
+	e->type = keep_col(st, s, 16);
+	e->nfields = 0;
+	return (sqlite3_column_bytes(s, 10) && !e->message.p) ||
+	       (sqlite3_column_bytes(s, 13) && !e->name.p) ? RT_ENOMEM : 0;
+}
+
+static int take_stored_key(struct store *st, struct corr_event *e, int via,
+			   const char *rns, const char *rel)
+{
+	e->attr.release_ns = rt_str_make(scratch_dup(st, rns, strlen(rns)),
+					 strlen(rns));
+	e->attr.release = rt_str_make(scratch_dup(st, rel, strlen(rel)),
+				      strlen(rel));
+	e->attr.via = via;
+	return e->attr.release_ns.p && e->attr.release.p ? 0 : RT_ENOMEM;
+}
+
+/*
+ * A stored row of the event's identity, merged: count = max, first = min,
+ * last = max, tags = union, the greater version's text. The release: of
+ * one object, the better attribution (ties by key); when the versions
+ * name different objects, the greater version's, and both releases are
+ * recomputed from their events (objects counted, incidents). Either way
+ * the row does not depend on which version came first.
+ */
 static int merge_stored(struct store *st, sqlite3_stmt *s,
 			struct corr_event *e, struct store_evstate *x)
 {
 	struct corr_tagset old = { 0 };
+	struct corr_version mine, theirs;
 	int64_t of = sqlite3_column_int64(s, 2), ol = sqlite3_column_int64(s, 3);
 	int64_t oc = sqlite3_column_int64(s, 4);
 	int sev = rt_severity_from_name(col_text(s, 6), strlen(col_text(s, 6)));
 	int via = sqlite3_column_int(s, 7);
 	const char *rns = col_text(s, 8), *rel = col_text(s, 9);
+	bool same_obj = rts_same(col_rts(s, 12), e->attr.kind) &&
+			rts_same(col_rts(s, 13), e->attr.name);
 	int err;
 
 	x->id = sqlite3_column_int64(s, 0);
 	x->inc = sqlite3_column_int64(s, 1);
 	x->old_count = oc;
-	x->newer = e->last_ns >= ol;
+	corr_event_version(e, &mine);
+	theirs = (struct corr_version){ ol, col_rts(s, 10), col_rts(s, 11),
+					col_rts(s, 12), col_rts(s, 13),
+					col_rts(s, 14), col_rts(s, 15),
+					col_rts(s, 16) };
+	x->newer = corr_version_cmp(&mine, &theirs) > 0;
+	if (!x->newer && (err = keep_stored_text(st, s, e)))
+		return err;
 	if (of > 0 && (e->first_ns <= 0 || of < e->first_ns))
 		e->first_ns = of;
 	if (ol > e->last_ns)
@@ -84,18 +152,18 @@ static int merge_stored(struct store *st, sqlite3_stmt *s,
 	corr_tagset_parse(&old, col_text(s, 5), store_intern_cb, &st->intern);
 	for (unsigned i = 0; i < old.n; i++)
 		add_tag(e, old.t[i]);
-	if (via == CORR_VIA_NONE ||
-	    (rts_is(e->attr.release_ns, rns) && rts_is(e->attr.release, rel)))
+	if (via == CORR_VIA_NONE)
 		return 0;
-	if (stored_key_wins(e, via, rns, rel)) {
-		e->attr.release_ns = rt_str_make(scratch_dup(st, rns, strlen(rns)),
-						 strlen(rns));
-		e->attr.release = rt_str_make(scratch_dup(st, rel, strlen(rel)),
-					      strlen(rel));
-		e->attr.via = via;
-		return e->attr.release.p ? 0 : RT_ENOMEM;
+	if (!same_obj) {
+		if (!x->newer && (err = take_stored_key(st, e, via, rns, rel)))
+			return err;
+	} else if (rts_is(e->attr.release_ns, rns) &&
+		   rts_is(e->attr.release, rel)) {
+		return 0;
+	} else if (stored_key_wins(e, via, rns, rel)) {
+		return take_stored_key(st, e, via, rns, rel);
 	}
-	/* The event changes release: both are recomputed from their events. */
+	/* The event changes release or object: both keys are recomputed. */
 	if ((err = keyset_add(st, &st->rebuild, rt_str_make(rns, strlen(rns)),
 			      rt_str_make(rel, strlen(rel)))))
 		return err;
@@ -110,7 +178,6 @@ static int lookup(struct store *st, struct corr_event *e,
 	int rc, err = 0;
 
 	memset(x, 0, sizeof(*x));
-	x->newer = true;
 	sqlite3_bind_int64(s, 1, (int64_t)e->ukey);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
@@ -252,11 +319,24 @@ static int update_event(struct store *st, const struct corr_event *e,
 	sqlite3_bind_int(s, 11, e->revision);
 	sqlite3_bind_int64(s, 12, e->first_ns);
 	sqlite3_bind_int64(s, 13, e->last_ns);
-	if (x->newer) {
-		bind_rts(s, 14, e->message);
-		bind_rts(s, 15, e->reason);
+	sqlite3_bind_int(s, 14, x->newer);
+	if (x->newer) {       /* this batch's version is the greater */
+		const char *fields = fields_json(st, e);
+
+		if (!fields)
+			return RT_ENOMEM;
+		bind_rts(s, 15, e->message);
+		bind_rts(s, 16, e->reason);
+		bind_rts(s, 17, e->attr.kind);
+		bind_rts(s, 18, e->attr.name);
+		bind_rts(s, 19, e->pod);
+		bind_rts(s, 20, e->container);
+		bind_rts(s, 21, e->type);
+		sqlite3_bind_text(s, 22, fields, -1, SQLITE_STATIC);
+		bind_rts(s, 23, corr_workload_name(e->attr.kind, e->attr.name,
+						   RT_STR_NULL));
 	}
-	sqlite3_bind_int64(s, 16, x->id);
+	sqlite3_bind_int64(s, 24, x->id);
 	st->pending.events_updated++;
 	return db_done(st, s, "event update");
 }

@@ -143,7 +143,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" evidence_bits = excluded.evidence_bits," \
 		" merge_ranks = excluded.merge_ranks") \
 	X(EV_LOOKUP, "SELECT id, incident_id, first_ns, ts_ns, count, tags," \
-		" severity, via, release_namespace, release FROM events" \
+		" severity, via, release_namespace, release, message, reason," \
+		" object_kind, object_name, pod, container, type FROM events" \
 		" WHERE ukey = ?1") \
 	X(EV_INSERT, "INSERT INTO events(incident_id, ts, first_seen," \
 		" namespace, object_kind, object_name, pod, container, reason," \
@@ -156,8 +157,16 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" first_seen = ?3, count = ?4, tags = ?5, severity = ?6," \
 		" release = ?7, release_namespace = ?8, attribution = ?9," \
 		" via = ?10, revision = ?11, first_ns = ?12, ts_ns = ?13," \
-		" message = coalesce(?14, message), reason = coalesce(?15, reason)" \
-		" WHERE id = ?16") \
+		" message = CASE WHEN ?14 THEN ?15 ELSE message END," \
+		" reason = CASE WHEN ?14 THEN ?16 ELSE reason END," \
+		" object_kind = CASE WHEN ?14 THEN ?17 ELSE object_kind END," \
+		" object_name = CASE WHEN ?14 THEN ?18 ELSE object_name END," \
+		" pod = CASE WHEN ?14 THEN ?19 ELSE pod END," \
+		" container = CASE WHEN ?14 THEN ?20 ELSE container END," \
+		" type = CASE WHEN ?14 THEN ?21 ELSE type END," \
+		" fields = CASE WHEN ?14 THEN ?22 ELSE fields END," \
+		" workload = CASE WHEN ?14 THEN ?23 ELSE workload END" \
+		" WHERE id = ?24") \
 	X(EV_MOVE, "UPDATE events SET incident_id = ?1 WHERE incident_id = ?2") \
 	X(EV_ASSIGN, "UPDATE events SET incident_id = ?1" \
 		" WHERE release_namespace = ?2 AND release = ?3" \

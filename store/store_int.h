@@ -55,7 +55,8 @@ struct store_evstate {
 	int64_t id;          /* existing row, 0 = new */
 	int64_t inc;         /* incident the row is counted in, 0 = none */
 	int64_t old_count;
-	bool newer;          /* this batch saw it last: its text wins */
+	bool newer;          /* this batch's version is the greater: its
+	                      * text and object replace the row's */
 	bool cluster;        /* forms incidents: tagged, attributed, timed */
 	int64_t target;      /* incident it goes to */
 };

@@ -196,6 +196,22 @@ struct corr_event {
 	int revision;                  /* ditto; 0 = unknown */
 };
 
+/*
+ * Versions of one event (a Kubernetes event re-sent under the same uid)
+ * may disagree, even about the object. The version a stored row shows is
+ * the greatest: the latest last seen, then the bytewise greater message,
+ * reason, kind, name, pod, container and type, so that it does not
+ * depend on the order the versions arrive in. Empty and NULL are equal.
+ */
+struct corr_version {
+	int64_t last_ns;
+	struct rt_str message, reason, kind, name, pod, container, type;
+};
+int corr_version_cmp(const struct corr_version *a,
+		     const struct corr_version *b);
+/* The version e shows (its own kind and name, as decoded). */
+void corr_event_version(const struct corr_event *e, struct corr_version *v);
+
 /* The identity of a record: Kubernetes events by namespace + uid (a re-sent
  * or MODIFIED event is the same event); anything else by its content and
  * time (a re-read log line is the same line), plus its position when it has

@@ -482,6 +482,40 @@ static void late_names(const char *db)
 	fresh(db);
 }
 
+/* Two Events with one namespace + uid but different involvedObject (pods
+ * of two workloads, so two releases): the stored row is the same in
+ * either order, in one batch or two. */
+static void reused_uid(const char *db)
+{
+	static const size_t orders[2][2] = { { 0, 1 }, { 1, 0 } };
+	char *ref = NULL;
+	int same = 0;
+
+	nrecs = 0;
+	add("shop", "Pod", "cart-7d9c8f4b6-4kx2m", NULL, "dup", "OOMKilled",
+	    100, 200, 2, "oom_killed", RT_SEV_CRITICAL);
+	add("shop", "Pod", "web-5c6d7f8b9-k2xwz", NULL, "dup", "OOMKilled", 100,
+	    200, 3, "oom_killed", RT_SEV_CRITICAL);
+	for (size_t o = 0; o < 2; o++)
+		for (size_t batch = 1; batch <= 2; batch++) {
+			char *got;
+
+			fresh(db);
+			run(db, orders[o], 2, batch, 0);
+			got = dump(db);
+			if (!ref)
+				ref = got;
+			else
+				same += !strcmp(got, ref), free(got);
+		}
+	is_int(same, 3, "one row whatever the order and the batches");
+	ok(ref && strstr(ref, "web-5c6d7f8b9-k2xwz|web|shop|workload|") &&
+	   !strstr(ref, "cart"), "the greater version's pod and release, "
+	   "its incident only:\n%s", ref ? ref : "");
+	free(ref);
+	fresh(db);
+}
+
 int main(void)
 {
 	char db[] = "/tmp/revtrail-test-order-XXXXXX";
@@ -529,6 +563,7 @@ int main(void)
 	failed_commit(path);
 	idle_checkpoint(path);
 	late_names(path);
+	reused_uid(path);
 	build();
 
 	/* history last, events reversed, one record per batch */
