@@ -443,6 +443,7 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 {
 	const cJSON *val = dec_json_nonempty(dec_json_get(dec_json_get(obj, "data"), "release"));
 	struct rt_revision p = { 0 };
+	bool dropped;
 	cJSON *root;
 	char *json;
 	size_t len;
@@ -451,16 +452,22 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 					    strlen(val->valuestring),
 					    &json, &len) != 0)
 		return 0;
-	root = cJSON_ParseWithLength(json, len);
-	free(json);
+	root = dec_helm_payload_release(json, len, &dropped);
+	if (dropped && d->opts->verbose)
+		fprintf(d->opts->verbose, "helm: %.*s: release payload members "
+			"over %zu MiB as a tree were left out\n",
+			(int)rev->release.n, rev->release.p,
+			DEC_HELM_TREE_MAX >> 20);
 	/* Valid JSON that is not a release is as good as no payload. */
 	if (!cJSON_IsObject(dec_json_get(root, "info")) &&
 	    !cJSON_IsString(dec_json_get(root, "manifest"))) {
 		cJSON_Delete(root);
+		free(json);
 		return 0;
 	}
 	release_fill(d, root, &p);
 	cJSON_Delete(root);
+	free(json);
 	if (!rev->ns.n)
 		rev->ns = p.ns;
 	if (!rev->release.n)

@@ -107,6 +107,16 @@ int dec_helm_json(struct dec_ctx *d, const cJSON *root);
 #define DEC_HELM_PAYLOAD_MAX ((size_t)64 << 20)
 int dec_helm_payload_unwrap(const char *s, size_t n, char **json,
 			    size_t *jsonlen);
+/*
+ * The members of release JSON (n bytes) that dec_helm.c reads -- name,
+ * namespace, version, info, chart.metadata, hooks, manifest -- as a cJSON
+ * object, the rest stepped over unparsed. Members whose tree would
+ * take the total past DEC_HELM_TREE_MAX (text plus a bound per item) are
+ * left out and *dropped set. The manifest is decoded inside json and
+ * referenced: free json after the tree. NULL when json is not an object.
+ */
+#define DEC_HELM_TREE_MAX ((size_t)64 << 20)
+cJSON *dec_helm_payload_release(char *json, size_t n, bool *dropped);
 
 /*
  * Helm table rows and helm/kubectl CLI text. Called for every plain text

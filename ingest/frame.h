@@ -193,6 +193,10 @@ int ing_time_parse(const char *p, size_t n, int64_t *ns);
 int64_t ing_leading_time(const char *p, size_t n);
 /* JSON string body (between the quotes) decoded into the arena. */
 struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n);
+/* The same into out (n + 4 bytes, NUL-terminated), returning the length.
+ * It writes no further than it has read plus one, so out may be p - 1:
+ * a string decoded in place of its opening quote. */
+size_t ing_json_unescape_to(char *out, const char *p, size_t n);
 
 static inline bool ing_is_space(char c)
 {

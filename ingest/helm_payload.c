@@ -8,6 +8,12 @@
  * text is not JSON, gunzip when the gzip magic appears. Every step is
  * bounded, and any malformed layer ends the attempt with an error so the
  * caller falls back to the storage labels.
+ *
+ * The JSON is then read without a tree of all of it: 64 KB of gzip can
+ * inflate to 63 MB of "0,0,0,...", which cJSON made a 2.65 GB tree of.
+ * A scan steps over the values the decoder never reads (chart templates,
+ * values, config) and only the members it does are parsed, each under a
+ * budget that counts what their tree may cost.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +21,8 @@
 #include <zlib.h>
 
 #include "decode.h"
+#include "frame.h"
+#include "json_scan.h"
 
 #define PAYLOAD_MAX_LAYERS 4
 
@@ -92,7 +100,7 @@ static unsigned char *gunzip(const unsigned char *s, size_t n,
 	do {
 		if (cap > DEC_HELM_PAYLOAD_MAX + 1)
 			cap = DEC_HELM_PAYLOAD_MAX + 1;
-		if (!(grown = realloc(out, cap)))
+		if (!(grown = realloc(out, cap + 1)))   /* + the NUL */
 			goto bad;
 		out = grown;
 		zs.next_out = out + used;
@@ -143,11 +151,15 @@ int dec_helm_payload_unwrap(const char *s, size_t n, char **json,
 		if (len == 0)
 			break;
 		if (*p == '{') {
-			if (!(next = malloc(len + 1)))
+			/* A decoded layer has room for the NUL (b64_decode,
+			 * gunzip): no second copy of up to 64 MiB. */
+			if (buf)
+				next = memmove(buf, p, len);
+			else if (!(next = malloc(len + 1)))
 				break;
-			memcpy(next, p, len);
+			else
+				memcpy(next, p, len);
 			next[len] = '\0';
-			free(buf);
 			*json = (char *)next;
 			*jsonlen = len;
 			return 0;
@@ -165,4 +177,209 @@ int dec_helm_payload_unwrap(const char *s, size_t n, char **json,
 	}
 	free(buf);
 	return RT_EPARSE;
+}
+
+/* ---- picking the release's members ---------------------------------- */
+
+/* A value's place in the text, and what its tree may cost. */
+struct span {
+	const char *p;
+	size_t n;
+	size_t cost;
+};
+
+/* cJSON's own nesting limit: deeper text would not parse anyway. */
+#define SCAN_MAX_DEPTH 1000
+/* Bytes a cJSON item may take beyond its text: the 64-byte node, a key
+ * and a value string, each with malloc's overhead. An upper bound per
+ * ',', ':', '[' or '{', so "0,0,0" costs 64 bytes a byte. */
+#define SCAN_ITEM_COST 128
+
+static size_t skip_blank(const char *p, size_t i, size_t n)
+{
+	while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' ||
+			 p[i] == '\t'))
+		i++;
+	return i;
+}
+
+/* The end of the string that opens at p[i] (a '"'), or 0. */
+static size_t string_end(const char *p, size_t i, size_t n)
+{
+	for (i++; (i = js_find_special(p, i, n)) < n; i += 2)
+		if (p[i] == '"')
+			return i + 1;
+	return 0;
+}
+
+/*
+ * The end of the value at p[i], or 0 when brackets do not match. Scalars
+ * end at a delimiter; cJSON checks them when a picked value is parsed.
+ * *items counts what a tree of it would hold.
+ */
+static size_t value_end(const char *p, size_t i, size_t n, size_t *items)
+{
+	unsigned char open[SCAN_MAX_DEPTH / 8 + 1];   /* 1 bit: '{' */
+	size_t depth = 0;
+
+	*items = 1;
+	if (i < n && p[i] != '"' && p[i] != '{' && p[i] != '[') {
+		while (i < n && !strchr(",:]} \n\r\t", p[i]))
+			i++;
+		return i;
+	}
+	do {
+		if (i >= n)
+			return 0;
+		switch (p[i]) {
+		case '"':
+			if (!(i = string_end(p, i, n)))
+				return 0;
+			continue;
+		case '{':
+		case '[':
+			if (depth == SCAN_MAX_DEPTH)
+				return 0;
+			open[depth / 8] = (unsigned char)(p[i] == '{' ?
+				open[depth / 8] | 1u << depth % 8 :
+				open[depth / 8] & ~(1u << depth % 8));
+			depth++;
+			(*items)++;
+			break;
+		case '}':
+		case ']':
+			if (!depth || ((open[(depth - 1) / 8] >>
+					(depth - 1) % 8 & 1) != (p[i] == '}')))
+				return 0;
+			depth--;
+			break;
+		case ',':
+		case ':':
+			(*items)++;
+			break;
+		default:
+			break;
+		}
+		i++;
+	} while (depth);
+	return i;
+}
+
+/*
+ * The members named keys[] of the object at p[0..n), the first of each
+ * name as cJSON_GetObjectItemCaseSensitive finds it (raw names compared:
+ * an escaped name is none of ours). 0, or -1 when p is not an object.
+ */
+static int members(const char *p, size_t n, const char *const *keys,
+		   size_t nkeys, struct span *out)
+{
+	size_t i = skip_blank(p, 0, n), ks, ke, ve, items;
+
+	memset(out, 0, nkeys * sizeof(*out));
+	if (i >= n || p[i] != '{')
+		return -1;
+	i = skip_blank(p, i + 1, n);
+	if (i < n && p[i] == '}')
+		return skip_blank(p, i + 1, n) == n ? 0 : -1;
+	for (;;) {
+		ks = i + 1;
+		if (i >= n || p[i] != '"' || !(ke = string_end(p, i, n)))
+			return -1;
+		i = skip_blank(p, ke, n);
+		if (i >= n || p[i] != ':')
+			return -1;
+		i = skip_blank(p, i + 1, n);
+		if (!(ve = value_end(p, i, n, &items)))
+			return -1;
+		for (size_t k = 0; k < nkeys; k++)
+			if (!out[k].p && strlen(keys[k]) == ke - 1 - ks &&
+			    !memcmp(keys[k], p + ks, ke - 1 - ks)) {
+				out[k].p = p + i;
+				out[k].n = ve - i;
+				out[k].cost = ve - i + items * SCAN_ITEM_COST;
+			}
+		i = skip_blank(p, ve, n);
+		if (i < n && p[i] == ',') {
+			i = skip_blank(p, i + 1, n);
+			continue;
+		}
+		if (i < n && p[i] == '}')
+			return skip_blank(p, i + 1, n) == n ? 0 : -1;
+		return -1;
+	}
+}
+
+/* Parses sp into dst[key] when its tree fits in *budget. */
+static void pick(cJSON *dst, const char *key, const struct span *sp,
+		 size_t *budget, bool *dropped)
+{
+	cJSON *v;
+
+	if (!sp->p)
+		return;
+	if (sp->cost > *budget) {
+		*dropped = true;
+		return;
+	}
+	if ((v = cJSON_ParseWithLength(sp->p, sp->n))) {
+		*budget -= sp->cost;
+		cJSON_AddItemToObject(dst, key, v);
+	}
+}
+
+/* The manifest is most of a release: decoded where it lies (over its
+ * opening quote) and referenced, not copied. The text stays json's. */
+static void pick_text(cJSON *dst, const char *key, const struct span *sp)
+{
+	char *at = (char *)sp->p;
+	cJSON *v;
+
+	if (!sp->p || sp->n < 2 || at[0] != '"')
+		return;
+	ing_json_unescape_to(at, at + 1, sp->n - 2);
+	if ((v = cJSON_CreateStringReference(at)))
+		cJSON_AddItemToObject(dst, key, v);
+}
+
+/* chart.metadata alone: templates, values and files stay text. */
+static void pick_chart(cJSON *dst, const struct span *chart, size_t *budget,
+		       bool *dropped)
+{
+	static const char *const keys[] = { "metadata" };
+	struct span meta;
+	cJSON *c;
+
+	if (!chart->p || members(chart->p, chart->n, keys, 1, &meta) ||
+	    !(c = cJSON_AddObjectToObject(dst, "chart")))
+		return;
+	pick(c, "metadata", &meta, budget, dropped);
+}
+
+cJSON *dec_helm_payload_release(char *json, size_t n, bool *dropped)
+{
+	/* What release_fill reads, cheapest first: when the budget runs
+	 * out, hooks go before the names and times do. The manifest, last,
+	 * is decoded in place and spends nothing. */
+	static const char *const keys[] = {
+		"name", "namespace", "version", "info", "chart", "hooks",
+		"manifest",
+	};
+	enum { K_CHART = 4, K_MANIFEST = 6,
+	       K_COUNT = sizeof(keys) / sizeof(keys[0]) };
+	struct span sp[K_COUNT];
+	size_t budget = DEC_HELM_TREE_MAX;
+	cJSON *root;
+
+	*dropped = false;
+	if (members(json, n, keys, K_COUNT, sp) || !(root = cJSON_CreateObject()))
+		return NULL;
+	for (size_t k = 0; k < K_COUNT; k++) {
+		if (k == K_CHART)
+			pick_chart(root, &sp[k], &budget, dropped);
+		else if (k == K_MANIFEST)
+			pick_text(root, keys[k], &sp[k]);
+		else
+			pick(root, keys[k], &sp[k], &budget, dropped);
+	}
+	return root;
 }

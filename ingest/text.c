@@ -488,7 +488,7 @@ static unsigned json_u(const char *p, size_t n, size_t *used)
 struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n)
 {
 	char *out;
-	size_t o = 0;
+	size_t o;
 
 	if (!memchr(p, '\\', n))
 		return rt_arena_strdup(a, p, n);
@@ -496,6 +496,14 @@ struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n)
 	out = rt_arena_alloc(a, n + 4);
 	if (!out)
 		return RT_STR_NULL;
+	o = ing_json_unescape_to(out, p, n);
+	return rt_str_make(out, o);
+}
+
+size_t ing_json_unescape_to(char *out, const char *p, size_t n)
+{
+	size_t o = 0;
+
 	for (size_t i = 0; i < n;) {
 		size_t used = 2;
 		char c;
@@ -516,5 +524,5 @@ struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n)
 		i += used;
 	}
 	out[o] = '\0';
-	return rt_str_make(out, o);
+	return o;
 }

@@ -427,6 +427,48 @@ static void test_payload_bound(void)
 	free(enc);
 }
 
+/* Only the members the decoder reads become a tree; the manifest is
+ * decoded in place; a member too costly as a tree is left out. */
+static void test_payload_pick(void)
+{
+	char js[] = "{\"chart\":{\"templates\":[1,2],\"metadata\":{\"name\":"
+		"\"c\",\"version\":\"1\"}},\"config\":{\"x\":[[],{}]},"
+		"\"name\":\"r\",\"name\":\"second\",\"info\":{\"status\":"
+		"\"deployed\"},\"manifest\":\"a: \\\"b\\\"\\nc: \\u0026\\u00e9\"}";
+	bool dropped = true;
+	cJSON *r = dec_helm_payload_release(js, strlen(js), &dropped);
+	size_t n = 20000;
+	char *big = malloc(n * 2 + 64), *p = big;
+
+	ok(r != NULL, "pick: an object");
+	ok(!dropped, "pick: nothing dropped");
+	is_str(cJSON_GetStringValue(dec_json_get(r, "name")), "r", "pick: the first of a name");
+	is_str(cJSON_GetStringValue(dec_json_path(r, "chart.metadata.name")), "c",
+	       "pick: chart.metadata");
+	ok(dec_json_path(r, "chart.templates") == NULL, "pick: not the templates");
+	ok(dec_json_get(r, "config") == NULL, "pick: not the values");
+	is_str(cJSON_GetStringValue(dec_json_get(r, "manifest")), "a: \"b\"\nc: &\xc3\xa9",
+	       "pick: the manifest decoded, \\u escapes too");
+	cJSON_Delete(r);
+
+	p += sprintf(p, "{\"name\":\"r\",\"hooks\":[");
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s", i ? ",0" : "0");
+	sprintf(p, "]}");
+	/* 20000 items, 2.5 MB as a tree: well within the budget */
+	r = dec_helm_payload_release(big, strlen(big), &dropped);
+	ok(r && dec_json_get(r, "hooks") && !dropped, "pick: hooks within the budget");
+	cJSON_Delete(r);
+	free(big);
+
+	char bad[] = "{\"name\":\"r\",\"info\":{]}";
+	ok(dec_helm_payload_release(bad, strlen(bad), &dropped) == NULL,
+	   "pick: unbalanced brackets are not a release");
+	char notobj[] = "[1,2]";
+	ok(dec_helm_payload_release(notobj, strlen(notobj), &dropped) == NULL,
+	   "pick: an array is not a release");
+}
+
 static void test_storage_helm2(void)
 {
 	run("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"web.v3\",\"namespace\":\"kube-system\","
@@ -745,6 +787,7 @@ int main(void)
 	test_storage_payloads();
 	test_storage_broken();
 	test_payload_bound();
+	test_payload_pick();
 	test_storage_helm2();
 	test_history_table();
 	test_history_table_spaces();
