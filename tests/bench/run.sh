@@ -12,6 +12,13 @@
 #   BENCH_RUNS=5
 #   BENCH_CHUNK=100000              Events per chunk, three chunks into one db
 #   BENCH_RELEASE=1000000           stored events of the release new pods join
+#   BENCH_CG_LINES=100000           callgrind slice (0: no callgrind)
+#
+# Beside the packs' own patterns, ripgrep also runs tests/bench/patterns.small:
+# 26 patterns for the error kinds a person greps for by hand. revtrail runs
+# all its rules either way; the second table is its CPU against that small
+# set, and callgrind's instructions per line on a slice of each CRI corpus
+# (repeatable where times on a shared machine are not).
 set -euo pipefail
 bin=${1:?usage: run.sh BINARY}
 cd "$(dirname "$0")/../.."
@@ -20,6 +27,9 @@ mkdir -p "$dir"
 sizes=${BENCH_SIZES:-1000000 10000000}
 events=${BENCH_EVENTS:-1000000}
 runs=${BENCH_RUNS:-5}
+cg_lines=${BENCH_CG_LINES:-100000}
+small=tests/bench/patterns.small
+command -v valgrind >/dev/null || cg_lines=0
 
 for tool in rg /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: needs $tool (apt-get install ripgrep time)" >&2; exit 2; }
@@ -70,6 +80,8 @@ round() {
 	warm "$file"
 	echo "rg $(measure rg -c -i -f "$dir/patterns" "$file")" >> "$dir/rounds"
 	warm "$file"
+	echo "rgsmall $(measure rg -c -i -f "$small" "$file")" >> "$dir/rounds"
+	warm "$file"
 	echo "classify $(measure "$bin" classify "$file")" >> "$dir/rounds"
 	rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
 	warm "$file"
@@ -111,11 +123,73 @@ report() {
 	}' "$dir/rounds"
 }
 
+# report_small LABEL LINES: against ripgrep with the small set, from the
+# same rounds: each case's CPU time over rg's in the same round (median;
+# < 1: revtrail spent less CPU than ripgrep).
+report_small() {
+	awk -v label="$1" -v l="$2" '
+	function med(v, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = v[i]
+			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
+			v[j + 1] = x }
+		return v[int((n + 1) / 2)]
+	}
+	{ k = ++n[$1]; cpu[$1, k] = $4 > 0 ? $4 : 0.001
+	  if ($3 > rss[$1]) rss[$1] = $3 }
+	END {
+		split("rgsmall classify ingest", cases, " ")
+		for (c = 1; c <= 3; c++) {
+			name = cases[c]; delete u; delete r
+			for (k = 1; k <= n[name]; k++) {
+				u[k] = cpu[name, k]; r[k] = cpu[name, k] / cpu["rgsmall", k] }
+			what = name == "rgsmall" ? "rg -c -f small set" : name " (all rules)"
+			ratio = name == "rgsmall" ? "reference" : sprintf("%.2fx", med(r, n[name]))
+			printf "%-40s %8.2f s %12.0f %8.1f MiB %10s\n", what " (" label ")",
+				med(u, n[name]), l / med(u, n[name]), rss[name] / 1024, ratio
+		}
+	}' "$dir/rounds"
+}
+
+# callgrind_lines FILE: instructions per line of each case on the first
+# $cg_lines lines of FILE (every thread's, so ingest's writer counts), less
+# those of the same command on an empty file (loading rules, compiling
+# patterns): what a line costs, which a short slice would otherwise hide.
+callgrind_lines() {
+	local slice=$dir/cg-slice.log empty=$dir/cg-empty.log
+	head -n "$cg_lines" "$1" > "$slice"
+	: > "$empty"
+	instr() {   # instr CMD...: instructions callgrind counts
+		rm -f "$dir/cg.out" "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
+		# rg exits 1 when nothing matches: only a missing profile fails
+		valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" "$@" \
+			> /dev/null 2> "$dir/cg.err" || true
+		[ -s "$dir/cg.out" ] || { echo "bench: callgrind failed: $*" >&2; echo 0; return; }
+		awk '/^(summary|totals):/ { print $2; exit }' "$dir/cg.out"
+	}
+	cg() {   # cg NAME CMD...: CMD on the slice, less CMD on nothing
+		local name=$1 all start
+		shift
+		all=$(instr "$@" "$slice")
+		start=$(instr "$@" "$empty")
+		printf '%-40s %10d instructions/line (start: %d M)\n' "$name" \
+			"$(( (all - start) / cg_lines ))" "$(( start / 1000000 ))"
+	}
+	echo "callgrind, first $cg_lines lines of $(basename "$1"):"
+	cg "rg -c -f small set" rg -c -i -f "$small"
+	cg "classify (all rules)" "$bin" classify
+	cg "ingest (all rules)" "$bin" ingest --db "$dir/bench.db"
+}
+
 echo "revtrail bench: $(nproc) cores, $runs interleaved rounds, medians;" \
 	"ratio = median of ripgrep time / this time in the same round (>1: faster than ripgrep)"
 echo "patterns: $(wc -l < "$dir/patterns") in ripgrep syntax ($dropped PCRE-only left out)"
 printf '%-30s %10s %18s %13s %12s %10s %12s %10s\n' case wall throughput bandwidth \
 	"peak RSS" cpu "lines/cpu-s" ratio
+small_table() {   # small_table LABEL LINES: the rounds bench_file just ran
+	printf '%-40s %10s %12s %12s %10s\n' "against $(wc -l < "$small") hand-written patterns" \
+		cpu lines/cpu-s "peak RSS" "cpu / rg"
+	report_small "$1" "$2"
+}
 bench_file() {   # bench_file LABEL FILE LINES
 	: > "$dir/rounds"
 	for _ in $(seq "$runs"); do
@@ -125,6 +199,8 @@ bench_file() {   # bench_file LABEL FILE LINES
 }
 for n in $sizes; do
 	bench_file "$n CRI" "$(corpus cri "$n")" "$n"
+	small_table "$n CRI" "$n"
+	[ "$cg_lines" -gt 0 ] && callgrind_lines "$(corpus cri "$n")"
 done
 bench_file "$events events" "$(corpus events "$events")" "$events"
 
