@@ -86,8 +86,11 @@ struct pf_anchor {
 	uint32_t key;           /* folded window; a wildcard byte is 0 */
 	uint32_t lit;
 	int32_t off;            /* window start minus literal start */
-	/* The literal's folded bytes over the 8 bytes from the window: one
-	 * compare rejects most hits of common windows ("tion"). */
+	/* The literal's first 8 bytes (fewer when shorter), folded: one
+	 * compare rejects most hits of common windows ("ompl" of "request
+	 * completed" against "incomplete"). From the literal's start rather
+	 * than the window's, since the window was chosen as the literal's
+	 * rarest part and text that shares it differs elsewhere. */
 	uint64_t pre, premask;
 };
 
@@ -475,12 +478,8 @@ static void choose_long(const struct pf_lit *l, unsigned r,
 static void set_prefix(const struct pf_lit *l, struct pf_anchor *a)
 {
 	a->pre = a->premask = 0;
-	for (int i = 0; i < 8; i++) {
-		int j = a->off + i;
-
-		if (j < 0 || j >= (int)l->len)
-			continue;
-		a->pre |= (uint64_t)((unsigned char)l->s[j] | 0x20) << (8 * i);
+	for (unsigned i = 0; i < 8 && i < l->len; i++) {
+		a->pre |= (uint64_t)((unsigned char)l->s[i] | 0x20) << (8 * i);
 		a->premask |= 0xffull << (8 * i);
 	}
 }
@@ -999,13 +998,14 @@ static void verify_key(struct scan *s, size_t pos, uint32_t key)
 		return;
 	for (uint32_t k = 0; k < slot->count; k++) {
 		const struct pf_anchor *a = &s->pf->anchors[slot->start + k];
+		size_t start = pos - (size_t)(ptrdiff_t)a->off;
 
 		if (a->off > 0 && pos < (size_t)a->off)
 			continue;
-		if (pos + 8 <= s->n &&
-		    ((load64(s->t + pos) | FOLD64) & a->premask) != a->pre)
+		if (start + 8 <= s->n &&
+		    ((load64(s->t + start) | FOLD64) & a->premask) != a->pre)
 			continue;
-		confirm(s, a->lit, pos - (size_t)(ptrdiff_t)a->off);
+		confirm(s, a->lit, start);
 	}
 }
 
