@@ -1157,7 +1157,10 @@ scan_short256(struct scan *s, const __m128i *lo, const __m128i *hi)
 	case 2: return scan_pairs256(s, lo, hi, 2);
 	case 3: return scan_pairs256(s, lo, hi, 3);
 	case 4: return scan_pairs256(s, lo, hi, 4);
-	default: return scan_pairs256(s, lo, hi, s->pf->nspairs);
+	case 5: return scan_pairs256(s, lo, hi, 5);
+	case 6: return scan_pairs256(s, lo, hi, 6);
+	case 7: return scan_pairs256(s, lo, hi, 7);
+	default: return scan_pairs256(s, lo, hi, MAX_SPAIRS);
 	}
 }
 #endif
@@ -1184,7 +1187,10 @@ static bool scan_short(struct scan *s, uint64_t *high)
 		case 2: *high |= scan_pairs(s, lo, hi, 2, 0); return true;
 		case 3: *high |= scan_pairs(s, lo, hi, 3, 0); return true;
 		case 4: *high |= scan_pairs(s, lo, hi, 4, 0); return true;
-		default: *high |= scan_pairs(s, lo, hi, pf->nspairs, 0);
+		case 5: *high |= scan_pairs(s, lo, hi, 5, 0); return true;
+		case 6: *high |= scan_pairs(s, lo, hi, 6, 0); return true;
+		case 7: *high |= scan_pairs(s, lo, hi, 7, 0); return true;
+		default: *high |= scan_pairs(s, lo, hi, MAX_SPAIRS, 0);
 			return true;
 		}
 	}
