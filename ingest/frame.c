@@ -159,15 +159,20 @@ static int doc_line(struct ingest *in, struct ing_src *src, const char *p,
 	return end ? doc_emit(in, src) : 0;
 }
 
-static bool only(const char *p, size_t n, char c)
+/* A line that is only a `{` or `[` (and blanks): it opens a document.
+ * Asked of every line, and nearly every line starts with something else:
+ * that is known from its first byte. */
+static bool opens_doc(const char *p, size_t n)
 {
 	size_t i = 0, j = n;
 
 	while (i < j && ing_is_space(p[i]))
 		i++;
-	while (j > i && ing_is_space(p[j - 1]))
+	if (i == j || (p[i] != '{' && p[i] != '['))
+		return false;
+	while (j > i + 1 && ing_is_space(p[j - 1]))
 		j--;
-	return j == i + 1 && p[i] == c;
+	return j == i + 1;
 }
 
 static bool is_header(const char *p, size_t n)
@@ -180,7 +185,7 @@ static bool is_header(const char *p, size_t n)
 static int line_plain(struct ingest *in, struct ing_src *src, const char *p,
 		      size_t n, uint64_t off, bool cut, bool plain)
 {
-	if (!cut && doc_framing(in) && (only(p, n, '{') || only(p, n, '['))) {
+	if (!cut && doc_framing(in) && opens_doc(p, n)) {
 		src->in_doc = true;
 		src->doc_off = off;
 		src->doc_depth = 1;

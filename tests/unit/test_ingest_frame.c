@@ -68,6 +68,27 @@ static void test_pretty(void)
 	collect_reset(&C);
 }
 
+/* Only a line that is a bracket and blanks opens a document: "{ \t" does,
+ * "{}" and "[x" do not. */
+static void test_doc_open(void)
+{
+	static const char in[] =
+		" { \t\n"
+		"    \"message\": \"blank around the bracket\"\n"
+		"}\n"
+		"{}\n"
+		"[x\n";
+	struct ingest *ing = RUN(NULL, "events.json", in, 0);
+
+	is_int(C.n, 3, "doc open: a document, then two lines");
+	is_str(C.rec[0].message, "blank around the bracket",
+	       "doc open: blanks around the bracket");
+	is_str(C.rec[1].raw, "{}", "doc open: {} is a line");
+	is_str(C.rec[2].raw, "[x", "doc open: [x is a line");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
 static void test_unterminated(void)
 {
 	static const char in[] =
@@ -470,6 +491,7 @@ int main(void)
 {
 	test_ndjson();
 	test_pretty();
+	test_doc_open();
 	test_unterminated();
 	test_giant();
 	test_junk();
