@@ -94,6 +94,29 @@ enum cli_output { CLI_OUT_TABLE, CLI_OUT_JSON, CLI_OUT_CSV, CLI_OUT_TEXT };
 /* Returns -1 when name is none of table/json/csv/text. */
 int cli_output_from_name(const char *name);
 
+/* ---- text for a terminal (term.c) ----------------------------------- */
+/* --color auto|always|never (auto: a terminal, no NO_COLOR, TERM not dumb).
+ * Returns 0, or CLI_USAGE after printing the error. */
+int cli_color_opt(const char *cmd, const char *arg);
+bool cli_color(FILE *f);
+/* The SGR sequence of a severity or status word, NULL for others. */
+const char *cli_color_of(const char *word);
+/* word, coloured when cli_color(f) and it is a severity or status. */
+void cli_put_colored(FILE *f, const char *word);
+/* Columns of f's terminal, else $COLUMNS, else 80. */
+int cli_width(FILE *f);
+/* s with control characters escaped (rt_escape_terminal); malloc'd. */
+char *cli_escape(const char *s, size_t n);
+/* Writes s escaped: all text output from the database goes through here. */
+void cli_put_text(FILE *f, const char *s);
+void cli_put_textn(FILE *f, const char *s, size_t n);
+/* Display columns of UTF-8 text (one per character). */
+size_t cli_text_width(const char *s);
+/* One paragraph, escaped, wrapped at width: first before the first line,
+ * rest before the others; a `command` in backticks is never split. */
+void cli_wrap(FILE *f, const char *s, size_t len, const char *first,
+	      const char *rest, int width);
+
 /* JSON string writer (quotes, escapes control bytes, passes UTF-8). */
 void cli_json_str(FILE *f, const char *p, size_t n);
 

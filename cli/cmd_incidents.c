@@ -1,8 +1,10 @@
 /*
- * cmd_incidents.c: `revtrail incidents [--db PATH] [-o table|json|csv]
- * [--open] [--namespace NS] [--release NAME] [--since TIME]`: one line per
- * incident, newest first. --since takes a time (RFC 3339, ...) or a
- * duration back from now ("2h").
+ * cmd_incidents.c: `revtrail incidents [--db PATH] [-o table|wide|json|csv]
+ * [--open] [-n NS | -A] [--release [NS/]NAME] [--since WHEN] [--no-headers]
+ * [--color WHEN]`: one line per incident, newest first. The table fits the
+ * terminal: when last seen as an age (SEEN), the release as NS/NAME, and
+ * the diagnosis and release cut before anything else; -o wide has every
+ * column at full width.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -14,19 +16,29 @@
 #include "revtrail/store_read.h"
 
 static const char usage_text[] =
-	"usage: revtrail incidents [--db PATH] [-o table|json|csv] [--open]\n"
-	"                          [--namespace NS] [--release NAME] "
-	"[--since TIME|DURATION]\n";
+	"usage: revtrail incidents [--db PATH] [-o table|wide|json|csv] "
+	"[--open]\n"
+	"                          [-n NS | -A] [--release [NS/]NAME]\n"
+	"                          [--since DATE|TIME|DURATION] [--no-headers]\n"
+	"                          [--color auto|always|never]\n"
+	"  One line per incident, newest first. The table fits the terminal\n"
+	"  (80 columns when not one); -o wide has every column.\n";
 
-enum { OPT_OPEN = CLI_OPT_FIRST_FREE, OPT_SINCE, OPT_RELEASE };
+enum {
+	OPT_OPEN = CLI_OPT_FIRST_FREE, OPT_SINCE, OPT_RELEASE, OPT_NO_HEADERS,
+	OPT_COLOR,
+};
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "open", no_argument, NULL, OPT_OPEN },
 	{ "namespace", required_argument, NULL, 'n' },
+	{ "all-namespaces", no_argument, NULL, 'A' },
 	{ "release", required_argument, NULL, OPT_RELEASE },
 	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "no-headers", no_argument, NULL, OPT_NO_HEADERS },
+	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -36,9 +48,13 @@ enum { C_ID, C_NS, C_REL, C_REV, C_STATUS, C_SEV, C_OPENED, C_LAST,
        C_CLOSED, C_EVENTS, C_TAGS, C_DIAG, C_TITLE, C_REVSTATUS, C_ATTR,
        C_PODS };
 
+enum { OUT_WIDE = 100 };      /* -o wide: the table with every column */
+
 struct listing {
 	struct rows *rows;
 	int fmt;
+	bool one_ns;              /* -n: the namespace goes without saying */
+	int64_t now_ns;
 	size_t n;
 };
 
@@ -58,21 +74,37 @@ static void short_time(const struct store_value *v, char *out, size_t size)
 		snprintf(out, size, "%.19sZ", t);
 }
 
-static int on_row(void *ctx, int n, const char *const *names,
-		  const struct store_value *v)
+/* Time since t, as kubectl prints ages: 45s, 12m, 5h, 395d, 2y. */
+static void age(const struct listing *l, const struct store_value *v,
+		char *out, size_t size)
 {
-	struct listing *l = ctx;
-	char id[24], rev[24], opened[32], last[32], events[24];
-	const char *cells[10];
+	int64_t ns, s;
 
-	l->n++;
-	if (l->fmt != CLI_OUT_TABLE)
-		return rows_row(l->rows, n, names, v);
-	snprintf(id, sizeof(id), "%lld", (long long)v[C_ID].i);
-	if (v[C_REV].i > 0)
-		snprintf(rev, sizeof(rev), "%lld", (long long)v[C_REV].i);
+	if (!text_of(v) || rt_time_parse(v->p, v->n, &ns)) {
+		snprintf(out, size, "-");
+		return;
+	}
+	s = (l->now_ns - ns) / 1000000000;
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		snprintf(out, size, "%llds", (long long)s);
+	else if (s < 3 * 3600)
+		snprintf(out, size, "%lldm", (long long)(s / 60));
+	else if (s < 48 * 3600)
+		snprintf(out, size, "%lldh", (long long)(s / 3600));
+	else if (s < 730 * 86400)
+		snprintf(out, size, "%lldd", (long long)(s / 86400));
 	else
-		snprintf(rev, sizeof(rev), "?");
+		snprintf(out, size, "%lldy", (long long)(s / (365 * 86400)));
+}
+
+static int wide_row(struct listing *l, const struct store_value *v,
+		    const char *id, const char *rev)
+{
+	char opened[32], last[32], events[24];
+	const char *cells[11];
+
 	short_time(&v[C_OPENED], opened, sizeof(opened));
 	short_time(&v[C_LAST], last, sizeof(last));
 	snprintf(events, sizeof(events), "%lld", (long long)v[C_EVENTS].i);
@@ -85,20 +117,58 @@ static int on_row(void *ctx, int n, const char *const *names,
 	cells[6] = opened;
 	cells[7] = last;
 	cells[8] = events;
-	cells[9] = text_of(&v[C_DIAG]) ? text_of(&v[C_DIAG]) : "-";
-	return rows_cells(l->rows, 10, cells);
+	cells[9] = text_of(&v[C_TAGS]);
+	cells[10] = text_of(&v[C_DIAG]) ? text_of(&v[C_DIAG]) : "-";
+	return rows_cells(l->rows, 11, cells);
+}
+
+static int on_row(void *ctx, int n, const char *const *names,
+		  const struct store_value *v)
+{
+	struct listing *l = ctx;
+	char id[24], rev[24], when[16], release[600];
+	const char *cells[7];
+
+	l->n++;
+	if (l->fmt != CLI_OUT_TABLE && l->fmt != OUT_WIDE)
+		return rows_row(l->rows, n, names, v);
+	snprintf(id, sizeof(id), "%lld", (long long)v[C_ID].i);
+	if (v[C_REV].i > 0)
+		snprintf(rev, sizeof(rev), "%lld", (long long)v[C_REV].i);
+	else
+		snprintf(rev, sizeof(rev), "?");
+	if (l->fmt == OUT_WIDE)
+		return wide_row(l, v, id, rev);
+	snprintf(release, sizeof(release), "%s%s%s", l->one_ns ? "" :
+		 text_of(&v[C_NS]) ? v[C_NS].p : "-", l->one_ns ? "" : "/",
+		 text_of(&v[C_REL]) ? v[C_REL].p : "-");
+	age(l, &v[C_LAST], when, sizeof(when));
+	cells[0] = id;
+	cells[1] = release;
+	cells[2] = rev;
+	cells[3] = text_of(&v[C_STATUS]);
+	cells[4] = text_of(&v[C_SEV]);
+	cells[5] = when;
+	cells[6] = text_of(&v[C_DIAG]) ? text_of(&v[C_DIAG]) : "-";
+	return rows_cells(l->rows, 7, cells);
 }
 
 static int on_header(void *ctx, int n, const char *const *names)
 {
 	static const char *const table[] = {
-		"id", "namespace", "release", "revision", "status", "severity",
-		"opened", "last_seen", "events", "diagnosis",
+		"ID", "RELEASE", "REV", "STATUS", "SEVERITY", "SEEN",
+		"DIAGNOSIS",
+	};
+	static const char *const wide[] = {
+		"ID", "NAMESPACE", "RELEASE", "REVISION", "STATUS", "SEVERITY",
+		"OPENED", "LAST SEEN", "EVENTS", "TAGS", "DIAGNOSIS",
 	};
 	struct listing *l = ctx;
 
 	if (l->fmt == CLI_OUT_TABLE)
-		return rows_header(l->rows, 10, table);
+		return rows_header(l->rows, 7, table);
+	if (l->fmt == OUT_WIDE)
+		return rows_header(l->rows, 11, wide);
 	return rows_header(l->rows, n, names);
 }
 
@@ -130,22 +200,35 @@ int cmd_incidents(int argc, char **argv)
 	struct store_filter f = { 0 };
 	struct listing l = { 0 };
 	const char *db = NULL, *release = NULL;
+	bool all_ns = false, no_headers = false;
+	struct timespec now;
 	struct store *st;
 	int opt, rc;
 
 	l.fmt = CLI_OUT_TABLE;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:o:n:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:o:n:Ah", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
 			break;
 		case 'o':
-			l.fmt = cli_output_from_name(optarg);
+			l.fmt = !strcmp(optarg, "wide") ? OUT_WIDE :
+				cli_output_from_name(optarg);
 			if (l.fmt < 0 || l.fmt == CLI_OUT_TEXT)
 				return cli_usage_error("incidents", "-o wants "
-						       "table, json or csv, got "
-						       "'%s'", optarg);
+						       "table, wide, json or "
+						       "csv, got '%s'", optarg);
+			break;
+		case 'A':
+			all_ns = true;
+			break;
+		case OPT_NO_HEADERS:
+			no_headers = true;
+			break;
+		case OPT_COLOR:
+			if (cli_color_opt("incidents", optarg))
+				return CLI_USAGE;
 			break;
 		case OPT_OPEN:
 			f.open_only = true;
@@ -177,6 +260,9 @@ int cmd_incidents(int argc, char **argv)
 		return cli_usage_error("incidents", "unexpected argument '%s'",
 				       argv[optind]);
 	}
+	if (all_ns && f.ns)
+		return cli_usage_error("incidents", "-A and -n exclude each "
+				       "other");
 	if (release && (rc = parse_release(release, &f)))
 		return cli_usage_error("incidents", rc == -2 ? "--release %s "
 				       "names another namespace than -n" :
@@ -184,19 +270,33 @@ int cmd_incidents(int argc, char **argv)
 				       "got '%s'", release);
 	if ((rc = cli_open_readonly("incidents", cli_db_path(db), &st)))
 		return rc;
-	l.rows = rows_new(stdout, l.fmt);
+	l.rows = rows_new(stdout, l.fmt == OUT_WIDE ? CLI_OUT_TABLE : l.fmt);
 	if (!l.rows) {
 		store_close(st);
 		return CLI_FAIL;
 	}
 	rows_json_columns(l.rows, json_cols);
+	if (no_headers)
+		rows_no_headers(l.rows);
+	if (l.fmt == CLI_OUT_TABLE) {
+		/* NS/NAME gives way first (its start names it), then the
+		 * diagnosis */
+		static const struct rows_shrink shrink[] = {
+			{ 1, 18 }, { 6, 19 }, { 1, 12 }, { 6, 10 },
+		};
+
+		rows_fit(l.rows, cli_width(stdout), 2, shrink, 4);
+	}
+	l.one_ns = f.ns != NULL;
+	clock_gettime(CLOCK_REALTIME, &now);
+	l.now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	rc = store_incidents(st, &f, on_header, on_row, &l);
-	if (!rc && (l.n || l.fmt != CLI_OUT_TABLE))
+	if (!rc && (l.n || (l.fmt != CLI_OUT_TABLE && l.fmt != OUT_WIDE)))
 		rows_finish(l.rows);
 	rows_free(l.rows);
 	if (rc)
 		fprintf(stderr, "revtrail incidents: %s\n", store_errmsg(st));
-	else if (!l.n && l.fmt == CLI_OUT_TABLE)
+	else if (!l.n && (l.fmt == CLI_OUT_TABLE || l.fmt == OUT_WIDE))
 		fputs("No incidents found.\n", stderr);
 	store_close(st);
 	return rc ? CLI_FAIL : fflush(stdout) ? CLI_FAIL : CLI_OK;

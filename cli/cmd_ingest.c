@@ -171,6 +171,32 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 			r->limit_hits);
 }
 
+/* The database (or its WAL) named as input would be read into itself. */
+static int check_inputs(const char *db, char **paths, int n)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	struct stat in, d;
+	char name[4096];
+
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-") || stat(paths[i], &in))
+			continue;
+		for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++) {
+			snprintf(name, sizeof(name), "%s%s", db, suffix[k]);
+			if (!stat(name, &d) && d.st_dev == in.st_dev &&
+			    d.st_ino == in.st_ino)
+				return cli_usage_error("ingest", "%s is the "
+						       "database%s, not an "
+						       "input", paths[i],
+						       k ? " file" : "");
+		}
+	}
+	if (n == 0 && isatty(0))
+		fputs("revtrail ingest: reading stdin (end with Ctrl-D; name "
+		      "FILEs to read files)\n", stderr);
+	return 0;
+}
+
 static const char usage_text[] =
 	"usage: revtrail ingest [--db PATH] [--release [NS/]NAME] [--gap DUR]\n"
 	"                       [--regap] [--keep-untagged] [--rules PATH]...\n"
@@ -273,6 +299,8 @@ int cmd_ingest(int argc, char **argv)
 			}
 		}
 	}
+	if (check_inputs(cli_db_path(db), argv + optind, argc - optind))
+		return CLI_USAGE;
 	if (!(r.rules = cli_load_rules(&ro)))
 		return CLI_USAGE;
 	so.rules = r.rules;

@@ -14,21 +14,22 @@
 #include "revtrail/store_read.h"
 
 static const char usage_text[] =
-	"usage: revtrail query [--db PATH] [-o table|json|csv] [--timeout DUR]\n"
-	"                      [--max-memory SIZE] SQL\n"
+	"usage: revtrail query [--db PATH] [-o table|json|csv] [--no-headers]\n"
+	"                      [--timeout DUR] [--max-memory SIZE] SQL\n"
 	"  Runs read-only SQL on the database (tables incidents, events,\n"
 	"  incident_objects, revisions; view timeline).\n"
 	"  --timeout DUR      CPU time the SQL may take (default 30s)\n"
 	"  --max-memory SIZE  SQLite's memory (default 256M; a value may be\n"
 	"                     an eighth of it)\n";
 
-enum { OPT_TIMEOUT = CLI_OPT_FIRST_FREE, OPT_MAX_MEMORY };
+enum { OPT_TIMEOUT = CLI_OPT_FIRST_FREE, OPT_MAX_MEMORY, OPT_NO_HEADERS };
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "no-headers", no_argument, NULL, OPT_NO_HEADERS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -71,6 +72,7 @@ int cmd_query(int argc, char **argv)
 	const char *db = NULL;
 	size_t heap;
 	int fmt = CLI_OUT_TABLE, opt, rc;
+	bool no_headers = false;
 	char err[1024] = "";
 	struct store *st;
 	struct rows *rows;
@@ -102,6 +104,9 @@ int cmd_query(int argc, char **argv)
 						       optarg);
 			ro.heap_bytes = (int64_t)heap;
 			break;
+		case OPT_NO_HEADERS:
+			no_headers = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return CLI_OK;
@@ -121,6 +126,8 @@ int cmd_query(int argc, char **argv)
 		store_close(st);
 		return CLI_FAIL;
 	}
+	if (no_headers)
+		rows_no_headers(rows);
 	rc = store_query(st, argv[optind], rows_header, rows_row, rows, err,
 			 sizeof(err));
 	if (rc == 0)

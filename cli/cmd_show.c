@@ -1,8 +1,9 @@
 /*
- * cmd_show.c: `revtrail show [--db PATH] [-o text|json] ID`: one incident,
- * its diagnosis with evidence and remedy, the affected pods and the
- * timeline of its events and revisions, times relative to the revision that
- * opened it.
+ * cmd_show.c: `revtrail show [--db PATH] [-o text|json|html] ID`: one
+ * incident, its diagnosis with evidence and remedy, the affected pods and
+ * the timeline of its events and revisions: times of day under a date line,
+ * and offsets from the first event (an old opening revision would put
+ * +103d19h on every row). Text is escaped and wrapped to the terminal.
  */
 #include <cJSON.h>
 #include <getopt.h>
@@ -15,13 +16,19 @@
 #include "revtrail/store_read.h"
 
 #define TIMELINE_MAX 200
+/* under the time and offset columns: "  14:41:12  -103d19h  " */
+#define TIMELINE_INDENT "                      "
 
 static const char usage_text[] =
-	"usage: revtrail show [--db PATH] [-o text|json] ID\n";
+	"usage: revtrail show [--db PATH] [-o text|json] "
+	"[--color auto|always|never] ID\n";
+
+enum { OPT_COLOR = CLI_OPT_FIRST_FREE };
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -42,8 +49,11 @@ struct show {
 	bool found;
 	char *col[I_NCOLS];       /* the incident row as text */
 	int64_t id, rev, base_ns, opened_ns;
+	int64_t rev_ns;           /* when the opening revision was updated */
 	char *rev_status, *rev_desc;
 	size_t n, total;          /* list items printed / seen */
+	int width;                /* of the terminal, for wrapping */
+	char day[11];             /* the timeline's current date */
 };
 
 static char *value_dup(const struct store_value *v)
@@ -86,7 +96,7 @@ static int on_revision(void *ctx, int n, const char *const *names,
 	(void)n;
 	(void)names;
 	if (v[0].type == STORE_INT && v[0].i > 0)
-		s->base_ns = v[0].i;
+		s->rev_ns = v[0].i;
 	s->rev_status = value_dup(&v[1]);
 	s->rev_desc = value_dup(&v[2]);
 	return 0;
@@ -112,6 +122,11 @@ static void rel_time(int64_t ns, int64_t base, char *out, size_t size)
 		snprintf(out, size, "%c%" PRId64 "s", sign, s);
 }
 
+static const char *text(const struct store_value *v)
+{
+	return v->type == STORE_TEXT ? v->p : NULL;
+}
+
 static int on_object(void *ctx, int n, const char *const *names,
 		     const struct store_value *v)
 {
@@ -123,23 +138,87 @@ static int on_object(void *ctx, int n, const char *const *names,
 		rows_json_object(s->f, n, names, v, json_cols);
 		return 0;
 	}
-	if (v[0].type != STORE_TEXT || strcmp(v[0].p, "Pod") != 0)
+	if (!text(&v[0]) || strcmp(v[0].p, "Pod") != 0)
 		return 0;
 	rel_time(v[5].i, s->base_ns, a, sizeof(a));
 	rel_time(v[6].i, s->base_ns, b, sizeof(b));
-	fprintf(s->f, "  %-50s %8s .. %-8s %6" PRId64 " event%s\n",
-		v[1].type == STORE_TEXT ? v[1].p : "", a, b, v[4].i,
+	fputs("  ", s->f);
+	cli_put_text(s->f, text(&v[1]) ? v[1].p : "");
+	fprintf(s->f, "  (%s .. %s, %" PRId64 " event%s)\n", a, b, v[4].i,
 		v[4].i == 1 ? "" : "s");
 	s->n++;
 	return 0;
+}
+
+/* A JSON array of strings as "a, b, c" (escaped); "-" when empty. */
+static void put_words(FILE *f, const char *json, const char *sep)
+{
+	cJSON *a = json ? cJSON_Parse(json) : NULL, *it;
+	bool first = true;
+
+	cJSON_ArrayForEach(it, a) {
+		if (cJSON_IsString(it)) {
+			fputs(first ? "" : sep, f);
+			cli_put_text(f, it->valuestring);
+			first = false;
+		} else if (cJSON_IsNumber(it)) {
+			fprintf(f, "%s%.0f", first ? "" : sep, it->valuedouble);
+			first = false;
+		}
+	}
+	if (first)
+		fputc('-', f);
+	cJSON_Delete(a);
+}
+
+/* The date line when the day changes, then "  14:41:12  -103d19h  " into
+ * prefix: every timeline row starts with its time of day and offset. */
+static void row_prefix(struct show *s, int64_t ns, char *prefix, size_t size)
+{
+	char iso[RT_TIME_BUFSZ], when[32];
+
+	rt_time_format(ns, iso);
+	if (strncmp(iso, s->day, 10)) {
+		memcpy(s->day, iso, 10);
+		fprintf(s->f, "  %.10s\n", iso);
+	}
+	rel_time(ns, s->base_ns, when, sizeof(when));
+	snprintf(prefix, size, "  %.8s %9s  ", iso + 11, when);
+}
+
+static void timeline_event(struct show *s, const struct store_value *v)
+{
+	char line[1024];
+	size_t len;
+
+	cli_put_text(s->f, text(&v[3]) ? v[3].p : "-");
+	fputc('/', s->f);
+	cli_put_text(s->f, text(&v[4]) ? v[4].p : "-");
+	if (text(&v[5])) {
+		fputs("  ", s->f);
+		cli_put_text(s->f, v[5].p);
+	}
+	fputs("  ", s->f);
+	put_words(s->f, text(&v[8]), " ");
+	if (v[9].type == STORE_INT && v[9].i > 1)
+		fprintf(s->f, " x%" PRId64, v[9].i);
+	fputc('\n', s->f);
+	if (!text(&v[6]))
+		return;
+	/* the message's first line, cut to the width */
+	len = strcspn(v[6].p, "\n");
+	snprintf(line, sizeof(line), "%.*s%s", (int)(len < 900 ? len : 900),
+		 v[6].p, len > 900 || v[6].p[len] ? " ..." : "");
+	cli_wrap(s->f, line, strlen(line), TIMELINE_INDENT, TIMELINE_INDENT,
+		 s->width);
 }
 
 static int on_timeline(void *ctx, int n, const char *const *names,
 		       const struct store_value *v)
 {
 	struct show *s = ctx;
-	char when[32];
-	const char *entry = v[1].type == STORE_TEXT ? v[1].p : "";
+	char prefix[64], line[2048];
+	const char *entry = text(&v[1]) ? v[1].p : "";
 
 	s->total++;
 	if (s->json) {
@@ -150,55 +229,19 @@ static int on_timeline(void *ctx, int n, const char *const *names,
 	if (s->n >= TIMELINE_MAX)
 		return 0;
 	s->n++;
-	rel_time(v[10].i, s->base_ns, when, sizeof(when));
-	if (!strcmp(entry, "revision")) {
-		fprintf(s->f, "  %9s  revision %" PRId64 " %s: %s\n", when,
-			v[2].i, v[5].type == STORE_TEXT ? v[5].p : "?",
-			v[6].type == STORE_TEXT ? v[6].p : "");
+	row_prefix(s, v[10].i, prefix, sizeof(prefix));
+	if (strcmp(entry, "revision")) {
+		fputs(prefix, s->f);
+		timeline_event(s, v);
 		return 0;
 	}
-	fprintf(s->f, "  %9s  %s/%s  %s  %s", when,
-		v[3].type == STORE_TEXT ? v[3].p : "-",
-		v[4].type == STORE_TEXT ? v[4].p : "-",
-		v[5].type == STORE_TEXT ? v[5].p : "-",
-		v[8].type == STORE_TEXT ? v[8].p : "");
-	if (v[9].type == STORE_INT && v[9].i > 1)
-		fprintf(s->f, " x%" PRId64, v[9].i);
-	if (v[6].type == STORE_TEXT) {
-		/* first line of the message, bounded */
-		size_t len = strcspn(v[6].p, "\n");
-
-		fprintf(s->f, "\n  %9s  %.*s%s", "",
-			(int)(len > 200 ? 200 : len), v[6].p,
-			len > 200 || v[6].p[len] ? " ..." : "");
-	}
-	fputc('\n', s->f);
+	snprintf(line, sizeof(line), "%srevision %" PRId64 " %s%s%s",
+		 v[2].i == s->rev ? "opening " : "", v[2].i,
+		 text(&v[5]) ? v[5].p : "?",
+		 text(&v[6]) && *v[6].p ? ": " : "",
+		 text(&v[6]) ? v[6].p : "");
+	cli_wrap(s->f, line, strlen(line), prefix, TIMELINE_INDENT, s->width);
 	return 0;
-}
-
-static void print_list(FILE *f, const char *json, const char *prefix)
-{
-	cJSON *a = json ? cJSON_Parse(json) : NULL, *it;
-
-	cJSON_ArrayForEach(it, a)
-		if (cJSON_IsString(it))
-			fprintf(f, "%s%s\n", prefix, it->valuestring);
-	cJSON_Delete(a);
-}
-
-/* A JSON array of strings as "a, b, c" and a newline. */
-static void print_csv(FILE *f, const char *json)
-{
-	cJSON *a = json ? cJSON_Parse(json) : NULL, *it;
-	bool first = true;
-
-	cJSON_ArrayForEach(it, a)
-		if (cJSON_IsString(it)) {
-			fprintf(f, "%s%s", first ? "" : ", ", it->valuestring);
-			first = false;
-		}
-	fputs(first ? "-\n" : "\n", f);
-	cJSON_Delete(a);
 }
 
 static const char *col(const struct show *s, int i)
@@ -206,41 +249,95 @@ static const char *col(const struct show *s, int i)
 	return s->col[i] ? s->col[i] : "";
 }
 
+/* Each line of a stored list or paragraph, wrapped; numbered steps
+ * ("3. ...") continue under their text. */
+static void put_paragraphs(struct show *s, const char *txt, const char *lead)
+{
+	char first[16], rest[32];
+
+	for (const char *p = txt; *p;) {
+		size_t n = strcspn(p, "\n"), k = 0;
+
+		while (k < n && k < 3 && p[k] >= '0' && p[k] <= '9')
+			k++;
+		k = k && p[k] == '.' && p[k + 1] == ' ' ? k + 2 : 0;
+		snprintf(first, sizeof(first), "%s", lead);
+		snprintf(rest, sizeof(rest), "%s%*s", lead, (int)k, "");
+		cli_wrap(s->f, p, n, first, rest, s->width);
+		p += n + (p[n] == '\n');
+	}
+}
+
+static void put_evidence(struct show *s)
+{
+	cJSON *a = cJSON_Parse(col(s, I_EVIDENCE)), *it;
+
+	cJSON_ArrayForEach(it, a)
+		if (cJSON_IsString(it))
+			cli_wrap(s->f, it->valuestring,
+				 strlen(it->valuestring), "  - ", "    ",
+				 s->width);
+	cJSON_Delete(a);
+}
+
 static void print_head(struct show *s)
 {
 	FILE *f = s->f;
 	char rel[32];
 
-	fprintf(f, "Incident %s: %s/%s", col(s, I_ID), col(s, I_NS),
-		col(s, I_REL));
-	if (s->rev > 0)
-		fprintf(f, ", revision %" PRId64 " (%s%s%s)", s->rev,
-			s->rev_status ? s->rev_status : "?",
-			s->rev_desc ? ": " : "", s->rev_desc ? s->rev_desc : "");
-	else
+	fprintf(f, "Incident %s: ", col(s, I_ID));
+	cli_put_text(f, col(s, I_NS));
+	fputc('/', f);
+	cli_put_text(f, col(s, I_REL));
+	if (s->rev > 0) {
+		fprintf(f, ", revision %" PRId64 " (", s->rev);
+		cli_put_text(f, s->rev_status ? s->rev_status : "?");
+		if (s->rev_desc && *s->rev_desc) {
+			fputs(": ", f);
+			cli_put_text(f, s->rev_desc);
+		}
+		fputc(')', f);
+	} else {
 		fputs(", revision unknown (no release history)", f);
-	fprintf(f, "\nStatus:     %s, severity %s, %s events (%s occurrences)\n",
-		col(s, I_STATUS), col(s, I_SEV), col(s, I_EVENTS),
+	}
+	fputs("\nStatus:     ", f);
+	cli_put_colored(f, col(s, I_STATUS));
+	fputs(", severity ", f);
+	cli_put_colored(f, col(s, I_SEV));
+	fprintf(f, ", %s events (%s occurrences)\n", col(s, I_EVENTS),
 		col(s, I_OCC));
-	rel_time(s->opened_ns, s->base_ns, rel, sizeof(rel));
-	fprintf(f, "Opened:     %s (%s)\nLast seen:  %s\n", col(s, I_OPENED),
-		rel, col(s, I_LAST));
+	fprintf(f, "Opened:     %s", col(s, I_OPENED));
+	if (s->rev > 0 && s->rev_ns) {
+		rel_time(s->opened_ns, s->rev_ns, rel, sizeof(rel));
+		fprintf(f, " (%s %s revision %" PRId64 ")", rel + 1,
+			rel[0] == '-' ? "before" : "after", s->rev);
+	}
+	fprintf(f, "\nLast seen:  %s\n", col(s, I_LAST));
 	if (s->col[I_CLOSED])
 		fprintf(f, "Closed:     %s\n", col(s, I_CLOSED));
 	fputs("Tags:       ", f);
-	print_csv(f, s->col[I_TAGS]);
-	if (s->col[I_LATER] && strcmp(col(s, I_LATER), "[]"))
-		fprintf(f, "Followed by revisions: %s\n", col(s, I_LATER));
+	put_words(f, s->col[I_TAGS], ", ");
+	fputc('\n', f);
+	if (s->col[I_LATER] && strcmp(col(s, I_LATER), "[]")) {
+		fputs("Followed by revisions: ", f);
+		put_words(f, s->col[I_LATER], ", ");
+		fputc('\n', f);
+	}
 	if (!strcmp(col(s, I_ATTR), "workload"))
 		fputs("Release:    inferred from the workload name\n", f);
-	fprintf(f, "\nDiagnosis:  %s\n            %s\n",
-		s->col[I_DIAG] ? col(s, I_DIAG) : "none", col(s, I_TITLE));
+	fputs("\nDiagnosis:  ", f);
+	cli_put_text(f, s->col[I_DIAG] ? col(s, I_DIAG) : "none");
+	fputc('\n', f);
+	cli_wrap(f, col(s, I_TITLE), strlen(col(s, I_TITLE)), "            ",
+		 "            ", s->width);
 	if (s->col[I_EVIDENCE] && strcmp(col(s, I_EVIDENCE), "[]")) {
 		fputs("Evidence:\n", f);
-		print_list(f, s->col[I_EVIDENCE], "  - ");
+		put_evidence(s);
 	}
-	if (s->col[I_REMEDY])
-		fprintf(f, "Remedy:\n%s\n", col(s, I_REMEDY));
+	if (s->col[I_REMEDY]) {
+		fputs("Remedy:\n", f);
+		put_paragraphs(s, col(s, I_REMEDY), "  ");
+	}
 }
 
 static void show_release(struct show *s)
@@ -279,7 +376,8 @@ static int run(struct store *st, struct show *s)
 		return rc;
 	}
 	print_head(s);
-	fputs("\nAffected pods:\n", s->f);
+	fputs("\nAffected pods (first .. last seen, from the first event):\n",
+	      s->f);
 	s->n = 0;
 	if ((rc = store_incident_part(st, s->id, STORE_PART_OBJECTS,
 				      on_object, s)))
@@ -287,9 +385,8 @@ static int run(struct store *st, struct show *s)
 	if (!s->n)
 		fputs("  (none)\n", s->f);
 	rt_time_format(s->base_ns, when);
-	fprintf(s->f, "\nTimeline (relative to %s%s at %s):\n",
-		s->rev > 0 ? "revision " : "the first event",
-		s->rev > 0 ? col(s, I_REV) : "", when);
+	fprintf(s->f, "\nTimeline (UTC; offsets from the first event, %s):\n",
+		when);
 	s->n = 0;
 	rc = store_incident_part(st, s->id, STORE_PART_TIMELINE, on_timeline, s);
 	if (!rc && s->total > s->n)
@@ -301,7 +398,7 @@ static int run(struct store *st, struct show *s)
 
 int cmd_show(int argc, char **argv)
 {
-	struct show s = { .f = stdout };
+	struct show s = { .f = stdout, .width = cli_width(stdout) };
 	const char *db = NULL;
 	struct store *st;
 	char *end;
@@ -319,6 +416,10 @@ int cmd_show(int argc, char **argv)
 				return cli_usage_error("show", "-o wants text or "
 						       "json, got '%s'", optarg);
 			s.json = fmt == CLI_OUT_JSON;
+			break;
+		case OPT_COLOR:
+			if (cli_color_opt("show", optarg))
+				return CLI_USAGE;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

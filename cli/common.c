@@ -19,7 +19,7 @@ struct rules *cli_load_rules(const struct cli_rules_opts *o)
 	struct rules *r = rules_new();
 
 	if (!r) {
-		fputs("revtrail: out of memory\n", stderr);
+		fprintf(stderr, "%s: out of memory\n", rt_prog);
 		return NULL;
 	}
 	if (!o->no_default && rules_load_builtin(r, err, sizeof(err)))
@@ -31,7 +31,7 @@ struct rules *cli_load_rules(const struct cli_rules_opts *o)
 		goto fail;
 	return r;
 fail:
-	fprintf(stderr, "revtrail: %s\n", err);
+	fprintf(stderr, "%s: %s\n", rt_prog, err);
 	rules_free(r);
 	return NULL;
 }

@@ -45,8 +45,14 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			static char prog[32];
+
+			snprintf(prog, sizeof(prog), "revtrail %s",
+				 commands[i].name);
+			rt_prog = prog;
 			return commands[i].run(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "revtrail: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return CLI_USAGE;

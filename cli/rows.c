@@ -6,9 +6,11 @@
  * wider cell just pushes its line), so a huge result never sits in memory.
  * JSON and CSV stream from the first row.
  */
+#include <cJSON.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rows.h"
 
@@ -26,6 +28,12 @@ struct rows {
 	bool streaming;       /* widths fixed, header printed */
 	bool any_json;        /* a JSON row was printed */
 	bool json_open;
+	bool no_headers;
+	bool color;
+	int fit_width;        /* 0: no limit */
+	size_t gutter;        /* spaces between columns */
+	int nshrink;
+	struct rows_shrink shrink[8];   /* give way to fit, first first */
 	const char *const *json_cols;
 };
 
@@ -37,12 +45,27 @@ struct rows *rows_new(FILE *out, int fmt)
 		return NULL;
 	r->f = out;
 	r->fmt = fmt;
+	r->gutter = 3;
 	return r;
 }
 
 void rows_json_columns(struct rows *r, const char *const *names)
 {
 	r->json_cols = names;
+}
+
+void rows_no_headers(struct rows *r)
+{
+	r->no_headers = true;
+}
+
+void rows_fit(struct rows *r, int width, int gutter,
+	      const struct rows_shrink *shrink, int n)
+{
+	r->fit_width = width;
+	r->gutter = (size_t)gutter;
+	r->nshrink = n < 8 ? n : 8;
+	memcpy(r->shrink, shrink, sizeof(*shrink) * (size_t)r->nshrink);
 }
 
 static void free_cells(char **cells, int n)
@@ -66,17 +89,16 @@ int rows_header(void *ctx, int ncols, const char *const *names)
 		ncols = MAX_COLS;
 	r->ncols = ncols;
 	r->streaming = false;
+	r->color = r->fmt == CLI_OUT_TABLE && cli_color(r->f);
 	for (int i = 0; i < ncols; i++) {
-		r->hdr[i] = strdup(names[i]);
+		r->hdr[i] = r->fmt == CLI_OUT_TABLE ?
+			cli_escape(names[i], strlen(names[i])) :
+			strdup(names[i]);
 		if (!r->hdr[i])
 			return RT_ENOMEM;
-		if (r->fmt == CLI_OUT_TABLE)
-			for (char *p = r->hdr[i]; *p; p++)
-				*p = (*p >= 'a' && *p <= 'z') ? *p - 32 :
-					*p == '_' ? ' ' : *p;
-		r->width[i] = strlen(r->hdr[i]);
+		r->width[i] = r->no_headers ? 0 : cli_text_width(r->hdr[i]);
 	}
-	if (r->fmt == CLI_OUT_CSV) {
+	if (r->fmt == CLI_OUT_CSV && !r->no_headers) {
 		for (int i = 0; i < ncols; i++)
 			fprintf(r->f, "%s%s", i ? "," : "", r->hdr[i]);
 		fputc('\n', r->f);
@@ -101,39 +123,131 @@ static void csv_cell(FILE *f, const char *s)
 	putc('"', f);
 }
 
-/* Table cells stay on one line. */
-static char *table_text(const char *s)
+/* Columns that hold JSON arrays of names (tags, pods): plain words in a
+ * table. */
+static bool is_list_column(const char *name)
 {
-	char *t = strdup(s ? s : "<none>");
+	static const char *const lists[] = {
+		"tags", "pods", "later_revisions", "rules", "evidence",
+	};
 
-	for (char *p = t; p && *p; p++)
-		if (*p == '\n' || *p == '\r' || *p == '\t')
-			*p = ' ';
-	return t;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (!strcasecmp(name, lists[i]))
+			return true;
+	return false;
 }
 
-/* Display width: UTF-8 continuation bytes take no column. */
-static size_t width_of(const char *s)
+/* ["a","b",3] -> "a, b, 3"; NULL when s is not an array of scalars. */
+static char *plain_words(const char *s)
 {
-	size_t w = 0;
+	cJSON *a = s[0] == '[' ? cJSON_Parse(s) : NULL, *it;
+	size_t len = 1;
+	char *out, *p;
 
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
+	if (!cJSON_IsArray(a))
+		goto fail;
+	cJSON_ArrayForEach(it, a) {
+		if (cJSON_IsString(it))
+			len += strlen(it->valuestring) + 2;
+		else if (cJSON_IsNumber(it))
+			len += 24 + 2;
+		else
+			goto fail;
+	}
+	if (!(out = p = malloc(len)))
+		goto fail;
+	*p = '\0';
+	cJSON_ArrayForEach(it, a) {
+		if (p != out)
+			p = stpcpy(p, ", ");
+		if (cJSON_IsString(it))
+			p = stpcpy(p, it->valuestring);
+		else
+			p += sprintf(p, "%.17g", it->valuedouble);
+	}
+	cJSON_Delete(a);
+	return out;
+fail:
+	cJSON_Delete(a);
+	return NULL;
 }
 
-static void print_line(struct rows *r, char *const *cells)
+/* Table cells stay on one line, control characters escaped. */
+static char *table_text(const struct rows *r, int col, const char *s)
+{
+	char *words, *t;
+
+	if (!s)
+		return strdup("<none>");
+	if (is_list_column(r->hdr[col]) && (words = plain_words(s))) {
+		t = cli_escape(words, strlen(words));
+		free(words);
+		return t;
+	}
+	return cli_escape(s, strlen(s));
+}
+
+/* The first max columns of s, ending in "…" when it had more. */
+static void put_cut(FILE *f, const char *s, size_t max)
+{
+	const char *p = s;
+
+	if (cli_text_width(s) <= max || max == 0) {
+		fputs(s, f);
+		return;
+	}
+	for (size_t w = 0; *p && w + 1 < max; w++)
+		for (p++; ((unsigned char)*p & 0xc0) == 0x80; p++)
+			;
+	fwrite(s, 1, (size_t)(p - s), f);
+	fputs("\xe2\x80\xa6", f);
+}
+
+static void print_line(struct rows *r, char *const *cells, bool header)
 {
 	for (int i = 0; i < r->ncols; i++) {
 		const char *c = cells[i];
-		size_t w = width_of(c);
+		size_t w = cli_text_width(c);
+		const char *sgr = !header && r->color &&
+			(!strcasecmp(r->hdr[i], "severity") ||
+			 !strcasecmp(r->hdr[i], "status")) ?
+			cli_color_of(c) : NULL;
 
-		fputs(c, r->f);
+		if (sgr)
+			fputs(sgr, r->f);
+		put_cut(r->f, c, r->width[i]);
+		if (sgr)
+			fputs("\033[0m", r->f);
+		if (w > r->width[i])
+			w = r->width[i];
 		if (i + 1 < r->ncols)
-			for (size_t k = w; k < r->width[i] + 3; k++)
+			for (size_t k = w; k < r->width[i] + r->gutter; k++)
 				putc(' ', r->f);
 	}
 	putc('\n', r->f);
+}
+
+/* Narrows the shrinkable columns, in order, until the table fits. */
+static void fit(struct rows *r)
+{
+	size_t total = 0;
+
+	if (!r->fit_width)
+		return;
+	for (int i = 0; i < r->ncols; i++)
+		total += r->width[i] + (i + 1 < r->ncols ? r->gutter : 0);
+	for (int k = 0; k < r->nshrink && total > (size_t)r->fit_width; k++) {
+		int c = r->shrink[k].col;
+		size_t over = total - (size_t)r->fit_width;
+		size_t min = (size_t)r->shrink[k].min;
+
+		if (c >= r->ncols || r->width[c] <= min)
+			continue;
+		if (over > r->width[c] - min)
+			over = r->width[c] - min;
+		r->width[c] -= over;
+		total -= over;
+	}
 }
 
 static void flush_table(struct rows *r)
@@ -141,11 +255,13 @@ static void flush_table(struct rows *r)
 	if (!r->ncols)
 		return;
 	if (!r->streaming) {
-		print_line(r, r->hdr);
+		fit(r);
+		if (!r->no_headers)
+			print_line(r, r->hdr, true);
 		r->streaming = true;
 	}
 	for (size_t i = 0; i < r->nbuf; i++) {
-		print_line(r, r->buf[i]);
+		print_line(r, r->buf[i], false);
 		free_cells(r->buf[i], r->ncols);
 	}
 	r->nbuf = 0;
@@ -158,16 +274,16 @@ static int table_cells(struct rows *r, int n, const char *const *cells)
 	if (!row)
 		return RT_ENOMEM;
 	for (int i = 0; i < r->ncols; i++) {
-		row[i] = table_text(i < n ? cells[i] : NULL);
+		row[i] = table_text(r, i, i < n ? cells[i] : NULL);
 		if (!row[i]) {
 			free_cells(row, r->ncols);
 			return RT_ENOMEM;
 		}
-		if (!r->streaming && width_of(row[i]) > r->width[i])
-			r->width[i] = width_of(row[i]);
+		if (!r->streaming && cli_text_width(row[i]) > r->width[i])
+			r->width[i] = cli_text_width(row[i]);
 	}
 	if (r->streaming) {
-		print_line(r, row);
+		print_line(r, row, false);
 		free_cells(row, r->ncols);
 		return 0;
 	}

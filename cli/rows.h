@@ -17,6 +17,14 @@ struct rows *rows_new(FILE *out, int fmt);
 /* JSON only: columns with these names hold JSON text and are embedded as
  * JSON values, not strings (NULL-terminated list, kept by pointer). */
 void rows_json_columns(struct rows *r, const char *const *names);
+/* Table and CSV: no header line. Before rows_header. */
+void rows_no_headers(struct rows *r);
+/* Table: gutter spaces between columns (default 3); fit in width columns
+ * by narrowing shrink[0..n-1], in that order, each down to its min; cut
+ * cells end in "…". */
+struct rows_shrink { int col, min; };
+void rows_fit(struct rows *r, int width, int gutter,
+	      const struct rows_shrink *shrink, int n);
 /* store_query/store_incidents callbacks (ctx is the struct rows). */
 int rows_header(void *ctx, int ncols, const char *const *names);
 int rows_row(void *ctx, int ncols, const char *const *names,

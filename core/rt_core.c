@@ -9,6 +9,8 @@
 
 #include "revtrail/rt.h"
 
+const char *rt_prog = "revtrail";
+
 const char *rt_strerror(int err)
 {
 	switch (err) {

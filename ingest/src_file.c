@@ -71,7 +71,7 @@ static int feed_fd(const struct feed *f, int fd)
 			continue;
 		}
 		if (n < 0) {
-			fprintf(stderr, "revtrail: %s: %s\n", f->name,
+			fprintf(stderr, "%s: %s: %s\n", rt_prog, f->name,
 				strerror(errno));
 			return RT_EIO;
 		}
@@ -251,7 +251,7 @@ int ingest_read_paths(struct ingest *in, char **paths, int npaths,
 		int rc;
 
 		if (fd < 0) {
-			fprintf(stderr, "revtrail: %s: %s\n", paths[i],
+			fprintf(stderr, "%s: %s: %s\n", rt_prog, paths[i],
 				strerror(errno));
 			status = RT_EIO;
 			continue;

@@ -25,6 +25,9 @@ enum {
 
 /* Never NULL; a static string. */
 const char *rt_strerror(int err);
+/* What messages on stderr start with: "revtrail", or "revtrail ingest"
+ * once the command is known (set by main). */
+extern const char *rt_prog;
 
 /* A view into memory someone else owns (usually the batch arena). */
 struct rt_str {

@@ -45,7 +45,7 @@ run_rt ingest --db "$T/all.db" "$SC"/*/*
 is "$RC" 0 "all scenarios in one run"
 run_rt incidents --db "$T/all.db"
 is "$RC" 0 "incidents table"
-like "$(head -n 1 "$OUT")" '^ID +NAMESPACE +RELEASE +REVISION +STATUS' "kubectl-like header"
+like "$(head -n 1 "$OUT")" '^ID +RELEASE +REV +STATUS +SEVERITY +SEEN +DIAGNOSIS$' "kubectl-like header"
 is "$(grep -c -E 'hook_configmap_race|stale_config_mount|superseded_release_install' "$OUT")" 3 "three diagnosed incidents"
 like "$(sed -n 2p "$OUT")" 'payments-api +48 ' "newest first"
 run_rt incidents --db "$T/all.db" -o json --namespace kube-system
@@ -66,7 +66,7 @@ like "$(cat "$OUT")" 'Incident [0-9]+: prod/payments-api, revision 48 \(failed' 
 like "$(cat "$OUT")" 'Diagnosis: +hook_configmap_race' "show: diagnosis"
 like "$(cat "$OUT")" 'Remedy:' "show: remedy"
 like "$(cat "$OUT")" 'payments-api-7d9c8f4b6-nq7wr' "show: affected pods"
-like "$(cat "$OUT")" '\+2m4[45]s +revision 49 deployed: Rollback to 47' "show: timeline relative to revision 48"
+like "$(cat "$OUT")" '14:43:52 +\+2m40s +revision 49 deployed: Rollback to 47' "show: timeline, time of day and offset from the first event"
 run_rt show --db "$T/all.db" -o json "$id"
 is "$(jq -r '.incident.diagnosis' "$OUT")" hook_configmap_race "show -o json"
 is "$(jq -r '[.timeline[] | select(.entry == "revision") | .revision] | join(",")' "$OUT")" "48,49" "timeline holds the revisions"

@@ -37,7 +37,7 @@ run_rt query --db "$DB" -o csv "SELECT release, 'a,b' AS x, NULL AS n FROM incid
 is "$(cat "$OUT")" "release,x,n
 rke2-ingress-nginx,\"a,b\"," "csv quoting"
 run_rt query --db "$DB" "SELECT release, revision FROM incidents"
-like "$(head -n 1 "$OUT")" '^RELEASE +REVISION$' "table header"
+like "$(head -n 1 "$OUT")" '^release +revision$' "table header: the SQL column names"
 run_rt query --db "$DB" "SELECT value AS tag FROM incidents, json_each(incidents.tags) ORDER BY 1"
 like "$(cat "$OUT")" 'helm_name_in_use' "json_each over tags works"
 run_rt query --db "$DB" "SELECT strftime('%Y', opened_at) AS y FROM incidents"

@@ -47,7 +47,7 @@ is "$(jq -r '.[0].n' "$OUT")" 1 "and it reads the incident"
 id=$(jq -r '.[0].n' "$OUT")
 run_reader incidents --db "$DB"
 is "$RC" 0 "incidents as that user"
-like "$(cat "$OUT")" 'rke2-ingress-nginx' "lists the incident"
+like "$(cat "$OUT")" 'kube-system/rke2-' "lists the incident"
 run_reader show --db "$DB" "$id"
 is "$RC" 0 "show as that user"
 like "$(cat "$OUT")" 'rke2-ingress-nginx' "shows the incident"
