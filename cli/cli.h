@@ -21,6 +21,7 @@ int cmd_rules(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_incidents(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_consume(int argc, char **argv);
 

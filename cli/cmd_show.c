@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "html.h"
 #include "rows.h"
 #include "revtrail/store_read.h"
 
@@ -20,7 +21,7 @@
 #define TIMELINE_INDENT "                      "
 
 static const char usage_text[] =
-	"usage: revtrail show [--db PATH] [-o text|json] "
+	"usage: revtrail show [--db PATH] [-o text|json|html] "
 	"[--color auto|always|never] ID\n";
 
 enum { OPT_COLOR = CLI_OPT_FIRST_FREE };
@@ -396,6 +397,28 @@ static int run(struct store *st, struct show *s)
 	return rc;
 }
 
+/* One incident as a page; nothing is written before it is found. */
+static int show_html(struct store *st, int64_t id)
+{
+	char *buf = NULL, title[64];
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int rc;
+
+	if (!mem)
+		return RT_ENOMEM;
+	rc = html_incident_section(st, id, mem);
+	fclose(mem);
+	if (!rc) {
+		snprintf(title, sizeof(title), "revtrail incident %" PRId64, id);
+		html_begin(stdout, title);
+		fwrite(buf, 1, len, stdout);
+		html_end(stdout);
+	}
+	free(buf);
+	return rc;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	struct show s = { .f = stdout, .width = cli_width(stdout) };
@@ -403,6 +426,7 @@ int cmd_show(int argc, char **argv)
 	struct store *st;
 	char *end;
 	int opt, rc, fmt;
+	bool html = false;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "d:o:h", long_opts, NULL)) != -1) {
@@ -411,10 +435,12 @@ int cmd_show(int argc, char **argv)
 			db = optarg;
 			break;
 		case 'o':
+			html = !strcmp(optarg, "html");
 			fmt = cli_output_from_name(optarg);
-			if (fmt != CLI_OUT_TEXT && fmt != CLI_OUT_JSON)
-				return cli_usage_error("show", "-o wants text or "
-						       "json, got '%s'", optarg);
+			if (!html && fmt != CLI_OUT_TEXT && fmt != CLI_OUT_JSON)
+				return cli_usage_error("show", "-o wants text, "
+						       "json or html, got '%s'",
+						       optarg);
 			s.json = fmt == CLI_OUT_JSON;
 			break;
 		case OPT_COLOR:
@@ -439,7 +465,7 @@ int cmd_show(int argc, char **argv)
 				       argv[optind]);
 	if ((rc = cli_open_readonly("show", cli_db_path(db), &st)))
 		return rc;
-	rc = run(st, &s);
+	rc = html ? show_html(st, s.id) : run(st, &s);
 	if (rc == 1)
 		fprintf(stderr, "revtrail show: no incident %s\n", argv[optind]);
 	else if (rc)

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "ingest", cmd_ingest, "read inputs into incidents in SQLite" },
 	{ "incidents", cmd_incidents, "list incidents, newest first" },
 	{ "show", cmd_show, "one incident: timeline, diagnosis, remedy" },
+	{ "report", cmd_report, "open incidents as one HTML page" },
 	{ "query", cmd_query, "read-only SQL on the database" },
 	{ "consume", cmd_consume, "Kafka consumer service: topics into incidents" },
 	{ "classify", cmd_classify, "tag records, print JSON Lines" },

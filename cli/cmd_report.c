@@ -1,0 +1,120 @@
+/*
+ * cmd_report.c: `revtrail report [--db PATH] [-o html] [--all]`: every open
+ * incident (every incident with --all), newest first, as one
+ * self-contained HTML page to attach to a ticket or open offline.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "html.h"
+#include "rows.h"
+
+static const char usage_text[] =
+	"usage: revtrail report [--db PATH] [-o html] [--all] [-n NS]\n"
+	"  Open incidents (all with --all) as one self-contained HTML page on\n"
+	"  stdout: revtrail report --db incidents.db > report.html\n";
+
+enum { OPT_ALL = CLI_OPT_FIRST_FREE };
+
+static const struct option long_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "namespace", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define MAX_INCIDENTS 500     /* a page, not a database dump */
+
+struct ids {
+	int64_t id[MAX_INCIDENTS];
+	size_t n, total;
+};
+
+static int on_id(void *ctx, int n, const char *const *names,
+		 const struct store_value *v)
+{
+	struct ids *ids = ctx;
+
+	(void)n;
+	(void)names;
+	if (ids->n < MAX_INCIDENTS)
+		ids->id[ids->n++] = v[0].i;
+	ids->total++;
+	return 0;
+}
+
+static int write_page(struct store *st, const struct ids *ids, bool all)
+{
+	int rc = 0;
+
+	html_begin(stdout, all ? "revtrail: all incidents" :
+		   "revtrail: open incidents");
+	if (!ids->n)
+		printf("<p>No %sincidents.</p>\n", all ? "" : "open ");
+	for (size_t i = 0; i < ids->n && !rc; i++)
+		rc = html_incident_section(st, ids->id[i], stdout);
+	if (ids->total > ids->n)
+		printf("<p class=\"more\">%zu more incidents: narrow with -n "
+		       "NS.</p>\n", ids->total - ids->n);
+	html_end(stdout);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct store_filter f = { .open_only = true };
+	struct ids *ids;
+	const char *db = NULL;
+	struct store *st;
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:o:n:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'o':
+			if (strcmp(optarg, "html"))
+				return cli_usage_error("report", "-o wants html, "
+						       "got '%s'", optarg);
+			break;
+		case OPT_ALL:
+			f.open_only = false;
+			break;
+		case 'n':
+			f.ns = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return CLI_OK;
+		default:
+			fputs(usage_text, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage_text, stderr);
+		return cli_usage_error("report", "unexpected argument '%s'",
+				       argv[optind]);
+	}
+	if ((rc = cli_open_readonly("report", cli_db_path(db), &st)))
+		return rc;
+	if (!(ids = calloc(1, sizeof(*ids)))) {
+		store_close(st);
+		return CLI_FAIL;
+	}
+	rc = store_incidents(st, &f, NULL, on_id, ids);
+	if (!rc)
+		rc = write_page(st, ids, !f.open_only);
+	if (rc)
+		fprintf(stderr, "revtrail report: %s\n", store_errmsg(st));
+	free(ids);
+	store_close(st);
+	return rc ? CLI_FAIL : fflush(stdout) ? CLI_FAIL : CLI_OK;
+}
