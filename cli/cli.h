@@ -118,6 +118,20 @@ size_t cli_text_width(const char *s);
 void cli_wrap(FILE *f, const char *s, size_t len, const char *first,
 	      const char *rest, int width);
 
+/* ---- the live progress line of a long ingest (progress.c) ------------ */
+struct cli_progress {
+	bool on, large, shown;
+	int64_t start_ns, last_ns;
+};
+/* on only when stderr is a terminal; large when the named files hold
+ * 64 MiB or more (else the line waits two seconds). */
+void cli_progress_start(struct cli_progress *p, char **paths, int n);
+/* Rewrites the line, at most four times a second. */
+void cli_progress_tick(struct cli_progress *p, uint64_t records,
+		       uint64_t bytes, uint64_t tagged, uint64_t incidents);
+/* Clears the line before the summary. */
+void cli_progress_end(struct cli_progress *p);
+
 /* JSON string writer (quotes, escapes control bytes, passes UTF-8). */
 void cli_json_str(FILE *f, const char *p, size_t n);
 

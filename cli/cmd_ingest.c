@@ -63,6 +63,11 @@ struct run {
 	bool streaming;
 	bool failed;                    /* a commit failed, and was reported */
 	uint64_t limit_hits;
+	struct ingest *in;
+	FILE *verbose;                  /* -v */
+	struct cli_progress progress;
+	/* input that joins no incident, for the summary's warnings */
+	uint64_t helm_no_release, no_time;
 };
 
 static int64_t now_ns(void)
@@ -73,6 +78,28 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Records that will never be part of an incident, counted for the
+ * summary (and named with -v): Helm history that names no release, tagged
+ * records without a time. */
+static void note_unjoinable(struct run *r, const struct rt_record *rec,
+			    const struct rt_class *cls)
+{
+	FILE *v = r->verbose;
+	const char *why = NULL;
+
+	if (rec->nrevs && rec->revs && !rec->revs[0].release.n) {
+		r->helm_no_release++;
+		why = "Helm history that names no release (--release NS/NAME)";
+	} else if (!rec->nrevs && cls->ntags && rec->ts_ns == 0) {
+		r->no_time++;
+		why = "a tagged record without a time joins no incident";
+	}
+	if (why && v)
+		fprintf(v, "warning: %s:%llu: %s\n", rec->pos.source ?
+			rec->pos.source : "-",
+			(unsigned long long)rec->pos.offset, why);
+}
+
 static int on_record(void *ctx, struct rt_record *rec)
 {
 	struct run *r = ctx;
@@ -80,6 +107,7 @@ static int on_record(void *ctx, struct rt_record *rec)
 
 	pipeline_classify(r->rules, rec, &r->arena, &cls);
 	r->limit_hits += cls.limit_hits;
+	note_unjoinable(r, rec, &cls);
 	if (corr_batch_add(r->b, rec, &cls)) {
 		fputs("revtrail ingest: out of memory\n", stderr);
 		return CLI_FAIL;
@@ -117,6 +145,18 @@ static int flush(struct run *r)
 	return 0;
 }
 
+/* The writer owns r->stats while it commits: the progress line reads the
+ * incidents counter without a lock (relaxed; a glance, not a figure). */
+static void progress(struct run *r)
+{
+	const struct ingest_stats *is = ingest_stats(r->in);
+
+	cli_progress_tick(&r->progress, is->records, is->bytes,
+			  r->b->tagged + r->spare->tagged,
+			  __atomic_load_n(&r->stats.incidents_opened,
+					  __ATOMIC_RELAXED));
+}
+
 static int between_chunks(void *ctx)
 {
 	struct run *r = ctx;
@@ -124,6 +164,7 @@ static int between_chunks(void *ctx)
 	rt_arena_reset(&r->arena);
 	if (stop_flag)
 		return STOPPED;
+	progress(r);
 	if (r->streaming || corr_batch_pending(r->b) >= BATCH_EVENTS ||
 	    r->b->arena.used >= BATCH_BYTES ||
 	    now_ns() - r->last_commit >= BATCH_NS)
@@ -169,6 +210,26 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 	if (r->limit_hits)
 		fprintf(stderr, "ingest: %" PRIu64 " regex limit hits\n",
 			r->limit_hits);
+	if (r->helm_no_release)
+		fprintf(stderr, "ingest: warning: %" PRIu64 " Helm history "
+			"record%s name%s no release: %s dropped; pass --release "
+			"NAMESPACE/NAME (helm history NAME -n NAMESPACE)\n",
+			r->helm_no_release, r->helm_no_release == 1 ? "" : "s",
+			r->helm_no_release == 1 ? "s" : "",
+			r->helm_no_release == 1 ? "its revisions are" :
+			"their revisions are");
+	if (r->no_time)
+		fprintf(stderr, "ingest: warning: %" PRIu64 " tagged record%s "
+			"without a time: stored, but %s no incident\n",
+			r->no_time, r->no_time == 1 ? "" : "s",
+			r->no_time == 1 ? "it joins" : "they join");
+	if (s->events_no_release)
+		fprintf(stderr, "ingest: warning: %" PRIu64 " tagged event%s "
+			"of no known release: stored, but %s no incident until "
+			"a release label or Helm history names %s\n",
+			s->events_no_release, s->events_no_release == 1 ? "" : "s",
+			s->events_no_release == 1 ? "it joins" : "they join",
+			s->events_no_release == 1 ? "it" : "them");
 }
 
 /* The database (or its WAL) named as input would be read into itself. */
@@ -327,7 +388,11 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	rt_arena_init(&r.arena);
+	r.in = in;
+	r.verbose = io.verbose;
+	cli_progress_start(&r.progress, argv + optind, argc - optind);
 	rc = ingest_all(&r, in, argv + optind, argc - optind);
+	cli_progress_end(&r.progress);
 	summary(&r, ingest_stats(in));
 	rt_arena_release(&r.arena);
 out:

@@ -10,24 +10,28 @@
 
 static const char usage_text[] =
 	"usage: revtrail rules list|check|test [--rules PATH]... "
-	"[--no-default-rules] [PATH...]\n"
+	"[--no-default-rules] [-v] [PATH...]\n"
 	"  list   print every rule and diagnosis: id, tags, severity, explanation\n"
+	"         (-v: then each pattern's prefilter literals)\n"
 	"  check  load and compile; errors as FILE:LINE: problem, exit 2\n"
 	"  test   run every example and counterexample; exit 1 on a miss\n";
 
 static const struct option long_opts[] = {
 	{ "rules", required_argument, NULL, CLI_OPT_RULES },
 	{ "no-default-rules", no_argument, NULL, CLI_OPT_NO_DEFAULT },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static int run(const char *verb, struct rules *r)
+static int run(const char *verb, struct rules *r, bool verbose)
 {
 	unsigned misses;
 
 	if (!strcmp(verb, "list")) {
 		rules_list(r, stdout);
+		if (verbose)
+			rules_list_prefilter(r, stdout);
 		return CLI_OK;
 	}
 	if (!strcmp(verb, "check")) {
@@ -47,11 +51,16 @@ int cmd_rules(int argc, char **argv)
 	const char *verb;
 	struct rules *r;
 	int opt, rc;
+	bool verbose = false;
 
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hv", long_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(usage_text, stdout);
 			return CLI_OK;
+		}
+		if (opt == 'v') {
+			verbose = true;
+			continue;
 		}
 		if (cli_input_opt("rules", opt, optarg, &unused, &ro) != 1) {
 			fputs(usage_text, stderr);
@@ -73,7 +82,7 @@ int cmd_rules(int argc, char **argv)
 	}
 	if (!(r = cli_load_rules(&ro)))
 		return CLI_USAGE;
-	rc = run(verb, r);
+	rc = run(verb, r, verbose);
 	rules_free(r);
 	return rc;
 }

@@ -289,6 +289,8 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	bind_rts(s, 26, corr_workload_name(e->attr.kind, e->attr.name,
 					   RT_STR_NULL));
 	st->pending.events_new++;
+	if (e->ntags && (e->attr.via == CORR_VIA_NONE || !e->attr.release.n))
+		st->pending.events_no_release++;
 	return db_done(st, s, "event insert");
 }
 
@@ -895,6 +897,7 @@ static void stats_add(struct store_stats *to, const struct store_stats *d)
 	to->incidents_updated += d->incidents_updated;
 	to->incidents_merged += d->incidents_merged;
 	to->recomputed += d->recomputed;
+	to->events_no_release += d->events_no_release;
 }
 
 int store_commit(struct store *st, struct corr_batch *b,

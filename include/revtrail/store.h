@@ -57,6 +57,8 @@ struct store_stats {
 	uint64_t revisions;            /* revision rows written */
 	uint64_t incidents_opened, incidents_updated, incidents_merged;
 	uint64_t recomputed;           /* releases recomputed from events */
+	uint64_t events_no_release;    /* new tagged events no release names
+	                                * (yet): they join no incident */
 };
 
 /*
