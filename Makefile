@@ -5,9 +5,20 @@
 #   make test SANITIZE=address,undefined
 #   make unit-MODULE           one module's unit tests (core, ingest, rules, correlate, store)
 #   make fuzz                  libFuzzer harnesses (clang), FUZZ_SECONDS each
-#   make bench | install | clean
+#   make bench | clean
+#   make install | uninstall   PREFIX=/usr/local DESTDIR= (binary, man page,
+#                              completions, systemd unit and sysusers.d file,
+#                              example config)
 
+VERSION ?= 0.1.0
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+# systemd looks in /usr/local/lib/systemd too; the config lives in /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+SYSCONFDIR ?= /etc
 CC ?= cc
 PKGS := libpcre2-8 rdkafka libcjson sqlite3 zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -113,14 +124,44 @@ fuzz: $(FUZZ_BIN)
 bench: $(BIN)
 	tests/bench/run.sh $(abspath $(BIN))
 
+$(B)/cli/main.o: override CFLAGS += -DREVTRAIL_VERSION='"$(VERSION)"'
+
+# The unit names the binary by its installed path.
+INSTALLED := $(BINDIR)/revtrail \
+	$(MANDIR)/man1/revtrail.1 \
+	$(DATADIR)/bash-completion/completions/revtrail \
+	$(DATADIR)/zsh/site-functions/_revtrail \
+	$(UNITDIR)/revtrail-consume@.service \
+	$(SYSUSERSDIR)/revtrail.conf \
+	$(SYSCONFDIR)/revtrail/kafka.properties.example
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/revtrail
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/revtrail
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/revtrail
+	install -m 644 docs/revtrail.1 $(DESTDIR)$(MANDIR)/man1/revtrail.1
+	install -m 644 completions/revtrail.bash \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/revtrail
+	install -m 644 completions/_revtrail \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions/_revtrail
+	sed 's|/usr/local/bin/revtrail|$(BINDIR)/revtrail|' \
+		deploy/systemd/revtrail-consume@.service \
+		> $(DESTDIR)$(UNITDIR)/revtrail-consume@.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/revtrail-consume@.service
+	install -m 644 deploy/systemd/revtrail.sysusers \
+		$(DESTDIR)$(SYSUSERSDIR)/revtrail.conf
+	install -m 644 deploy/kafka.properties.example \
+		$(DESTDIR)$(SYSCONFDIR)/revtrail/kafka.properties.example
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/revtrail 2>/dev/null
 
 clean:
 	rm -rf build revtrail
 
-.PHONY: all test check demo fuzz bench install clean
+.PHONY: all test check demo fuzz bench install uninstall clean
 .SECONDARY: $(UNIT_BIN:=.o)
 
 -include $(shell find build -name '*.d' 2>/dev/null)

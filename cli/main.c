@@ -2,11 +2,20 @@
  * main.c: the revtrail front end. A table of subcommands, each in its own
  * cli/cmd_NAME.c; this file only dispatches and owns the process exit.
  */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <cJSON.h>
+#include <librdkafka/rdkafka.h>
+#include <pcre2.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+#ifndef REVTRAIL_VERSION
+#define REVTRAIL_VERSION "unknown"
+#endif
 
 struct command {
 	const char *name;
@@ -25,13 +34,26 @@ static const struct command commands[] = {
 	{ "rules", cmd_rules, "list, check or test rule packs" },
 };
 
+/* The libraries' own versions, as loaded: a bug report needs them. */
+static void version(void)
+{
+	char pcre[64] = "?";
+
+	pcre2_config(PCRE2_CONFIG_VERSION, pcre);
+	printf("revtrail %s\n", REVTRAIL_VERSION);
+	printf("PCRE2 %s, SQLite %s, librdkafka %s, cJSON %s\n", pcre,
+	       sqlite3_libversion(), rd_kafka_version_str(), cJSON_Version());
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: revtrail COMMAND [OPTIONS] [ARGS]\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);
-	fputs("\nrevtrail COMMAND --help shows a command's options.\n", f);
+	fputs("\nrevtrail COMMAND --help shows a command's options; man revtrail "
+	      "has them all.\nrevtrail --version names this build and its "
+	      "libraries.\n", f);
 }
 
 int main(int argc, char **argv)
@@ -39,6 +61,10 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		version();
+		return fflush(stdout) ? CLI_FAIL : CLI_OK;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {

@@ -1,0 +1,70 @@
+# bash completion for revtrail(1). Installed by make install into
+# share/bash-completion/completions/revtrail.
+
+_revtrail()
+{
+	local cur prev cmd opts
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	cmd=${COMP_WORDS[1]}
+
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		COMPREPLY=($(compgen -W "ingest incidents show report query
+			consume classify rules help --help --version" -- "$cur"))
+		return
+	fi
+
+	local input="--format --max-record --rules --no-default-rules --release -v"
+	case $cmd in
+	ingest) opts="--db --gap --regap --keep-untagged $input --help" ;;
+	incidents) opts="--db -o --open -n --namespace -A --all-namespaces
+		--release --since --no-headers --color --help" ;;
+	show) opts="--db -o --color --help" ;;
+	report) opts="--db -o --all -n --namespace --help" ;;
+	query) opts="--db -o --no-headers --timeout --max-memory --help" ;;
+	consume) opts="-b -t -G -X -F --db --start --batch-messages --batch-ms
+		--status-interval --stats-json -e --gap --regap --keep-untagged
+		$input --help" ;;
+	classify) opts="--all $input --help" ;;
+	rules) opts="list check test --rules --no-default-rules -v --help" ;;
+	*) return ;;
+	esac
+
+	case $prev in
+	-o|--output)
+		case $cmd in
+		incidents) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")) ;;
+		show) COMPREPLY=($(compgen -W "text json html" -- "$cur")) ;;
+		report) COMPREPLY=($(compgen -W "html" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "table json csv" -- "$cur")) ;;
+		esac
+		return ;;
+	--color)
+		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+		return ;;
+	--start)
+		COMPREPLY=($(compgen -W "group earliest latest" -- "$cur"))
+		return ;;
+	--format)
+		COMPREPLY=($(compgen -W "k8s-event exporter cri docker fluentbit
+			vector helm-history helm-list helm-status helm-storage
+			helm-text json text" -- "$cur"))
+		return ;;
+	--db|--rules|--stats-json|-F)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--gap|--since|--timeout|--max-record|--max-memory|--release|-n|\
+	--namespace|-b|-t|-G|-X|--batch-messages|--batch-ms|--status-interval)
+		return ;;
+	esac
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	elif [ "$cmd" = rules ] && [ "$COMP_CWORD" -eq 2 ]; then
+		COMPREPLY=($(compgen -W "list check test" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -o filenames -F _revtrail revtrail
