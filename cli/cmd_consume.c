@@ -90,9 +90,10 @@ static int hook_record(void *ctx, struct rt_record *rec)
 	struct consume *c = ctx;
 	struct rt_class cls;
 
-	pipeline_classify(c->rules, rec, &c->arena, &cls);
+	int err = pipeline_add(c->rules, c->b, rec, &c->arena, &cls);
+
 	c->limit_hits += cls.limit_hits;
-	return corr_batch_add(c->b, rec, &cls);
+	return err;
 }
 
 /*

@@ -104,11 +104,11 @@ static int on_record(void *ctx, struct rt_record *rec)
 {
 	struct run *r = ctx;
 	struct rt_class cls;
+	int err = pipeline_add(r->rules, r->b, rec, &r->arena, &cls);
 
-	pipeline_classify(r->rules, rec, &r->arena, &cls);
 	r->limit_hits += cls.limit_hits;
 	note_unjoinable(r, rec, &cls);
-	if (corr_batch_add(r->b, rec, &cls)) {
+	if (err) {
 		fputs("revtrail ingest: out of memory\n", stderr);
 		return CLI_FAIL;
 	}

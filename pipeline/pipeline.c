@@ -1,5 +1,6 @@
 /*
- * pipeline.c: a decoded record's way into the rules (see pipeline.h).
+ * pipeline.c: a decoded record's way through the rules into the
+ * correlator's batch (see pipeline.h).
  */
 #include "revtrail/pipeline.h"
 
@@ -18,4 +19,11 @@ unsigned pipeline_classify(struct rules *r, struct rt_record *rec,
 		ingest_undefer(rec, arena);
 	}
 	return rules_classify(r, rec, arena, cls);
+}
+
+int pipeline_add(struct rules *r, struct corr_batch *b, struct rt_record *rec,
+		 struct rt_arena *arena, struct rt_class *cls)
+{
+	pipeline_classify(r, rec, arena, cls);
+	return corr_batch_add(b, rec, cls);
 }

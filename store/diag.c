@@ -232,188 +232,16 @@ static void json_strings(struct store_buf *b, const char *const *v, size_t n,
 	buf_addc(b, ']');
 }
 
-/* The last successful revision before the opening one. */
-static int previous_rev(const struct corr_incview *v)
-{
-	int best = 0;
-
-	if (!v->opening)
-		return 0;
-	for (size_t i = 0; v->rel && i < v->rel->nrevs; i++) {
-		const struct corr_rev *r = &v->rel->revs[i];
-
-		if (r->revision < v->opening->revision && r->status &&
-		    (!strcmp(r->status, "superseded") ||
-		     !strcmp(r->status, "deployed")))
-			best = r->revision;
-	}
-	return best ? best : v->opening->revision - 1;
-}
-
-/* The config object the incident is about: a hook ConfigMap of the
- * opening revision, else an affected ConfigMap or Secret. */
-static const char *config_name(const struct corr_incview *v, char *buf,
-			       size_t size)
-{
-	if (v->opening && v->opening->hooks && *v->opening->hooks) {
-		snprintf(buf, size, "%.*s", (int)strcspn(v->opening->hooks, ","),
-			 v->opening->hooks);
-		return buf;
-	}
-	for (size_t i = 0; i < v->nobjects; i++)
-		if (!strcmp(v->objects[i].kind, "ConfigMap") ||
-		    !strcmp(v->objects[i].kind, "Secret"))
-			return v->objects[i].name;
-	return NULL;
-}
-
-/* The workload the incident's pods belong to (haproxy for
- * haproxy-6c8d9f7b5-w9xqz), a Job of the incident for kind "job", else
- * the release. */
-static const char *workload_name(const struct corr_incview *v,
-				 const struct corr_diagnosis *d, bool job,
-				 char *buf, size_t size)
-{
-	struct rt_str w;
-
-	for (size_t i = 0; job && i < v->nobjects; i++)
-		if (!strcmp(v->objects[i].kind, "Job"))
-			return v->objects[i].name;
-	if (!d->npods)
-		return v->release;
-	w = corr_workload_name(RT_STR_LIT("Pod"),
-			       rt_str_make(d->pods[0], strlen(d->pods[0])),
-			       RT_STR_NULL);
-	snprintf(buf, size, "%.*s", (int)w.n, w.p);
-	return buf;
-}
-
-/* "deployment/<name>": a workload kind right before the placeholder. */
-static int kind_before(const char *start, const char *p)
-{
-	static const char *const kinds[] = {
-		"deployment/", "deploy/", "statefulset/", "sts/", "daemonset/",
-		"ds/", "job/",
-	};
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		size_t n = strlen(kinds[i]);
-
-		if ((size_t)(p - start) >= n && !strncasecmp(p - n, kinds[i], n))
-			return strcmp(kinds[i], "job/") == 0 ? 2 : 1;
-	}
-	return 0;
-}
-
-/* The newest revision the release history holds: <N> in a remedy. */
-static int newest_rev(const struct corr_incview *v)
-{
-	int best = v->opening ? v->opening->revision : 0;
-
-	for (size_t i = 0; v->rel && i < v->rel->nrevs; i++)
-		if (v->rel->revs[i].revision > best)
-			best = v->rel->revs[i].revision;
-	return best;
-}
-
-/* A name pasted into a remedy's shell command, as one shell word. */
-static void add_word(struct store_buf *b, const char *s)
-{
-	size_t n = strlen(s);
-	char tmp[1024];
-
-	if (4 * n + 2 > sizeof(tmp)) {
-		buf_add(b, "''", 2);    /* longer than any Kubernetes name */
-		return;
-	}
-	buf_add(b, tmp, rt_shell_quote(s, n, tmp));
-}
-
-/*
- * Remedies name things with placeholders (rules/packs/diagnoses.rules):
- * <ns>, <release>, <rev>, <previous-rev>, <name> (the config object the
- * incident is about; after "deployment/" and the like, the workload),
- * <workload>, and <pod> (the first affected pod; "<pod> ..." lists them
- * all), <N> (the newest revision of the release). Unknown ones stay as
- * written. Every name goes in quoted for the shell: remedies are commands.
- */
-static const char *expand_remedy(struct store *st, const char *tpl,
-				 const struct corr_incview *v,
-				 const struct corr_diagnosis *d)
-{
-	struct store_buf *b = &st->buf;
-	char num[24], name[256];
-
-	buf_reset(b);
-	for (const char *p = tpl; *p;) {
-		const char *rep = NULL;
-		size_t skip = 0;
-
-		if (*p != '<') {
-			buf_addc(b, *p++);
-			continue;
-		}
-		if (!strncmp(p, "<ns>", 4)) {
-			rep = v->ns, skip = 4;
-		} else if (!strncmp(p, "<release>", 9)) {
-			rep = v->release, skip = 9;
-		} else if (!strncmp(p, "<rev>", 5) && v->opening) {
-			snprintf(num, sizeof(num), "%d", v->opening->revision);
-			rep = num, skip = 5;
-		} else if (!strncmp(p, "<N>", 3) && newest_rev(v) > 0) {
-			snprintf(num, sizeof(num), "%d", newest_rev(v));
-			rep = num, skip = 3;
-		} else if (!strncmp(p, "<previous-rev>", 14) &&
-			   previous_rev(v) > 0) {
-			snprintf(num, sizeof(num), "%d", previous_rev(v));
-			rep = num, skip = 14;
-		} else if (!strncmp(p, "<name>", 6) && kind_before(tpl, p)) {
-			rep = workload_name(v, d, kind_before(tpl, p) == 2, name,
-					    sizeof(name)), skip = 6;
-		} else if (!strncmp(p, "<workload>", 10)) {
-			rep = workload_name(v, d, false, name, sizeof(name)),
-			skip = 10;
-		} else if (!strncmp(p, "<name>", 6)) {
-			rep = config_name(v, name, sizeof(name)), skip = 6;
-		} else if (!strncmp(p, "<pod> ...", 9) && d->npods) {
-			for (unsigned i = 0; i < d->npods; i++) {
-				if (i)
-					buf_addc(b, ' ');
-				add_word(b, d->pods[i]);
-			}
-			p += 9;
-			continue;
-		} else if (!strncmp(p, "<pod>", 5) && d->npods) {
-			rep = d->pods[0], skip = 5;
-		}
-		if (!rep) {
-			buf_addc(b, *p++);
-			continue;
-		}
-		add_word(b, rep);
-		p += skip;
-	}
-	return buf_str(b);
-}
-
 static int write_diag(struct store *st, int64_t id,
 		      const struct corr_incview *v,
 		      const struct corr_diagnosis *d)
 {
 	sqlite3_stmt *s = stmt(st, S_INC_DIAG);
-	const struct corr_rev *later[32];
-	size_t nlater = corr_later_revisions(v, later, 32);
 	bool closed = v->last_ns + st->gap_ns < st->watermark_ns;
 	const char *evp[CORR_MAX_EVIDENCE];
 	char lat[400], title[600];
-	size_t len = 0;
 
-	lat[len++] = '[';
-	for (size_t i = 0; i < nlater && i < 32 && len < sizeof(lat) - 16; i++)
-		len += (size_t)snprintf(lat + len, sizeof(lat) - len, "%s%d",
-					i ? "," : "", later[i]->revision);
-	lat[len++] = ']';
-	lat[len] = '\0';
+	corr_later_json(v, lat, sizeof(lat));
 	sqlite3_bind_int(s, 1, v->opening ? v->opening->revision : 0);
 	bind_cstr(s, 2, v->opening ? v->opening->status : NULL);
 	sqlite3_bind_text(s, 3, lat, -1, SQLITE_TRANSIENT);
@@ -426,7 +254,8 @@ static int write_diag(struct store *st, int64_t id,
 		bind_cstr(s, 7, d->rule->id);
 		bind_cstr(s, 8, d->rule->title);
 		if (d->rule->remedy) {
-			const char *rem = expand_remedy(st, d->rule->remedy, v, d);
+			const char *rem = corr_remedy(&st->remedy, d->rule->remedy,
+						      v, d);
 
 			if (!rem)
 				return RT_ENOMEM;
@@ -434,12 +263,7 @@ static int write_diag(struct store *st, int64_t id,
 		}
 	} else {
 		/* undiagnosed: the tags say what happened */
-		len = 0;
-		title[0] = '\0';
-		for (unsigned i = 0; i < v->tags->n && len < sizeof(title) - 70; i++)
-			len += (size_t)snprintf(title + len, sizeof(title) - len,
-						"%s%s", i ? ", " : "", v->tags->t[i]);
-		snprintf(title + len, sizeof(title) - len, " in %s", v->release);
+		corr_untitled(v, title, sizeof(title));
 		bind_cstr(s, 8, title);
 	}
 	for (unsigned i = 0; i < d->nevidence; i++)

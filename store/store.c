@@ -498,6 +498,7 @@ void store_close(struct store *st)
 	store_intern_release(&st->intern);
 	free(st->buf.p);
 	free(st->buf2.p);
+	corr_text_free(&st->remedy);
 	free(st->evs);
 	free(st->order);
 	free(st->rebuild.k);

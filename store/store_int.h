@@ -79,6 +79,7 @@ struct store {
 	struct rt_arena scratch;          /* reset per commit */
 	struct store_intern intern;
 	struct store_buf buf, buf2;
+	struct corr_text remedy;
 	/* per-commit work */
 	struct store_evstate *evs;
 	size_t evscap;

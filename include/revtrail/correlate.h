@@ -367,6 +367,32 @@ void corr_diagnose(const struct rules_diagnosis *const *rules, size_t n,
 /* The same over every diagnosis rule of r. */
 void corr_diagnose_rules(const struct rules *r, const struct corr_incview *v,
 			 struct corr_diagnosis *out);
+/* ---- what an incident row says (remedy.c) ---------------------------- */
+
+/* A growable text; free with corr_text_free. */
+struct corr_text {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
+void corr_text_free(struct corr_text *t);
+/*
+ * The remedy template tpl (rules/packs/diagnoses.rules) with its
+ * placeholders filled into t: <ns>, <release>, <rev>, <previous-rev>, <N>
+ * (the newest revision of the release), <name> (the config object the
+ * incident is about; after "deployment/" and the like, the workload),
+ * <workload>, <pod> (the first affected pod; "<pod> ..." lists them all).
+ * Unknown ones stay as written. Every name goes in quoted for the shell:
+ * remedies are commands. Returns t's text, or NULL when out of memory.
+ */
+const char *corr_remedy(struct corr_text *t, const char *tpl,
+			const struct corr_incview *v,
+			const struct corr_diagnosis *d);
+/* The title of an undiagnosed incident: its tags, then " in RELEASE". */
+void corr_untitled(const struct corr_incview *v, char *buf, size_t size);
+/* corr_later_revisions as a JSON array of numbers ("[49]"). size >= 32. */
+void corr_later_json(const struct corr_incview *v, char *buf, size_t size);
+
 /* Revisions deployed while the incident was open: updated in
  * (opened, last + gap], other than the opening one. Fills up to max
  * pointers, returns the total. */

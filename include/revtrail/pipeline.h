@@ -7,6 +7,7 @@
 #ifndef REVTRAIL_PIPELINE_H
 #define REVTRAIL_PIPELINE_H
 
+#include "revtrail/correlate.h"
 #include "revtrail/ingest.h"
 #include "revtrail/rules.h"
 
@@ -18,5 +19,13 @@
  */
 unsigned pipeline_classify(struct rules *r, struct rt_record *rec,
 			   struct rt_arena *arena, struct rt_class *cls);
+
+/*
+ * A decoded record's whole way to the correlator: pipeline_classify, then
+ * corr_batch_add. cls receives the classification (for counters such as
+ * limit hits). Returns 0 or RT_ENOMEM.
+ */
+int pipeline_add(struct rules *r, struct corr_batch *b, struct rt_record *rec,
+		 struct rt_arena *arena, struct rt_class *cls);
 
 #endif

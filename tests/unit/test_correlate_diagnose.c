@@ -236,9 +236,46 @@ static void test_builtin(void)
 	rules_free(r);
 }
 
+/* What an incident row says: remedy placeholders (names quoted for the
+ * shell), the title of an undiagnosed one, later revisions. */
+static void test_remedy(void)
+{
+	static const char *const tags[] = { "crashloop", "oom_killed", NULL };
+	static const char *const objs[] = { "Pod", "web-7d9c8f4b6-4kx2m",
+		"ConfigMap", "web config", "Job", "web-migrate", NULL };
+	struct corr_text t = { 0 };
+	struct corr_diagnosis d = { 0 };
+	struct inc i;
+	char buf[600];
+
+	add_rev("web", 6, "superseded", "Upgrade complete", 1000 * SEC, 0, NULL);
+	add_rev("web", 7, "failed", "Upgrade failed", 2000 * SEC, 0, NULL);
+	add_rev("web", 8, "deployed", "Rollback to 6", 2300 * SEC, 0, NULL);
+	make(&i, "web", 2001 * SEC, 2200 * SEC, tags, objs);
+	d.npods = 1;
+	d.pods[0] = "web-7d9c8f4b6-4kx2m";
+	is_str(corr_remedy(&t, "helm rollback <release> <previous-rev> -n <ns>"
+			   " # from <rev>, newest <N>", &i.v, &d),
+	       "helm rollback web 6 -n prod # from 7, newest 8", "revisions");
+	is_str(corr_remedy(&t, "kubectl rollout restart deployment/<name>;"
+			   " kubectl get cm <name>; kubectl logs job/<name>"
+			   " <pod> ...", &i.v, &d),
+	       "kubectl rollout restart deployment/web; kubectl get cm "
+	       "'web config'; kubectl logs job/web-migrate "
+	       "web-7d9c8f4b6-4kx2m", "names, quoted for the shell");
+	is_str(corr_remedy(&t, "<unknown> <workload>", &i.v, &d),
+	       "<unknown> web", "an unknown placeholder stays");
+	corr_untitled(&i.v, buf, sizeof(buf));
+	is_str(buf, "crashloop, oom_killed in web", "untitled");
+	corr_later_json(&i.v, buf, sizeof(buf));
+	is_str(buf, "[8]", "the rollback deployed while it was open");
+	corr_text_free(&t);
+}
+
 int main(void)
 {
 	reg = corr_registry_new();
+	test_remedy();
 	test_hand_rules();
 	test_object_and_install();
 	test_builtin();

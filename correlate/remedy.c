@@ -1,0 +1,222 @@
+/*
+ * remedy.c: the words an incident row shows besides its aggregates -- the
+ * diagnosis remedy with its placeholders filled, the title of an
+ * undiagnosed incident, the revisions deployed while it was open. Plain
+ * text from a corr_incview and its corr_diagnosis; the store writes it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "revtrail/correlate.h"
+
+static void text_add(struct corr_text *t, const char *p, size_t n)
+{
+	if (t->oom)
+		return;
+	if (t->n + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		char *q;
+
+		while (cap < t->n + n + 1)
+			cap *= 2;
+		if (!(q = realloc(t->p, cap))) {
+			t->oom = true;
+			return;
+		}
+		t->p = q;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->n, p, n);
+	t->n += n;
+	t->p[t->n] = '\0';
+}
+
+void corr_text_free(struct corr_text *t)
+{
+	free(t->p);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The last successful revision before the opening one. */
+static int previous_rev(const struct corr_incview *v)
+{
+	int best = 0;
+
+	if (!v->opening)
+		return 0;
+	for (size_t i = 0; v->rel && i < v->rel->nrevs; i++) {
+		const struct corr_rev *r = &v->rel->revs[i];
+
+		if (r->revision < v->opening->revision && r->status &&
+		    (!strcmp(r->status, "superseded") ||
+		     !strcmp(r->status, "deployed")))
+			best = r->revision;
+	}
+	return best ? best : v->opening->revision - 1;
+}
+
+/* The config object the incident is about: a hook ConfigMap of the
+ * opening revision, else an affected ConfigMap or Secret. */
+static const char *config_name(const struct corr_incview *v, char *buf,
+			       size_t size)
+{
+	if (v->opening && v->opening->hooks && *v->opening->hooks) {
+		snprintf(buf, size, "%.*s", (int)strcspn(v->opening->hooks, ","),
+			 v->opening->hooks);
+		return buf;
+	}
+	for (size_t i = 0; i < v->nobjects; i++)
+		if (!strcmp(v->objects[i].kind, "ConfigMap") ||
+		    !strcmp(v->objects[i].kind, "Secret"))
+			return v->objects[i].name;
+	return NULL;
+}
+
+/* The workload the incident's pods belong to (haproxy for
+ * haproxy-6c8d9f7b5-w9xqz), a Job of the incident for kind "job", else
+ * the release. */
+static const char *workload_name(const struct corr_incview *v,
+				 const struct corr_diagnosis *d, bool job,
+				 char *buf, size_t size)
+{
+	struct rt_str w;
+
+	for (size_t i = 0; job && i < v->nobjects; i++)
+		if (!strcmp(v->objects[i].kind, "Job"))
+			return v->objects[i].name;
+	if (!d->npods)
+		return v->release;
+	w = corr_workload_name(RT_STR_LIT("Pod"),
+			       rt_str_make(d->pods[0], strlen(d->pods[0])),
+			       RT_STR_NULL);
+	snprintf(buf, size, "%.*s", (int)w.n, w.p);
+	return buf;
+}
+
+/* "deployment/<name>": a workload kind right before the placeholder. */
+static int kind_before(const char *start, const char *p)
+{
+	static const char *const kinds[] = {
+		"deployment/", "deploy/", "statefulset/", "sts/", "daemonset/",
+		"ds/", "job/",
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i]);
+
+		if ((size_t)(p - start) >= n && !strncasecmp(p - n, kinds[i], n))
+			return strcmp(kinds[i], "job/") == 0 ? 2 : 1;
+	}
+	return 0;
+}
+
+/* The newest revision the release history holds: <N> in a remedy. */
+static int newest_rev(const struct corr_incview *v)
+{
+	int best = v->opening ? v->opening->revision : 0;
+
+	for (size_t i = 0; v->rel && i < v->rel->nrevs; i++)
+		if (v->rel->revs[i].revision > best)
+			best = v->rel->revs[i].revision;
+	return best;
+}
+
+/* A name pasted into a remedy's shell command, as one shell word. */
+static void add_word(struct corr_text *t, const char *s)
+{
+	size_t n = strlen(s);
+	char tmp[1024];
+
+	if (4 * n + 2 > sizeof(tmp)) {
+		text_add(t, "''", 2);    /* longer than any Kubernetes name */
+		return;
+	}
+	text_add(t, tmp, rt_shell_quote(s, n, tmp));
+}
+
+const char *corr_remedy(struct corr_text *t, const char *tpl,
+			const struct corr_incview *v,
+			const struct corr_diagnosis *d)
+{
+	char num[24], name[256];
+
+	t->n = 0;
+	t->oom = false;
+	text_add(t, "", 0);
+	for (const char *p = tpl; *p;) {
+		const char *rep = NULL;
+		size_t skip = 0;
+
+		if (*p != '<') {
+			text_add(t, p++, 1);
+			continue;
+		}
+		if (!strncmp(p, "<ns>", 4)) {
+			rep = v->ns, skip = 4;
+		} else if (!strncmp(p, "<release>", 9)) {
+			rep = v->release, skip = 9;
+		} else if (!strncmp(p, "<rev>", 5) && v->opening) {
+			snprintf(num, sizeof(num), "%d", v->opening->revision);
+			rep = num, skip = 5;
+		} else if (!strncmp(p, "<N>", 3) && newest_rev(v) > 0) {
+			snprintf(num, sizeof(num), "%d", newest_rev(v));
+			rep = num, skip = 3;
+		} else if (!strncmp(p, "<previous-rev>", 14) &&
+			   previous_rev(v) > 0) {
+			snprintf(num, sizeof(num), "%d", previous_rev(v));
+			rep = num, skip = 14;
+		} else if (!strncmp(p, "<name>", 6) && kind_before(tpl, p)) {
+			rep = workload_name(v, d, kind_before(tpl, p) == 2, name,
+					    sizeof(name)), skip = 6;
+		} else if (!strncmp(p, "<workload>", 10)) {
+			rep = workload_name(v, d, false, name, sizeof(name)),
+			skip = 10;
+		} else if (!strncmp(p, "<name>", 6)) {
+			rep = config_name(v, name, sizeof(name)), skip = 6;
+		} else if (!strncmp(p, "<pod> ...", 9) && d->npods) {
+			for (unsigned i = 0; i < d->npods; i++) {
+				if (i)
+					text_add(t, " ", 1);
+				add_word(t, d->pods[i]);
+			}
+			p += 9;
+			continue;
+		} else if (!strncmp(p, "<pod>", 5) && d->npods) {
+			rep = d->pods[0], skip = 5;
+		}
+		if (!rep) {
+			text_add(t, p++, 1);
+			continue;
+		}
+		add_word(t, rep);
+		p += skip;
+	}
+	return t->oom ? NULL : t->p;
+}
+
+void corr_untitled(const struct corr_incview *v, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; v->tags && i < v->tags->n && len + 70 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					i ? ", " : "", v->tags->t[i]);
+	snprintf(buf + len, size - len, " in %s", v->release);
+}
+
+void corr_later_json(const struct corr_incview *v, char *buf, size_t size)
+{
+	const struct corr_rev *later[32];
+	size_t n = corr_later_revisions(v, later, 32), len = 0;
+
+	buf[len++] = '[';
+	for (size_t i = 0; i < n && i < 32 && len + 16 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%d",
+					i ? "," : "", later[i]->revision);
+	buf[len++] = ']';
+	buf[len] = '\0';
+}
