@@ -6,10 +6,12 @@
  * The whole pipeline, one loop: read a chunk, decode, classify each record
  * into the batch; after the chunk, reset the scratch arena the chunk's
  * records lived in (the batch copied what it keeps), and when the batch is
- * over its bound (records, bytes kept, one second, or any chunk of a pipe,
- * which may be followed by silence), hand it to the store's writer thread,
- * which correlates and stores it in one transaction while this loop fills
- * the other batch.
+ * over its bound (records, bytes kept, one second since its first record,
+ * or a pause in the input: the source also calls between chunks when a
+ * pipe stays quiet), hand it to the store's writer thread, which
+ * correlates and stores it in one transaction while this loop fills the
+ * other batch. A pipe is thus batched like a file while it flows, and a
+ * record on a quiet `tail -F` pipe is still committed within a second.
  * EOF and SIGINT/SIGTERM flush the last batch. The signal handler only sets
  * a flag, which the between-chunks hook checks: the source also runs that
  * hook when the signal interrupts a blocked read, so a quiet pipe or FIFO
@@ -59,8 +61,8 @@ struct run {
 	struct corr_batch *spare;       /* with the writer, or free */
 	struct rt_arena arena;          /* the current chunk's records */
 	struct store_stats stats;       /* the writer's until it is idle */
-	int64_t last_commit;
-	bool streaming;
+	int64_t batch_ns;               /* when r->b got its first record */
+	bool fresh;                     /* a record came since the last hook */
 	bool failed;                    /* a commit failed, and was reported */
 	uint64_t limit_hits;
 	struct ingest *in;
@@ -108,6 +110,7 @@ static int on_record(void *ctx, struct rt_record *rec)
 
 	r->limit_hits += cls.limit_hits;
 	note_unjoinable(r, rec, &cls);
+	r->fresh = true;
 	if (err) {
 		fputs("revtrail ingest: out of memory\n", stderr);
 		return CLI_FAIL;
@@ -130,7 +133,7 @@ static int flush(struct run *r)
 	struct corr_batch *b = r->b;
 	int err;
 
-	r->last_commit = now_ns();
+	r->batch_ns = 0;
 	if (r->failed)
 		return CLI_FAIL;
 	if (!corr_batch_pending(b) && !b->npos) {
@@ -157,37 +160,31 @@ static void progress(struct run *r)
 					  __ATOMIC_RELAXED));
 }
 
+/* After a chunk, or after a pause in a pipe (no record since the last
+ * call): a paused input may stay quiet for long, and committing while it
+ * is idle costs nothing, so a batch waits for more only while records
+ * flow. */
 static int between_chunks(void *ctx)
 {
 	struct run *r = ctx;
+	size_t pending = corr_batch_pending(r->b);
+	bool paused = !r->fresh;
+	int64_t now;
 
 	rt_arena_reset(&r->arena);
+	r->fresh = false;
 	if (stop_flag)
 		return STOPPED;
 	progress(r);
-	if (r->streaming || corr_batch_pending(r->b) >= BATCH_EVENTS ||
-	    r->b->arena.used >= BATCH_BYTES ||
-	    now_ns() - r->last_commit >= BATCH_NS)
+	if (!pending)
+		return 0;
+	now = now_ns();
+	if (!r->batch_ns)
+		r->batch_ns = now;
+	if (paused || pending >= BATCH_EVENTS ||
+	    r->b->arena.used >= BATCH_BYTES || now - r->batch_ns >= BATCH_NS)
 		return flush(r);
 	return 0;
-}
-
-/* A pipe or terminal may go quiet after any chunk: commit every chunk. */
-static bool is_streaming(char **paths, int n)
-{
-	struct stat sb;
-
-	if (n == 0)
-		return fstat(0, &sb) != 0 || !S_ISREG(sb.st_mode);
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(paths[i], "-")) {
-			if (fstat(0, &sb) != 0 || !S_ISREG(sb.st_mode))
-				return true;
-		} else if (stat(paths[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
-			return true;
-		}
-	}
-	return false;
 }
 
 /* After the writer is idle: the counters of both batches. */
@@ -292,10 +289,8 @@ static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
 {
 	int rc, err;
 
-	r->streaming = is_streaming(paths, n);
 	devnull_fd = open("/dev/null", O_RDONLY);
 	catch_signals();
-	r->last_commit = now_ns();
 	rc = ingest_read_paths(in, paths, n, &r->arena, on_record,
 			       between_chunks, r);
 	if (rc < 0)             /* an unreadable input, or no buffer */

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -55,13 +56,41 @@ static int feed_bytes(const struct feed *f, const char *p, size_t n)
 	return rc;
 }
 
+/* A pipe or terminal may go quiet with records still in the caller's
+ * batch: when nothing arrives for this long, the hook runs anyway, so the
+ * caller can commit by time without committing every chunk. */
+#define QUIET_MS 250
+
+/* Waits until fd has data, running between after each QUIET_MS of
+ * silence and after a signal (where the caller checks its stop flag).
+ * Returns 0 when a read will not block, else what between returned. */
+static int wait_readable(const struct feed *f, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n, rc;
+
+	while ((n = poll(&pfd, 1, QUIET_MS)) == 0 ||
+	       (n < 0 && errno == EINTR))
+		if ((rc = f->between(f->ctx)))
+			return rc;
+	return 0;       /* readable, EOF or an error: read tells */
+}
+
 /* read() to EOF: pipes, FIFOs, special files, and what a mapped file
  * gained while it was read. */
 static int feed_fd(const struct feed *f, int fd)
 {
+	struct stat sb;
+	bool quiet_ticks = f->between && fstat(fd, &sb) == 0 &&
+			   !S_ISREG(sb.st_mode);
+
 	for (;;) {
-		ssize_t n = read(fd, f->buf, READ_CHUNK);
+		ssize_t n;
 		int rc;
+
+		if (quiet_ticks && (rc = wait_readable(f, fd)))
+			return rc;
+		n = read(fd, f->buf, READ_CHUNK);
 
 		/* A signal: the caller's hook is where it checks its stop
 		 * flag, or a quiet pipe would hold it until its next line. */

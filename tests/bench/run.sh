@@ -72,8 +72,10 @@ warm() {
 	cat "$1" > /dev/null
 }
 
-# round FILE: one run of each case on FILE, in a fixed order, so that a
-# burst of load from the machine's neighbours hits every case alike.
+# round FILE [pipe]: one run of each case on FILE, in a fixed order, so
+# that a burst of load from the machine's neighbours hits every case alike;
+# with pipe, also ingest of the same file read from a pipe (`cat FILE |
+# revtrail ingest`), which should batch as the file does.
 # Appends "case seconds peak_kib cpu_seconds" lines to $dir/rounds.
 round() {
 	local file=$1
@@ -86,6 +88,11 @@ round() {
 	rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
 	warm "$file"
 	echo "ingest $(measure "$bin" ingest --db "$dir/bench.db" "$file")" \
+		>> "$dir/rounds"
+	[ "${2:-}" = pipe ] || return 0
+	rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
+	warm "$file"
+	echo "pipe $(cat "$file" | measure "$bin" ingest --db "$dir/bench.db")" \
 		>> "$dir/rounds"
 }
 
@@ -108,8 +115,8 @@ report() {
 	  cpu[$1, k] = $4 > 0 ? $4 : 0.001
 	  if ($3 > rss[$1]) rss[$1] = $3 }
 	END {
-		split("rg classify ingest", cases, " ")
-		for (c = 1; c <= 3; c++) {
+		nc = split(n["pipe"] ? "rg classify ingest pipe" : "rg classify ingest", cases, " ")
+		for (c = 1; c <= nc; c++) {
 			name = cases[c]; delete v; delete r; delete u
 			for (k = 1; k <= n[name]; k++) {
 				v[k] = t[name, k]; u[k] = cpu[name, k]
@@ -119,6 +126,11 @@ report() {
 			printf "%-30s %8.2f s %12.0f lines/s %8.0f MB/s %8.1f MiB %8.2f s %12.0f %10s\n",
 				(name == "rg" ? "rg -c -f" : name) " (" label ")", m, l / m,
 				mb / m, rss[name] / 1024, mc, l / mc, ratio
+		}
+		if (n["pipe"]) {
+			for (k = 1; k <= n["pipe"]; k++) r[k] = cpu["pipe", k] / cpu["ingest", k]
+			printf "%-30s %8.2fx ingest CPU (median per round; target <= 1.3x)\n",
+				"pipe (" label ")", med(r, n["pipe"])
 		}
 	}' "$dir/rounds"
 }
@@ -190,10 +202,10 @@ small_table() {   # small_table LABEL LINES: the rounds bench_file just ran
 		cpu lines/cpu-s "peak RSS" "cpu / rg"
 	report_small "$1" "$2"
 }
-bench_file() {   # bench_file LABEL FILE LINES
+bench_file() {   # bench_file LABEL FILE LINES [pipe]
 	: > "$dir/rounds"
 	for _ in $(seq "$runs"); do
-		round "$2"
+		round "$2" "${4:-}"
 	done
 	report "$1" "$2" "$3"
 }
@@ -202,7 +214,7 @@ for n in $sizes; do
 	small_table "$n CRI" "$n"
 	[ "$cg_lines" -gt 0 ] && callgrind_lines "$(corpus cri "$n")"
 done
-bench_file "$events events" "$(corpus events "$events")" "$events"
+bench_file "$events events" "$(corpus events "$events")" "$events" pipe
 
 # ---- the correlator's growth: cases of their own (no ripgrep to compare) --
 
