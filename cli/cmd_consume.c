@@ -6,10 +6,14 @@
  * transaction, with the partitions' next offsets in that same transaction.
  *
  * This file only wires the source's hooks to the store: stored offsets on
- * assignment (store_position), records into the batch (rules_classify +
- * corr_batch_add), and the commit (store_commit). It also prints the
- * periodic status line and writes --stats-json. SIGINT/SIGTERM only set a
- * flag; the loop then commits, leaves the group and returns 0.
+ * assignment (store_position), records into the batch (pipeline_classify +
+ * corr_batch_add), and the commit, which goes to the store's writer thread
+ * as in `ingest`: this thread decodes and classifies the next batch while
+ * the writer correlates and stores the last one (two batches, swapped at
+ * each hand-over). The source tells Kafka of a batch only once the writer
+ * reports it written (the durable hook). It also prints the periodic
+ * status line and writes --stats-json. SIGINT/SIGTERM only set a flag; the
+ * loop then commits, leaves the group and returns 0.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -40,18 +44,29 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/* A batch and the positions it expects the database at (for the fence,
+ * which the writer checks just before it commits the batch). */
+struct slot {
+	struct corr_batch *b;
+	struct ingest_kafka_part *parts;
+	size_t nparts, cap;
+};
+
 struct consume {
 	struct rules *rules;
-	struct store *st;
+	struct store *st;           /* the writer's, but for assignments */
 	struct store *ro;           /* read-only handle for the status line */
 	bool ro_tried;
 	const char *db_path;
-	struct corr_batch *b;
+	struct slot slot[2];        /* being filled, and with the writer */
+	int cur;                    /* the one being filled */
+	struct store_writer *w;
+	bool reported;              /* a failed commit was printed */
 	struct rt_arena arena;
-	struct store_stats stats;
+	struct store_stats stats;   /* the writer's: read through it */
 	struct ingest *in;
 	struct ingest_kafka *k;
-	uint64_t limit_hits, fenced;
+	uint64_t limit_hits;
 
 	/* status */
 	unsigned status_ms;
@@ -72,11 +87,25 @@ static int64_t now_ms(void)
 
 /* ---- source hooks ---------------------------------------------------- */
 
+/* A failed commit, met by whichever call waits for the writer first. */
+static int writer_failed(struct consume *c, int err)
+{
+	if (!c->reported)
+		fprintf(stderr, "revtrail consume: %s\n", store_errmsg(c->st)[0] ?
+			store_errmsg(c->st) : rt_strerror(err));
+	c->reported = true;
+	return err;
+}
+
 static int hook_stored_offset(void *ctx, const char *topic, int32_t part,
 			      int64_t *next)
 {
 	struct consume *c = ctx;
-	int rc = store_position(c->st, topic, part, next);
+	int rc = store_writer_wait(c->w);   /* the store is ours again */
+
+	if (rc)
+		return writer_failed(c, rc);
+	rc = store_position(c->st, topic, part, next);
 
 	if (rc == 1)
 		*next = -1;
@@ -89,8 +118,8 @@ static int hook_record(void *ctx, struct rt_record *rec)
 {
 	struct consume *c = ctx;
 	struct rt_class cls;
-
-	int err = pipeline_add(c->rules, c->b, rec, &c->arena, &cls);
+	int err = pipeline_add(c->rules, c->slot[c->cur].b, rec, &c->arena,
+			       &cls);
 
 	c->limit_hits += cls.limit_hits;
 	return err;
@@ -99,21 +128,21 @@ static int hook_record(void *ctx, struct rt_record *rec)
 /*
  * The database must hold what this process last committed; anything else
  * means a second writer owns these partitions (two instances pointed at
- * one file): refuse rather than apply the batch twice.
+ * one file): refuse rather than apply the batch twice. On the writer
+ * thread, right before the commit.
  */
-static int check_fence(struct consume *c, const struct ingest_kafka_part *p)
+static int check_fence(struct store *st, const struct ingest_kafka_part *p)
 {
 	int64_t cur = -1;
 	int rc;
 
 	if (p->start < 0)
 		return 0;
-	rc = store_position(c->st, p->topic, p->partition, &cur);
+	rc = store_position(st, p->topic, p->partition, &cur);
 	if (rc < 0)
 		return rc;
 	if (rc == 0 && cur == p->start)
 		return 0;
-	c->fenced++;
 	fprintf(stderr, "revtrail consume: %s[%d]: the database holds offset "
 		"%" PRId64 ", this consumer expected %" PRId64 "; another "
 		"writer uses this database\n", p->topic, p->partition, cur,
@@ -121,24 +150,66 @@ static int check_fence(struct consume *c, const struct ingest_kafka_part *p)
 	return RT_EDB;
 }
 
-static int hook_commit(void *ctx, const struct ingest_kafka_part *parts,
-		       size_t n)
+static int writer_check(void *ctx, struct store *st, struct corr_batch *b)
 {
 	struct consume *c = ctx;
 	int rc = 0;
 
-	for (size_t i = 0; i < n && !rc; i++)
-		if (!(rc = check_fence(c, &parts[i])))
-			rc = corr_batch_position(c->b, parts[i].topic,
-						 parts[i].partition,
-						 parts[i].next);
-	if (!rc && (rc = store_commit(c->st, c->b, &c->stats)))
-		fprintf(stderr, "revtrail consume: %s\n",
-			store_errmsg(c->st)[0] ? store_errmsg(c->st) :
-			rt_strerror(rc));
-	corr_batch_reset(c->b);
-	rt_arena_reset(&c->arena);
+	/* The slots' batches never change hands; their parts do not change
+	 * while the writer has the batch. */
+	for (int s = 0; s < 2; s++)
+		if (c->slot[s].b == b)
+			for (size_t i = 0; i < c->slot[s].nparts && !rc; i++)
+				rc = check_fence(st, &c->slot[s].parts[i]);
 	return rc;
+}
+
+/* Hands the batch to the writer (which first finishes the one before) and
+ * goes on filling the other. */
+static int hook_commit(void *ctx, const struct ingest_kafka_part *parts,
+		       size_t n)
+{
+	struct consume *c = ctx;
+	struct slot *s = &c->slot[c->cur];
+	int rc = 0;
+
+	if (n > s->cap) {
+		struct ingest_kafka_part *grown =
+			realloc(s->parts, n * sizeof(*grown));
+
+		if (!grown)
+			return RT_ENOMEM;
+		s->parts = grown;
+		s->cap = n;
+	}
+	memcpy(s->parts, parts, n * sizeof(*parts));
+	s->nparts = n;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = corr_batch_position(s->b, parts[i].topic,
+					 parts[i].partition, parts[i].next);
+	if (rc)
+		return rc;
+	if ((rc = store_writer_submit(c->w, s->b)))
+		return writer_failed(c, rc);
+	c->cur ^= 1;
+	corr_batch_reset(c->slot[c->cur].b);
+	rt_arena_reset(&c->arena);
+	return 0;
+}
+
+static int hook_durable(void *ctx, bool wait)
+{
+	struct consume *c = ctx;
+	int rc = wait ? store_writer_wait(c->w) : store_writer_done(c->w);
+
+	if (rc < 0)
+		return writer_failed(c, rc);
+	return wait ? 1 : rc;
+}
+
+static uint64_t tagged(const struct consume *c)
+{
+	return c->slot[0].b->tagged + c->slot[1].b->tagged;
 }
 
 /* ---- status ---------------------------------------------------------- */
@@ -180,7 +251,7 @@ static void status_line(struct consume *c, const struct ingest_kafka_lag *lag,
 
 	fprintf(stderr, "consume: %.0f msg/s, %" PRIu64 " messages, %" PRIu64
 		" records, %" PRIu64 " tagged, %" PRIu64 " rejects, ",
-		c->rate, s->messages, s->records, c->b->tagged, s->rejects);
+		c->rate, s->messages, s->records, tagged(c), s->rejects);
 	if (c->open_incidents >= 0)
 		fprintf(stderr, "%" PRId64 " incidents open, ",
 			c->open_incidents);
@@ -218,9 +289,11 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 		       size_t nlag, bool final)
 {
 	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
+	struct store_stats st;
 	char tmp[4096];
 	FILE *f;
 
+	store_writer_stats(c->w, &st);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", c->stats_path) >=
 	    (int)sizeof(tmp) || !(f = fopen(tmp, "w")))
 		return;
@@ -233,12 +306,11 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "records", (int64_t)s->records, true);
 	json_num(f, "rejects", (int64_t)s->rejects, true);
 	json_num(f, "redelivered_skipped", (int64_t)s->redelivered, true);
-	json_num(f, "tagged", (int64_t)c->b->tagged, true);
+	json_num(f, "tagged", (int64_t)tagged(c), true);
 	json_num(f, "batches", (int64_t)s->batches, true);
-	json_num(f, "events_new", (int64_t)c->stats.events_new, true);
-	json_num(f, "events_updated", (int64_t)c->stats.events_updated, true);
-	json_num(f, "incidents_opened", (int64_t)c->stats.incidents_opened,
-		 true);
+	json_num(f, "events_new", (int64_t)st.events_new, true);
+	json_num(f, "events_updated", (int64_t)st.events_updated, true);
+	json_num(f, "incidents_opened", (int64_t)st.incidents_opened, true);
 	json_num(f, "incidents_open", c->open_incidents, true);
 	json_num(f, "rebalances", (int64_t)s->rebalances, true);
 	json_num(f, "kafka_commit_errors", (int64_t)s->kafka_commit_errors,
@@ -285,12 +357,14 @@ static void report(struct consume *c, bool final)
 static void summary(struct consume *c, double secs)
 {
 	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
-	const struct store_stats *st = &c->stats;
+	struct store_stats stv;
+	const struct store_stats *st = &stv;
 
+	store_writer_stats(c->w, &stv);
 	fprintf(stderr, "consume: %" PRIu64 " messages in %.1f s (%.0f/s), %"
 		PRIu64 " records, %" PRIu64 " tagged, %" PRIu64 " rejected, %"
 		PRIu64 " redelivered and skipped\n", s->messages, secs,
-		secs > 0 ? s->messages / secs : 0.0, s->records, c->b->tagged,
+		secs > 0 ? s->messages / secs : 0.0, s->records, tagged(c),
 		s->rejects, s->redelivered);
 	fprintf(stderr, "consume: events %" PRIu64 " new, %" PRIu64
 		" updated; incidents %" PRIu64 " opened, %" PRIu64
@@ -562,14 +636,17 @@ static int setup(struct consume *c, struct consume_args *a)
 	a->io.defer_payload = !a->keep; /* an untagged kept event needs its
 					 * message */
 	if (!(c->in = ingest_new(&a->io)) ||
-	    !(c->b = corr_batch_new(a->keep))) {
+	    !(c->slot[0].b = corr_batch_new(a->keep)) ||
+	    !(c->slot[1].b = corr_batch_new(a->keep)) ||
+	    store_writer_new(c->st, &c->stats, &c->w)) {
 		fputs("revtrail consume: out of memory\n", stderr);
 		return CLI_FAIL;
 	}
+	store_writer_set_check(c->w, writer_check, c);
 	a->ko.in = c->in;
 	a->ko.arena = &c->arena;
 	a->ko.hooks = (struct ingest_kafka_hooks){
-		c, hook_stored_offset, hook_record, hook_commit };
+		c, hook_stored_offset, hook_record, hook_commit, hook_durable };
 	if (!(c->k = ingest_kafka_new(&a->ko, err, sizeof(err)))) {
 		fprintf(stderr, "revtrail consume: %s\n", err);
 		return CLI_USAGE;
@@ -600,8 +677,12 @@ int cmd_consume(int argc, char **argv)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 	}
+	store_writer_free(c.w);         /* its batches name the source's topics */
 	ingest_kafka_free(c.k);
-	corr_batch_free(c.b);
+	for (int i = 0; i < 2; i++) {
+		corr_batch_free(c.slot[i].b);
+		free(c.slot[i].parts);
+	}
 	ingest_free(c.in);
 	rt_arena_release(&c.arena);
 	store_close(c.ro);

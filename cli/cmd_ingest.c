@@ -148,16 +148,16 @@ static int flush(struct run *r)
 	return 0;
 }
 
-/* The writer owns r->stats while it commits: the progress line reads the
- * incidents counter without a lock (relaxed; a glance, not a figure). */
+/* The writer owns r->stats while it commits: the progress line reads a
+ * copy taken under the writer's lock. */
 static void progress(struct run *r)
 {
 	const struct ingest_stats *is = ingest_stats(r->in);
+	struct store_stats s;
 
+	store_writer_stats(r->w, &s);
 	cli_progress_tick(&r->progress, is->records, is->bytes,
-			  r->b->tagged + r->spare->tagged,
-			  __atomic_load_n(&r->stats.incidents_opened,
-					  __ATOMIC_RELAXED));
+			  r->b->tagged + r->spare->tagged, s.incidents_opened);
 }
 
 /* After a chunk, or after a pause in a pipe (no record since the last

@@ -11,9 +11,12 @@
  * - On assignment each partition starts at the database's next offset; a
  *   message below the next expected offset (a re-fetch after an offset
  *   reset, a redelivery) is skipped, so a batch is never applied twice.
- * - On revoke the pending batch is committed before the partitions go, and
- *   the Kafka commit is synchronous then, so the next owner starts exactly
- *   after it.
+ * - The caller may make a batch durable on a thread of its own (the
+ *   durable hook): the next batch is read meanwhile, and Kafka hears of a
+ *   batch only once the caller reports it written.
+ * - On revoke the pending batch is committed before the partitions go,
+ *   waiting for the caller's writer, and the Kafka commit is synchronous
+ *   then, so the next owner starts exactly after it.
  * - Batches are bounded by messages and by time since their first message,
  *   so a quiet topic still commits promptly.
  */
@@ -35,7 +38,8 @@ struct kpart {
 	bool assigned, at_end, in_batch;
 	int64_t expected;       /* next offset to process; -1 = unknown */
 	int64_t committed;      /* next offset in the database; -1 = unknown */
-	int64_t batch_start;    /* committed when the batch first touched it */
+	int64_t submitted;      /* ... once every batch handed over is written */
+	int64_t batch_start;    /* submitted when the batch first touched it */
 };
 
 struct ingest_kafka {
@@ -50,6 +54,8 @@ struct ingest_kafka {
 	size_t nparts, partcap;
 	struct kpart *last;     /* lookup cache: messages come in runs */
 	struct ingest_kafka_part *batch;   /* scratch for the commit hook */
+	struct ingest_kafka_part *inflight;   /* handed over, not yet durable */
+	size_t ninflight;
 
 	size_t batch_msgs, batch_bytes;
 	int64_t deadline_ms;    /* commit the batch at this time */
@@ -152,6 +158,9 @@ static struct kpart *part_get(struct ingest_kafka *k, const char *topic,
 		if (!(b = realloc(k->batch, cap * sizeof(*b))))
 			return NULL;
 		k->batch = b;
+		if (!(b = realloc(k->inflight, cap * sizeof(*b))))
+			return NULL;
+		k->inflight = b;
 		k->partcap = cap;
 	}
 	if (!(name = intern_topic(k, topic)))
@@ -159,7 +168,7 @@ static struct kpart *part_get(struct ingest_kafka *k, const char *topic,
 	p = &k->parts[k->nparts++];
 	*p = (struct kpart){ .topic = name, .partition = partition,
 			     .expected = -1, .committed = -1,
-			     .batch_start = -1 };
+			     .submitted = -1, .batch_start = -1 };
 	return k->last = p;
 }
 
@@ -387,6 +396,8 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 enum kafka_tell { TELL_ASYNC, TELL_SYNC, TELL_NONE };
 
 static int flush(struct ingest_kafka *k, enum kafka_tell tell);
+static void settle(struct ingest_kafka *k, enum kafka_tell tell);
+static int wait_durable(struct ingest_kafka *k);
 
 static int64_t start_offset(const struct ingest_kafka *k)
 {
@@ -408,6 +419,9 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 	char line[1024];
 	size_t len = 0;
 
+	/* The stored offsets read below must include the batch in flight. */
+	if (k->ninflight && !k->fatal && !wait_durable(k))
+		settle(k, TELL_ASYNC);
 	for (int i = 0; i < parts->cnt; i++) {
 		rd_kafka_topic_partition_t *tp = &parts->elems[i];
 		struct kpart *p = part_get(k, tp->topic, tp->partition);
@@ -430,7 +444,7 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 		tp->offset = next >= 0 ? next : start_offset(k);
 		p->assigned = true;
 		p->at_end = p->in_batch = false;
-		p->expected = p->committed = next;
+		p->expected = p->committed = p->submitted = next;
 		if (len < sizeof(line) - 64) {
 			int w = next >= 0 ?
 				snprintf(line + len, sizeof(line) - len,
@@ -558,6 +572,7 @@ void ingest_kafka_free(struct ingest_kafka *k)
 	free(k->topics);
 	free(k->parts);
 	free(k->batch);
+	free(k->inflight);
 	free(k);
 }
 
@@ -624,17 +639,19 @@ int ingest_kafka_start(struct ingest_kafka *k, char *err, size_t errsz)
 
 /* ---- batches --------------------------------------------------------- */
 
-/* Tells Kafka the first n entries of k->batch. */
-static void kafka_commit(struct ingest_kafka *k, size_t n, bool sync)
+/* Tells Kafka the n positions of parts. */
+static void kafka_commit(struct ingest_kafka *k,
+			 const struct ingest_kafka_part *parts, size_t n,
+			 bool sync)
 {
 	rd_kafka_topic_partition_list_t *l =
 		rd_kafka_topic_partition_list_new((int)n);
 	rd_kafka_resp_err_t e;
 
 	for (size_t i = 0; i < n; i++)
-		rd_kafka_topic_partition_list_add(l, k->batch[i].topic,
-						  k->batch[i].partition)->offset =
-			k->batch[i].next;
+		rd_kafka_topic_partition_list_add(l, parts[i].topic,
+						  parts[i].partition)->offset =
+			parts[i].next;
 	e = rd_kafka_commit(k->rk, l, sync ? 0 : 1);
 	if (sync && e && e != RD_KAFKA_RESP_ERR__NO_OFFSET) {
 		k->st.kafka_commit_errors++;
@@ -644,7 +661,62 @@ static void kafka_commit(struct ingest_kafka *k, size_t n, bool sync)
 	rd_kafka_topic_partition_list_destroy(l);
 }
 
-/* The database first, then Kafka. */
+static int db_failed(struct ingest_kafka *k, int rc)
+{
+	logf_(k, "database commit failed: %s; stopping, a restart resumes "
+	      "from the last committed batch", rt_strerror(rc));
+	return k->fatal = rc;
+}
+
+/* The batch in flight is durable: its offsets count as committed, and
+ * Kafka may hear of them now. */
+static void settle(struct ingest_kafka *k, enum kafka_tell tell)
+{
+	if (!k->ninflight)
+		return;
+	for (size_t i = 0; i < k->ninflight; i++) {
+		struct kpart *p = part_find(k, k->inflight[i].topic,
+					    k->inflight[i].partition);
+
+		if (p)
+			p->committed = k->inflight[i].next;
+	}
+	k->st.batches++;
+	if (tell != TELL_NONE)
+		kafka_commit(k, k->inflight, k->ninflight, tell == TELL_SYNC);
+	k->ninflight = 0;
+}
+
+/* Without waiting: settles the batch in flight once the caller has
+ * written it. */
+static int settle_if_durable(struct ingest_kafka *k)
+{
+	int rc;
+
+	if (!k->ninflight || !k->o.hooks.durable)
+		return 0;
+	rc = k->o.hooks.durable(k->o.hooks.ctx, false);
+	if (rc < 0)
+		return db_failed(k, rc);
+	if (rc == 1)
+		settle(k, TELL_ASYNC);
+	return 0;
+}
+
+/* Until the batch in flight is written; 0 or the failed commit's error. */
+static int wait_durable(struct ingest_kafka *k)
+{
+	int rc;
+
+	if (k->ninflight && k->o.hooks.durable &&
+	    (rc = k->o.hooks.durable(k->o.hooks.ctx, true)) < 0)
+		return db_failed(k, rc);
+	return 0;
+}
+
+/* Hands the pending batch over: the database first, then Kafka. With
+ * TELL_ASYNC it may still be in flight on return; otherwise it (and any
+ * batch before it) is durable and Kafka is told as asked. */
 static int flush(struct ingest_kafka *k, enum kafka_tell tell)
 {
 	size_t n = 0;
@@ -662,24 +734,27 @@ static int flush(struct ingest_kafka *k, enum kafka_tell tell)
 			.start = p->batch_start, .next = p->expected };
 	}
 	k->batch_msgs = k->batch_bytes = 0;
-	if (!n)
-		return 0;
-	if ((rc = k->o.hooks.commit(k->o.hooks.ctx, k->batch, n))) {
-		logf_(k, "database commit failed: %s; stopping, a restart "
-		      "resumes from the last committed batch", rt_strerror(rc));
-		return k->fatal = rc;
-	}
-	for (size_t i = 0; i < k->nparts; i++) {
-		struct kpart *p = &k->parts[i];
+	if (n) {
+		if ((rc = k->o.hooks.commit(k->o.hooks.ctx, k->batch, n)))
+			return db_failed(k, rc);
+		/* The commit hook waited for the batch before this one. */
+		settle(k, tell == TELL_NONE ? TELL_NONE : TELL_ASYNC);
+		for (size_t i = 0; i < k->nparts; i++) {
+			struct kpart *p = &k->parts[i];
 
-		if (p->in_batch) {
-			p->committed = p->expected;
-			p->in_batch = false;
+			if (p->in_batch) {
+				p->submitted = p->expected;
+				p->in_batch = false;
+			}
 		}
+		memcpy(k->inflight, k->batch, n * sizeof(*k->batch));
+		k->ninflight = n;
 	}
-	k->st.batches++;
-	if (tell != TELL_NONE)
-		kafka_commit(k, n, tell == TELL_SYNC);
+	if (k->o.hooks.durable && tell == TELL_ASYNC)
+		return 0;
+	if ((rc = wait_durable(k)))
+		return rc;
+	settle(k, tell);
 	return 0;
 }
 
@@ -759,7 +834,7 @@ static int handle_message(struct ingest_kafka *k, const rd_kafka_message_t *m)
 	}
 	if (!p->in_batch) {
 		p->in_batch = true;
-		p->batch_start = p->committed;
+		p->batch_start = p->submitted;
 	}
 	if (!k->batch_msgs++)
 		k->deadline_ms = now_ms() + k->o.batch_ms;
@@ -806,7 +881,7 @@ int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
 			if (rc && !k->fatal)
 				k->fatal = rc;
 		}
-		if (k->fatal)
+		if (k->fatal || settle_if_durable(k))
 			return k->fatal;
 		probe(k);
 		now = now_ms();

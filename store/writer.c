@@ -12,6 +12,10 @@
  * asks (store.c): never two threads in it at once. Between batches the
  * writer also does the store's idle work (store_idle: copying the WAL back
  * into the database), which a wait waits for too.
+ *
+ * A commit's counters go to a local store_stats first and are added to the
+ * caller's under the mutex, so store_writer_stats can read them while a
+ * commit runs (consume's status line does).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +26,8 @@
 struct store_writer {
 	struct store *st;
 	struct store_stats *stats;
+	store_writer_check_fn check;    /* before each commit, or NULL */
+	void *check_ctx;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -33,13 +39,36 @@ struct store_writer {
 	bool quit;
 };
 
+static void stats_add(struct store_stats *to, const struct store_stats *from)
+{
+	_Static_assert(sizeof(*to) == 9 * sizeof(uint64_t),
+		       "a new store_stats counter is added here too");
+	to->batches += from->batches;
+	to->events_new += from->events_new;
+	to->events_updated += from->events_updated;
+	to->revisions += from->revisions;
+	to->incidents_opened += from->incidents_opened;
+	to->incidents_updated += from->incidents_updated;
+	to->incidents_merged += from->incidents_merged;
+	to->recomputed += from->recomputed;
+	to->events_no_release += from->events_no_release;
+}
+
 /* With w->mu held: the job, or else the idle work, outside the lock. */
 static void writer_step(struct store_writer *w)
 {
 	if (w->job) {
+		struct store_stats s = { 0 };
+		int err = 0;
+
 		pthread_mutex_unlock(&w->mu);
-		int err = store_commit(w->st, w->job, w->stats);
+		if (w->check)
+			err = w->check(w->check_ctx, w->st, w->job);
+		if (!err)
+			err = store_commit(w->st, w->job, &s);
 		pthread_mutex_lock(&w->mu);
+		if (!err)
+			stats_add(w->stats, &s);
 		w->err = err;
 		w->job = NULL;
 		/* Idle only when nobody waits: a reader blocked on this
@@ -125,6 +154,32 @@ int store_writer_wait(struct store_writer *w)
 	err = idle_locked(w, true);
 	pthread_mutex_unlock(&w->mu);
 	return err;
+}
+
+void store_writer_set_check(struct store_writer *w, store_writer_check_fn fn,
+			    void *ctx)
+{
+	pthread_mutex_lock(&w->mu);
+	w->check = fn;
+	w->check_ctx = ctx;
+	pthread_mutex_unlock(&w->mu);
+}
+
+int store_writer_done(struct store_writer *w)
+{
+	int rc;
+
+	pthread_mutex_lock(&w->mu);
+	rc = w->err ? w->err : !w->job;
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
+void store_writer_stats(struct store_writer *w, struct store_stats *out)
+{
+	pthread_mutex_lock(&w->mu);
+	*out = *w->stats;
+	pthread_mutex_unlock(&w->mu);
 }
 
 int store_writer_submit(struct store_writer *w, struct corr_batch *b)

@@ -88,6 +88,18 @@ int store_writer_new(struct store *st, struct store_stats *stats,
 int store_writer_submit(struct store_writer *w, struct corr_batch *b);
 /* Waits for the batch in flight; returns the error of the last commit. */
 int store_writer_wait(struct store_writer *w);
+/* Without waiting: 1 when no batch is in flight (every submitted batch is
+ * committed), 0 while one is, or the error of a failed commit. */
+int store_writer_done(struct store_writer *w);
+/* A copy of the counters, safe while a commit runs. */
+void store_writer_stats(struct store_writer *w, struct store_stats *out);
+/* Runs on the writer thread before each commit, with the store (e.g. to
+ * check that the database is where the batch expects it); an error fails
+ * that commit as store_commit's would. Set it before the first submit. */
+typedef int (*store_writer_check_fn)(void *ctx, struct store *st,
+				     struct corr_batch *b);
+void store_writer_set_check(struct store_writer *w, store_writer_check_fn fn,
+			    void *ctx);
 /* Waits, ends the thread, frees. Accepts NULL. */
 void store_writer_free(struct store_writer *w);
 

@@ -9,7 +9,9 @@
 # mixed: exporter Events, Fluent Bit and Vector logs, 30% of the logs
 # untagged) messages with kcat, then times `revtrail consume -e` from the
 # first assignment to the last commit, into a fresh SQLite database.
-# Prints messages/s and MB/s; the broker is stopped at exit.
+# Prints messages/s and MB/s, then runs `revtrail ingest` on the same
+# message values from a file (one per line) and prints consume's rate as a
+# ratio of ingest's; the broker is stopped at exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -31,9 +33,11 @@ timeout 900 kcat -P -b "$BS" -t bench -K '	' -X linger.ms=50 \
 	-X compression.codec=lz4 -l "$W/msgs.tsv"
 t1=$(date +%s.%N)
 echo "bench: produced in $(echo "$t1 - $t0" | bc) s"
+cut -f2- "$W/msgs.tsv" >"$W/values.ndjson"
 rm -f "$W/msgs.tsv"
 
 t0=$(date +%s.%N)
+/usr/bin/time -f '%U %S' -o "$W/consume.cpu" \
 timeout 1800 "$REVTRAIL" consume -b "$BS" -t bench -G bench --db "$W/bench.db" \
 	-e --status-interval 10 --stats-json "$W/stats.json" ${BENCH_ARGS:-} \
 	2>"$W/consume.err"
@@ -46,3 +50,14 @@ printf 'bench: %s messages in %.1f s (wall, incl. group join): %.0f msg/s, %.1f 
 	"$msgs" "$secs" "$(echo "$msgs / $secs" | bc -l)" \
 	"$(echo "$bytes / $secs / 1048576" | bc -l)"
 echo "bench: events $(sqlite3 "$W/bench.db" 'SELECT count(*) FROM events'), incidents $(sqlite3 "$W/bench.db" 'SELECT count(*) FROM incidents'), db $(du -m "$W/bench.db" | cut -f1) MB"
+
+# The same values from a file: the target is consume >= 0.8x ingest.
+/usr/bin/time -f '%e %U %S' -o "$W/ingest.time" \
+	"$REVTRAIL" ingest --db "$W/file.db" "$W/values.ndjson" 2>"$W/ingest.err"
+read -r isecs iu is <"$W/ingest.time"
+read -r cu cs <"$W/consume.cpu"
+printf 'bench: ingest of the same values from a file: %.1f s, %.0f msg/s\n' \
+	"$isecs" "$(echo "$msgs / $isecs" | bc -l)"
+printf 'bench: consume/ingest: %.2fx msg/s (wall), cpu %.1f s vs %.1f s\n' \
+	"$(echo "$isecs / $secs" | bc -l)" "$(echo "$cu + $cs" | bc -l)" \
+	"$(echo "$iu + $is" | bc -l)"
