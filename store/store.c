@@ -446,6 +446,10 @@ int store_open(const char *path, unsigned flags, const struct store_opts *o,
 	}
 	st->flags = flags;
 	rt_arena_init(&st->scratch);
+	if ((rc = store_lock(path, &st->lock, err, errlen))) {
+		store_close(st);
+		return rc;
+	}
 	if (o) {
 		st->rules = o->rules;
 		st->log = o->log;
@@ -493,6 +497,7 @@ void store_close(struct store *st)
 		sqlite3_finalize(st->st[i]);
 	if (st->db)
 		sqlite3_close(st->db);
+	store_unlock(st->lock);           /* after the last write */
 	corr_registry_free(st->reg);
 	rt_arena_release(&st->scratch);
 	store_intern_release(&st->intern);

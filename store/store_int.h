@@ -75,6 +75,7 @@ struct store {
 	int wal_frames;                   /* in the WAL after the last commit */
 	char errmsg[512];
 	struct store_reader *rd;          /* read.c: limits of a reader */
+	struct store_lock *lock;          /* lock.c: this writer's, or NULL */
 
 	struct rt_arena scratch;          /* reset per commit */
 	struct store_intern intern;
@@ -93,6 +94,14 @@ struct store {
 	struct store_stats pending;
 	struct store_objmap objs;
 };
+
+/* lock.c: one writer per database (a flock on PATH.lock). 0, or RT_EIO /
+ * RT_ENOMEM / RT_EDB (another writer holds it) with err set; *out stays
+ * NULL when the path is not a file. store_unlock accepts NULL. */
+struct store_lock;
+int store_lock(const char *path, struct store_lock **out, char *err,
+	       size_t errlen);
+void store_unlock(struct store_lock *l);
 
 /* util.c */
 const char *store_intern(struct store_intern *in, const char *p, size_t n);
