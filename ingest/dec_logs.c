@@ -5,8 +5,15 @@
  *
  * CRI content and docker `log` strings are often JSON themselves
  * (`... stdout F {"level":"error","msg":"db timeout"}`); their message is
- * taken from msg/message/log/error/err by a small allocation-free scanner
- * rather than cJSON, because that path runs once per container log line.
+ * taken from msg/message/log by a small allocation-free scanner rather than
+ * cJSON, because that path runs once per container log line.
+ *
+ * Structured loggers put the error beside the message, not in it: zap and
+ * logrus in "error", slog in "err", controllers in "reason", Python's JSON
+ * formatters in "exc_info", Java encoders in "stack_trace" or an "error"
+ * object ({"type":..,"message":..}), ECS in "error.type"/"error.message".
+ * The rules read one message, so those causes are joined to it
+ * ("msg: cause: cause"), best first, each once.
  */
 #include <math.h>
 #ifdef __SSE2__
@@ -22,12 +29,26 @@ const struct rt_str ing_stream_names[2] = {
 	RT_STR_LIT("stdout"), RT_STR_LIT("stderr"),
 };
 
-/* The keys a message or a level is read from, best first. */
+/* The keys a message, a cause or a level is read from, best first. */
 static const char *const msg_keys[] = {
-	"msg", "message", "log", "error", "err", NULL,
+	"msg", "message", "log", "MESSAGE", "Message", "@m", "@mt", NULL,
+};
+static const char *const cause_keys[] = {
+	"error", "err", "error.type", "error.message", "exception", "exc_info",
+	"reason", "stack_trace", "error.stack_trace", "stack", "@x", "thrown",
+	NULL,
+};
+/* Inside an error object: what it is, then what it says. */
+static const char *const obj_type_keys[] = {
+	"type", "name", "class", "kind", NULL,
+};
+static const char *const obj_msg_keys[] = {
+	"message", "msg", "localizedMessage", "reason", "stack", "stack_trace",
+	NULL,
 };
 static const char *const level_keys[] = {
-	"level", "severity", "lvl", "levelname", "loglevel", "log.level", NULL,
+	"level", "severity", "lvl", "levelname", "loglevel", "log.level", "@l",
+	NULL,
 };
 static const char *const time_keys[] = {
 	"time", "ts", "timestamp", "@timestamp", "time_local", "date", NULL,
@@ -180,11 +201,11 @@ bad:
 	return false;
 }
 
-/* Every key of both lists is 2 to 9 bytes and starts with one of these:
- * most members of a JSON log line are rejected on that alone. */
+/* Every key of the lists above is 2 to 17 bytes and starts with one of
+ * these: most members of a JSON log line are rejected on that alone. */
 static bool maybe_key(const char *k, size_t kn)
 {
-	return kn >= 2 && kn <= 9 && strchr("mlesrt", k[0]);
+	return kn >= 2 && kn <= 17 && strchr("mlesrt@M", k[0]);
 }
 
 static int key_rank(const char *const *keys, const char *k, size_t kn)
@@ -212,26 +233,6 @@ static struct rt_str level_num(double v)
 	return RT_STR_LIT("trace");
 }
 
-/* Go and zap loggers put the cause beside the message
- * ({"msg":"cannot connect","error":"dial tcp ...: connection refused"}):
- * the rules need both, so the message becomes "msg: error". */
-static struct rt_str join_cause(struct dec_ctx *d, struct rt_str msg,
-				struct rt_str cause)
-{
-	char *p;
-
-	if (!cause.n || !msg.n)
-		return msg.n ? msg : cause;
-	p = rt_arena_alloc(d->arena, msg.n + 2 + cause.n + 1);
-	if (!p)
-		return msg;
-	memcpy(p, msg.p, msg.n);
-	memcpy(p + msg.n, ": ", 2);
-	memcpy(p + msg.n + 2, cause.p, cause.n);
-	p[msg.n + 2 + cause.n] = '\0';
-	return rt_str_make(p, msg.n + 2 + cause.n);
-}
-
 static struct rt_str chomp(struct rt_str s)
 {
 	while (s.n && (s.p[s.n - 1] == '\n' || s.p[s.n - 1] == '\r'))
@@ -239,19 +240,130 @@ static struct rt_str chomp(struct rt_str s)
 	return s;
 }
 
-/* Index of the first cause key in msg_keys: keys before it are messages. */
-#define MSG_KEY_CAUSE 3
+/* A record's causes, best first; a few are plenty, the rest is noise. */
+#define MAX_CAUSES 4
+struct causes {
+	struct rt_str v[MAX_CAUSES];
+	int rank[MAX_CAUSES], n;
+};
+
+static void cause_add(struct causes *c, int rank, struct rt_str v)
+{
+	int i;
+
+	v = chomp(v);
+	if (!v.p || !v.n || (c->n == MAX_CAUSES && rank >= c->rank[c->n - 1]))
+		return;
+	if (c->n == MAX_CAUSES)
+		c->n--;
+	for (i = c->n; i > 0 && c->rank[i - 1] > rank; i--) {
+		c->v[i] = c->v[i - 1];
+		c->rank[i] = c->rank[i - 1];
+	}
+	c->v[i] = v;
+	c->rank[i] = rank;
+	c->n++;
+}
+
+static bool contains(struct rt_str hay, struct rt_str needle)
+{
+	return hay.n >= needle.n && memmem(hay.p, hay.n, needle.p, needle.n);
+}
 
 /*
- * content holds a JSON object: its msg-like member (joined with an error
- * member beside it) becomes the message and its level the record's type.
+ * "msg: cause: cause", skipping a cause the text already holds (an error
+ * repeated in the message, a message repeated in its stack trace). With no
+ * message the causes alone; with neither, RT_STR_NULL.
+ */
+static struct rt_str join_causes(struct dec_ctx *d, struct rt_str msg,
+				 const struct causes *c)
+{
+	struct rt_str keep[MAX_CAUSES];
+	size_t len = msg.n, nk = 0, at;
+	char *p;
+
+	for (int i = 0; i < c->n; i++) {
+		bool dup = msg.n && contains(msg, c->v[i]);
+
+		for (size_t k = 0; k < nk && !dup; k++)
+			dup = contains(keep[k], c->v[i]);
+		if (!dup) {
+			keep[nk++] = c->v[i];
+			len += c->v[i].n + 2;
+		}
+	}
+	if (!nk)
+		return msg;
+	if (!msg.n && nk == 1)
+		return keep[0];
+	p = rt_arena_alloc(d->arena, len + 1);
+	if (!p)
+		return msg.n ? msg : keep[0];
+	if (msg.n)
+		memcpy(p, msg.p, msg.n);
+	at = msg.n;
+	for (size_t k = 0; k < nk; k++) {
+		if (at) {
+			memcpy(p + at, ": ", 2);
+			at += 2;
+		}
+		memcpy(p + at, keep[k].p, keep[k].n);
+		at += keep[k].n;
+	}
+	p[at] = '\0';
+	return rt_str_make(p, at);
+}
+
+/* "type: message" of an error object's parts, or whichever it has. */
+static struct rt_str type_and_message(struct dec_ctx *d, struct rt_str type,
+				      struct rt_str msg)
+{
+	struct causes c = { .n = 0 };
+
+	cause_add(&c, 0, msg);
+	return join_causes(d, chomp(type), &c);
+}
+
+/* The object member at s is an error object: its type and message. */
+static struct rt_str scan_error_obj(struct dec_ctx *d, const char *p, size_t n)
+{
+	struct jscan s = { p, n, 1 };
+	struct jmember m = { 0 }, type = { 0 }, msg = { 0 };
+	int trank = 100, mrank = 100, r;
+	bool bad = false;
+
+	while (js_member(&s, &m, &bad)) {
+		if (m.kind != JV_STR || !m.valn)
+			continue;
+		if ((r = key_rank(obj_type_keys, m.key, m.keyn)) >= 0 && r < trank) {
+			trank = r;
+			type = m;
+		}
+		if ((r = key_rank(obj_msg_keys, m.key, m.keyn)) >= 0 && r < mrank) {
+			mrank = r;
+			msg = m;
+		}
+	}
+	if (bad)
+		return RT_STR_NULL;
+	return type_and_message(d,
+		type.valn ? ing_json_unescape(d->arena, type.val, type.valn) :
+			    RT_STR_NULL,
+		msg.valn ? ing_json_unescape(d->arena, msg.val, msg.valn) :
+			   RT_STR_NULL);
+}
+
+/*
+ * content holds a JSON object: its msg-like member, joined with the causes
+ * beside it, becomes the message and its level the record's type.
  * Anything else leaves rec as it is.
  */
 static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 			 struct rt_str content)
 {
 	struct jscan s = { content.p, content.n, 0 };
-	struct jmember m = { 0 }, best = { 0 }, lvl = { 0 }, cause = { 0 };
+	struct jmember m = { 0 }, best = { 0 }, lvl = { 0 };
+	struct causes c = { .n = 0 };
 	int rank = 100, r;
 	bool bad = false, have_lvl = false;
 
@@ -263,13 +375,17 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 		if (!maybe_key(m.key, m.keyn))
 			continue;
 		if (m.kind == JV_STR && m.valn &&
-		    (r = key_rank(msg_keys, m.key, m.keyn)) >= 0) {
-			if (r >= MSG_KEY_CAUSE && !cause.valn)
-				cause = m;
-			if (r < rank) {
-				rank = r;
-				best = m;
-			}
+		    (r = key_rank(msg_keys, m.key, m.keyn)) >= 0 && r < rank) {
+			rank = r;
+			best = m;
+		}
+		if ((r = key_rank(cause_keys, m.key, m.keyn)) >= 0) {
+			if (m.kind == JV_STR && m.valn)
+				cause_add(&c, r, ing_json_unescape(d->arena,
+							m.val, m.valn));
+			else if (m.kind == JV_OTHER && m.val[0] == '{')
+				cause_add(&c, r, scan_error_obj(d, m.val,
+								m.valn));
 		}
 		if (!have_lvl && m.kind != JV_OTHER &&
 		    key_rank(level_keys, m.key, m.keyn) >= 0) {
@@ -279,14 +395,15 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 	}
 	if (bad)
 		return;
-	if (rank < 100) {
-		struct rt_str msg = ing_json_unescape(d->arena, best.val, best.valn);
+	if (rank < 100 || c.n) {
+		struct rt_str msg = rank < 100 ? chomp(ing_json_unescape(
+					d->arena, best.val, best.valn)) :
+					RT_STR_NULL;
 
-		if (msg.p && rank < MSG_KEY_CAUSE && cause.valn)
-			msg = join_cause(d, chomp(msg), chomp(
-				ing_json_unescape(d->arena, cause.val, cause.valn)));
+		if (rank == 100 || msg.p)
+			msg = join_causes(d, msg, &c);
 		if (msg.p)
-			rec->message = chomp(msg);
+			rec->message = msg;
 	}
 	if (have_lvl && lvl.kind == JV_STR)
 		rec->type = ing_json_unescape(d->arena, lvl.val, lvl.valn);
@@ -294,21 +411,17 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 		rec->type = level_num(strtod(lvl.val, NULL));
 }
 
-/* Whether the '"' at p[at] opens a member named "error" or "err". */
+/* Whether the '"' at p[at] opens a member named after a cause. */
 static bool cause_key_at(const char *p, size_t n, size_t at)
 {
-	size_t i = at + 4;
+	size_t i = at + 1, k = i;
 
-	if (n - at < 5 || memcmp(p + at, "\"err", 4) != 0)
-		return false;
-	if (n - i >= 3 && !memcmp(p + i, "or\"", 3))
-		i += 3;
-	else if (p[i] == '"')
+	while (i < n && i - k <= 17 && p[i] != '"' && p[i] != '\\')
 		i++;
-	else
+	if (i >= n || p[i] != '"' || key_rank(cause_keys, p + k, i - k) < 0)
 		return false;
-	while (i < n && ing_is_space(p[i]))
-		i++;
+	for (i++; i < n && ing_is_space(p[i]); i++)
+		;
 	return i < n && p[i] == ':';
 }
 
@@ -326,7 +439,9 @@ static bool deferrable(struct rt_str content)
 
 #ifdef __SSE2__
 	const __m128i bs = _mm_set1_epi8('\\'), q = _mm_set1_epi8('"'),
-		      e = _mm_set1_epi8('e');
+		      e = _mm_set1_epi8('e'), r = _mm_set1_epi8('r'),
+		      st = _mm_set1_epi8('s'), at = _mm_set1_epi8('@'),
+		      t = _mm_set1_epi8('t');
 
 	for (; i + 17 <= n; i += 16) {
 		__m128i v0 = _mm_loadu_si128((const __m128i *)(p + i));
@@ -335,8 +450,14 @@ static bool deferrable(struct rt_str content)
 
 		if (_mm_movemask_epi8(_mm_cmpeq_epi8(v0, bs)))
 			return false;
+		__m128i first = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v1, e), _mm_cmpeq_epi8(v1, r)),
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v1, st),
+						  _mm_cmpeq_epi8(v1, at)),
+				     _mm_cmpeq_epi8(v1, t)));
+
 		m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
-			_mm_cmpeq_epi8(v0, q), _mm_cmpeq_epi8(v1, e)));
+			_mm_cmpeq_epi8(v0, q), first));
 		for (; m; m &= m - 1)
 			if (cause_key_at(p, n, i + (unsigned)__builtin_ctz(m)))
 				return false;
@@ -549,15 +670,34 @@ static void labels(struct dec_ctx *d, struct rt_record *rec,
 	take_str(d, &rec->chart, dec_json_get(lab, "helm.sh/chart"));
 }
 
-static struct rt_str json_cause(struct dec_ctx *d, const cJSON *root)
+static struct rt_str first_str(struct dec_ctx *d, const cJSON *obj,
+			       const char *const *keys)
 {
-	for (int i = MSG_KEY_CAUSE; msg_keys[i]; i++) {
-		const cJSON *it = dec_json_get(root, msg_keys[i]);
+	for (int i = 0; keys[i]; i++) {
+		const cJSON *it = dec_json_get(obj, keys[i]);
 
 		if (cJSON_IsString(it) && it->valuestring[0])
-			return chomp(dec_json_str(d, it));
+			return dec_json_str(d, it);
 	}
 	return RT_STR_NULL;
+}
+
+/* The message, joined with the causes beside it (see the top). */
+static struct rt_str json_message(struct dec_ctx *d, const cJSON *root)
+{
+	struct causes c = { .n = 0 };
+
+	for (int i = 0; cause_keys[i]; i++) {
+		const cJSON *it = dec_json_get(root, cause_keys[i]);
+
+		if (cJSON_IsString(it))
+			cause_add(&c, i, dec_json_str(d, it));
+		else if (cJSON_IsObject(it))
+			cause_add(&c, i, type_and_message(d,
+				first_str(d, it, obj_type_keys),
+				first_str(d, it, obj_msg_keys)));
+	}
+	return join_causes(d, chomp(first_str(d, root, msg_keys)), &c);
 }
 
 /* The fields every JSON log shape shares: message, level, time, stream. */
@@ -565,18 +705,12 @@ static void common_fields(struct dec_ctx *d, struct rt_record *rec,
 			  const cJSON *root)
 {
 	const cJSON *it;
+	struct rt_str msg;
 	int64_t ts;
 
-	for (int i = 0; msg_keys[i]; i++) {
-		it = dec_json_get(root, msg_keys[i]);
-		if (cJSON_IsString(it) && it->valuestring[0]) {
-			rec->message = chomp(dec_json_str(d, it));
-			if (i < MSG_KEY_CAUSE)
-				rec->message = join_cause(d, rec->message,
-							  json_cause(d, root));
-			break;
-		}
-	}
+	msg = json_message(d, root);
+	if (msg.p && msg.n)
+		rec->message = msg;
 	for (int i = 0; level_keys[i]; i++) {
 		it = dec_json_get(root, level_keys[i]);
 		if (cJSON_IsString(it) && it->valuestring[0]) {

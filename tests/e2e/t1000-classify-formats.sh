@@ -72,6 +72,17 @@ like "$(q "$T/fv.jsonl" '.[0].tags')" 'migration_dirty' "dirty schema version"
 like "$(q "$T/fv.jsonl" '.[1].tags')" 'dns_failure' "no such host"
 is "$(q "$T/fv.jsonl" '.[1].fields.namespace')" '"prod"' "Vector pod_namespace"
 
+# Structured loggers keep the error beside the message: reason, an error
+# object, ECS's error.* keys, a Python traceback.
+run_rt classify --all "$F/json-causes.ndjson"
+cp "$OUT" "$T/causes.jsonl"
+is "$(q "$T/causes.jsonl" '[.[].format] | unique')" '["json"]' "JSON application logs"
+is "$(q "$T/causes.jsonl" '[.[] | .tags | join(",")]')" \
+	'["configmap_not_found","dns_failure","db_auth_failed","dependency_refused","",""]' \
+	"errors in reason, error.*, an error object, exc_info; not in benign ones"
+is "$(q "$T/causes.jsonl" '.[0].message')" \
+	'"Reconciler error: configmap \"orders-config\" not found"' "the reason joins the message"
+
 run_rt classify --all --release prod/payments-api "$F/helm-history.json"
 cp "$OUT" "$T/hist.jsonl"
 is "$(q "$T/hist.jsonl" '[.[0].format, (.[0].revisions | map(.revision))]')" '["helm-history",[47,48,49]]' \

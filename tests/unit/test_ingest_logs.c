@@ -269,6 +269,49 @@ static void test_generic_json(void)
 	collect_reset(&C);
 }
 
+/* The fields structured loggers put errors in, beside the message. */
+static void test_json_causes(void)
+{
+	static const char in[] =
+		"{\"level\":\"error\",\"msg\":\"Reconciler error\",\"reason\":\"configmap \\\"web\\\" not found\"}\n"
+		"{\"message\":\"request failed\",\"error\":{\"type\":\"java.net.UnknownHostException\",\"message\":\"db\"}}\n"
+		"{\"levelname\":\"ERROR\",\"message\":\"db down\",\"exc_info\":\"Traceback (most recent call last):\\nOperationalError: refused\"}\n"
+		"{\"log.level\":\"error\",\"message\":\"query failed\",\"error.type\":\"PSQLException\",\"error.message\":\"auth failed\"}\n"
+		"{\"level\":50,\"msg\":\"boom\",\"err\":{\"type\":\"Error\",\"message\":\"connect ECONNREFUSED\",\"stack\":\"Error: connect ECONNREFUSED\\n at x\"}}\n"
+		"{\"level\":\"info\",\"msg\":\"retry ok\",\"error\":\"\",\"reason\":\"retry ok\"}\n"
+		"{\"@mt\":\"Request failed\",\"@l\":\"Error\",\"@x\":\"SocketException (111): Connection refused\"}\n"
+		"{\"reason\":\"BackOff\",\"error\":\"dial tcp: refused\",\"exception\":\"dial tcp: refused\"}\n"
+		"2024-05-01T10:15:13Z stderr F {\"msg\":\"sync failed\",\"reason\":\"secret \\\"tls\\\" not found\"}\n";
+	struct ingest *ing = RUN(NULL, "-", in);
+
+	is_int(C.n, 9, "causes: nine records");
+	is_str(C.rec[0].message, "Reconciler error: configmap \"web\" not found",
+	       "causes: reason joined");
+	is_str(C.rec[1].message,
+	       "request failed: java.net.UnknownHostException: db",
+	       "causes: error object, type and message");
+	is_str(C.rec[2].message,
+	       "db down: Traceback (most recent call last):\nOperationalError: refused",
+	       "causes: exc_info");
+	is_str(C.rec[3].message, "query failed: PSQLException: auth failed",
+	       "causes: ECS flat keys, type first");
+	is_str(C.rec[4].message, "boom: Error: connect ECONNREFUSED",
+	       "causes: pino err object, its message before its stack");
+	is_str(C.rec[4].type, "error", "causes: level kept");
+	is_str(C.rec[5].message, "retry ok",
+	       "causes: empty and repeated ones dropped");
+	is_str(C.rec[6].message,
+	       "Request failed: SocketException (111): Connection refused",
+	       "causes: Serilog template and exception");
+	is_str(C.rec[6].type, "Error", "causes: Serilog level");
+	is_str(C.rec[7].message, "dial tcp: refused: BackOff",
+	       "causes: no message, causes best first, each once");
+	is_str(C.rec[8].message, "sync failed: secret \"tls\" not found",
+	       "causes: a CRI payload's reason");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
 static void test_text_times(void)
 {
 	static const char in[] =
@@ -303,7 +346,7 @@ static void test_text_times(void)
 /* defer_payload: which JSON payloads wait, and what undeferring gives. */
 struct deferred {
 	int n, deferred;
-	char msg[8][128], type[8][16];
+	char msg[10][128], type[10][16];
 };
 
 static int undefer_cb(void *ctx, struct rt_record *rec)
@@ -311,7 +354,7 @@ static int undefer_cb(void *ctx, struct rt_record *rec)
 	struct deferred *d = ctx;
 	struct rt_arena a;
 
-	if (d->n == 8)
+	if (d->n == 10)
 		return 0;
 	rt_arena_init(&a);
 	if (rec->flags & RT_REC_DEFERRED) {
@@ -338,6 +381,8 @@ static void test_deferred(void)
 		"2024-05-01T10:15:15Z stderr F {\"msg\":\"configmap \\\"x\\\" not found\",\"lvl\":\"warn\"}\n"
 		"2024-05-01T10:15:16Z stdout F plain text, nothing to defer\n"
 		"2024-05-01T10:15:16Z stdout F {\"level\":\"error\",\"msg\":\"cannot connect\",\"err\" : \"refused\"}\n"
+		"2024-05-01T10:15:16Z stdout F {\"msg\":\"sync failed\",\"stream\":\"a\",\"reason\":\"timeout\"}\n"
+		"2024-05-01T10:15:16Z stdout F {\"msg\":\"ok\",\"stream\":\"a\",\"source\":\"b\",\"type\":\"c\"}\n"
 		"{\"log\":\"{\\\"level\\\":\\\"info\\\",\\\"message\\\":\\\"ready\\\"}\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:15:17Z\"}\n";
 	struct ingest_opts o = { .defer_payload = true };
 	struct ingest *in = ingest_new(&o);
@@ -347,9 +392,9 @@ static void test_deferred(void)
 	rt_arena_init(&a);
 	ingest_feed(in, "x.log", text, sizeof(text) - 1, &a, undefer_cb, &d);
 	ingest_finish(in, "x.log", &a, undefer_cb, &d);
-	is_int(d.n, 6, "six records");
-	is_int(d.deferred, 1 << 0 | 1 << 5, "deferred: the plain payloads "
-	       "(a cause to join, an escape or no JSON decode at once)");
+	is_int(d.n, 8, "eight records");
+	is_int(d.deferred, 1 << 0 | 1 << 6 | 1 << 7, "deferred: the plain "
+	       "payloads (a cause to join, an escape or no JSON decode at once)");
 	is_str(d.msg[0], "dial tcp: connection refused", "undeferred message");
 	is_str(d.type[0], "error", "undeferred level");
 	is_str(d.msg[1], "cannot connect: dial tcp: connection refused",
@@ -358,8 +403,10 @@ static void test_deferred(void)
 	is_str(d.type[2], "warn", "its level");
 	is_str(d.msg[3], "plain text, nothing to defer", "text as it was");
 	is_str(d.msg[4], "cannot connect: refused", "a spaced cause key too");
-	is_str(d.msg[5], "ready", "a docker line's payload, undeferred");
-	is_str(d.type[5], "info", "and its level");
+	is_str(d.msg[5], "sync failed: timeout", "a reason joined at once");
+	is_str(d.msg[6], "ok", "keys that only look like causes wait");
+	is_str(d.msg[7], "ready", "a docker line's payload, undeferred");
+	is_str(d.type[7], "info", "and its level");
 	ingest_free(in);
 	rt_arena_release(&a);
 }
@@ -372,6 +419,7 @@ int main(void)
 	test_fluentbit();
 	test_vector();
 	test_generic_json();
+	test_json_causes();
 	test_text_times();
 	test_deferred();
 	return done_testing();
