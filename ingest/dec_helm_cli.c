@@ -262,9 +262,148 @@ static bool helm_debug_line(struct span s)
 	return m && m - s.p < 40 && line_has(s, ": [debug] ");
 }
 
+/* Commands whose release the output that follows is about. */
+static bool runs_operation(struct span cmd)
+{
+	static const char *const cmds[] = {
+		"install", "upgrade", "rollback", "uninstall", "delete", "del",
+		"un", "test",
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (span_is(cmd, cmds[i]))
+			return true;
+	return false;
+}
+
+static struct span str_span(struct rt_str s)
+{
+	return (struct span){ s.p ? s.p : "", s.n };
+}
+
+static bool same_str(const char *kept, struct rt_str s)
+{
+	return strlen(kept) == s.n && (!s.n || memcmp(kept, s.p, s.n) == 0);
+}
+
+/* Remembers the operation's release for the stream rec is from. */
+static void op_remember(struct dec_helm_state *st, const struct rt_record *rec,
+			struct span rel, struct span ns)
+{
+	keep(st->op_release, sizeof(st->op_release), rel);
+	keep(st->op_ns, sizeof(st->op_ns), ns);
+	keep(st->op_pod, sizeof(st->op_pod), str_span(rec->pod));
+	keep(st->op_container, sizeof(st->op_container),
+	     str_span(rec->container));
+	st->op_set = true;
+}
+
+/* The remembered release, when rec is from the same stream. */
+static bool op_recall(const struct dec_helm_state *st,
+		      const struct rt_record *rec, struct span *rel,
+		      struct span *ns)
+{
+	if (!st->op_set || !same_str(st->op_pod, rec->pod) ||
+	    !same_str(st->op_container, rec->container))
+		return false;
+	*rel = (struct span){ st->op_release, strlen(st->op_release) };
+	*ns = (struct span){ st->op_ns, strlen(st->op_ns) };
+	return true;
+}
+
+/* `key=value` or `key="value"` in a logfmt line. */
+static struct span kv_value(struct span s, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = s.p, *e = s.p + s.n, *v, *q;
+
+	while ((p = memmem(p, (size_t)(e - p), key, kl))) {
+		if ((p == s.p || p[-1] == ' ') && p + kl < e && p[kl] == '=')
+			break;
+		p += kl;
+	}
+	if (!p)
+		return (struct span){ 0 };
+	v = p + kl + 1;
+	if (v < e && *v == '"') {
+		v++;
+		q = memchr(v, '"', (size_t)(e - v));
+		return q ? (struct span){ v, (size_t)(q - v) } : (struct span){ 0 };
+	}
+	for (q = v; q < e && *q != ' '; q++)
+		;
+	return (struct span){ v, (size_t)(q - v) };
+}
+
+/* `"key":"value"` after from in a JSON line (no escapes in value). */
+static struct span json_value_after(struct span s, const char *from,
+				    const char *key)
+{
+	const char *e = s.p + s.n, *v, *q;
+
+	if (!(v = memmem(from, (size_t)(e - from), key, strlen(key))))
+		return (struct span){ 0 };
+	v += strlen(key);
+	if (!(q = memchr(v, '"', (size_t)(e - v))))
+		return (struct span){ 0 };
+	return (struct span){ v, (size_t)(q - v) };
+}
+
+/*
+ * The release a controller's log line is about: helm-operator's
+ * `release=X targetNamespace=Y`, Flux helm-controller's HelmRelease object
+ * (`"HelmRelease":{"name":"X","namespace":"Y"}`, older versions
+ * `"reconciler kind":"HelmRelease","name":"X","namespace":"Y"`).
+ */
+static bool controller_release(struct span s, struct span *rel,
+			       struct span *ns)
+{
+	const char *hr;
+
+	*rel = kv_value(s, "release");
+	if (rel->n && release_span(rel->p, rel->p + rel->n).n == rel->n) {
+		*ns = kv_value(s, "targetNamespace");
+		return true;
+	}
+	hr = memmem(s.p, s.n, "\"HelmRelease\"", 13);
+	if (!hr)
+		return false;
+	*rel = json_value_after(s, hr, "\"name\":\"");
+	*ns = json_value_after(s, hr, "\"namespace\":\"");
+	return rel->n && release_span(rel->p, rel->p + rel->n).n == rel->n;
+}
+
+/* k3s helm-controller's jobs: the correlator knows their release and
+ * where it lives (the HelmChart's targetNamespace), better than the
+ * --namespace of the command the job traces. */
+static bool helm_controller_job(const struct rt_record *rec)
+{
+	return rt_str_has_prefix(rec->pod, "helm-install-") ||
+	       rt_str_has_prefix(rec->pod, "helm-delete-");
+}
+
+void dec_helm_op_apply(struct dec_ctx *d, struct dec_helm_state *st,
+		       struct rt_record *rec, struct rt_str line)
+{
+	struct span s = trim(line.p, line.n), rel = { 0 }, ns = { 0 }, cmd;
+
+	if (helm_controller_job(rec))
+		return;
+	if (s.n && helm_command(s, &rel, &ns, &cmd)) {
+		if (!rel.n || !runs_operation(cmd))
+			return;
+		op_remember(st, rec, rel, ns);
+	} else if (!controller_release(s, &rel, &ns) &&
+		   (rec->release.n || !op_recall(st, rec, &rel, &ns))) {
+		return;
+	}
+	rec->release = dec_span_dup(d, rel);
+	rec->release_ns = ns.n ? dec_span_dup(d, ns) : RT_STR_NULL;
+}
+
 /* A helm or kubectl CLI line: true, with the release it names if any. */
-static bool cli_line(struct dec_helm_state *st, struct span s,
-		     struct span *rel, struct span *ns)
+static bool cli_line(struct dec_ctx *d, struct dec_helm_state *st,
+		     struct span s, struct span *rel, struct span *ns)
 {
 	struct span cmd = { 0 };
 
@@ -283,6 +422,8 @@ static bool cli_line(struct dec_helm_state *st, struct span s,
 		return true;
 	if (!helm_command(s, rel, ns, &cmd))
 		return false;
+	if (rel->n && runs_operation(cmd) && !helm_controller_job(d->base))
+		op_remember(st, d->base, *rel, *ns);
 	/* `$ helm history web -n prod` names the table that follows it. */
 	keep(st->cmd_release, sizeof(st->cmd_release),
 	     span_is(cmd, "history") || span_is(cmd, "hist") ?
@@ -292,6 +433,9 @@ static bool cli_line(struct dec_helm_state *st, struct span s,
 	return true;
 named:
 	*rel = named_release(s);
+	/* Output without a name belongs to the operation the stream ran. */
+	if (!rel->n)
+		op_recall(st, d->base, rel, ns);
 	return true;
 }
 
@@ -337,7 +481,7 @@ int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
 	st->cmd_release[0] = st->cmd_ns[0] = '\0';
 	if ((rc = dec_status_block(d, st, s)) != DEC_NO)
 		return rc;
-	if (cli_line(st, s, &rel, &ns))
+	if (cli_line(d, st, s, &rel, &ns))
 		return cli_emit(d, s, rel, ns);
 	return DEC_NO;
 }

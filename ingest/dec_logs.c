@@ -484,6 +484,8 @@ int ing_log_emit(struct dec_ctx *d, struct rt_record *rec,
 		else
 			payload_json(d, rec, content);
 	}
+	if (d->helm)
+		dec_helm_op_apply(d, d->helm, rec, content);
 	return dec_emit(d, rec);
 }
 

@@ -36,6 +36,11 @@ struct dec_helm_state {
 	short at[12];
 	char obj_name[128], obj_ns[64];
 	int obj_pod;
+	/* The release the last `helm install/upgrade/...` command of a
+	 * stream (pod and container) named: the lines that follow in that
+	 * stream are about it (dec_helm_op_apply). */
+	char op_release[64], op_ns[64], op_pod[128], op_container[64];
+	bool op_set;
 };
 
 enum {
@@ -52,6 +57,9 @@ struct dec_ctx {
 	int64_t hint_ts_ns;             /* Kafka timestamp or 0 */
 	ingest_emit_fn emit;
 	void *emit_ctx;
+	/* The source's line state, for the release a helm command named in
+	 * the stream; NULL where there is none (Kafka values). */
+	struct dec_helm_state *helm;
 };
 
 /* Emits a record: counts it, assigns rec->n, calls the callback. */
@@ -128,10 +136,21 @@ int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
 		       const char *line, size_t n);
 
 /*
+ * A log line run by or about a Helm operation names its release: a helm
+ * install/upgrade/rollback/uninstall/test command line (remembered for the
+ * stream's later lines, which are that operation's output), helm-operator's
+ * `release=X targetNamespace=Y`, Flux's `"HelmRelease":{"name":..}`. Sets
+ * rec's release hint from the line itself, else from the stream's last
+ * command when rec has none (its pod's labels win over a memory).
+ */
+void dec_helm_op_apply(struct dec_ctx *d, struct dec_helm_state *st,
+		       struct rt_record *rec, struct rt_str line);
+
+/*
  * dec_logs.c: container log shapes. dec_log_json handles docker json-file,
  * Fluent Bit, Vector and any other JSON object (structured app logs: the
- * message is msg/message/log, joined with an error/err member beside it,
- * else the raw text). CRI lines are parsed by ing_cri_parse (frame.h);
+ * message is msg/message/log, joined with the causes beside it: error,
+ * err, reason, exception, exc_info, stack_trace, ...; else the raw text). CRI lines are parsed by ing_cri_parse (frame.h);
  * partial joining lives in detect.c.
  */
 int dec_log_json(struct dec_ctx *d, const cJSON *root);

@@ -38,6 +38,7 @@ static void dctx_init(struct ingest *in, struct dec_ctx *d,
 	d->hint_ts_ns = in->hint_ts_ns;
 	d->emit = emit_wrap;
 	d->emit_ctx = in;
+	d->helm = NULL;
 }
 
 /* The file context's pod/namespace/container, valid for this call. */
@@ -192,6 +193,7 @@ static int part_emit(struct ingest *in, struct ing_src *src,
 				  text.p[text.n - 1] == '\r'))
 			text.n--;
 	dctx_init(in, &d, &rec);
+	d.helm = &src->helm;
 	return ing_log_emit(&d, &rec, part->fmt, text);
 }
 
@@ -255,6 +257,7 @@ static int cri_line(struct ingest *in, const struct ing_frame *f,
 	rec.ts_ns = c->ts_ns;
 	rec.stream = ing_stream_names[c->stream];
 	dctx_init(in, &d, &rec);
+	d.helm = f->helm;
 	return outcome(in, f, ing_log_emit(&d, &rec, RT_FMT_CRI, content));
 }
 
@@ -290,6 +293,7 @@ static int docker_frame(struct ingest *in, const struct ing_frame *f,
 	if (!text.p)
 		return RT_ENOMEM;
 	count_flags(in, base->flags);
+	d.helm = f->helm;
 	return outcome(in, f, ing_log_emit(&d, base, RT_FMT_DOCKER, text));
 }
 
@@ -418,6 +422,7 @@ static int text_frame(struct ingest *in, const struct ing_frame *f,
 		return reject(in, f, "binary data");
 	base_init(in, &rec, f->src, cur_ctx(f), &f->pos, clean, flags);
 	dctx_init(in, &d, &rec);
+	d.helm = f->helm;
 	if (!f->doc && helm_allowed(force)) {
 		rc = dec_helm_text_line(&d, f->helm, clean.p, clean.n);
 		if (rc != DEC_NO || in->stop)

@@ -54,7 +54,10 @@ for dir in "$VD"/*/; do
 	ok cmp "$T/$v-ref.snap" "$T/$v-each.snap"
 
 	# lines shuffled within the line-per-record files; the file names
-	# (pod paths) are kept, so the copies live under the same layout
+	# (pod paths) are kept, so the copies live under the same layout.
+	# Not where the order inside one container's log is its meaning: the
+	# helm command a pod ran names the release of the output after it.
+	case $v in helm-in-pods) continue ;; esac
 	for seed in 1; do
 		sd=$T/$v-shuf$seed
 		for f in $files; do

@@ -767,6 +767,9 @@ static void test_cli_lines(void)
 	cli("Already installed web", "web", "klipper Already installed");
 	cli("Previous helm job was interrupted, updating status from pending-upgrade to failed", "", "klipper interrupted");
 	cli("upgrade.go:444: [debug] warning: Upgrade \"web\" failed: context deadline exceeded", "web", "helm debug");
+	cli("Error from server (NotFound): configmaps \"payments-api-config\" not found", "traefik",
+	    "kubectl error after a helm upgrade: its release");
+	memset(&hst, 0, sizeof(hst));
 	cli("Error from server (NotFound): configmaps \"payments-api-config\" not found", "", "kubectl error");
 
 	nrecs = 0;
@@ -775,6 +778,27 @@ static void test_cli_lines(void)
 	is_int(line("Upgrading the database schema now"), DEC_NO, "sentence starting Upgrading not claimed");
 	is_int(line("helmet on"), DEC_NO, "helmet is not helm");
 	is_int(nrecs, 0, "no records for unclaimed lines");
+}
+
+/* Output after `helm upgrade X` is about X, in the same stream only. */
+static void test_operation_memory(void)
+{
+	memset(&hst, 0, sizeof(hst));
+	nrecs = 0;
+	cli("$ helm upgrade --install storefront ./charts/storefront -n shop --atomic", "storefront",
+	    "operation command");
+	cli("Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress",
+	    "storefront", "unnamed error after it");
+	is_rts(recs[nrecs - 1].release_ns, "shop", "and its namespace");
+	cli("Error: UPGRADE FAILED: \"payments-api\" has no deployed releases", "payments-api",
+	    "a name in the line wins");
+	cli("$ helm status other -n shop", "other", "helm status runs nothing");
+	cli("Error: UPGRADE FAILED: timed out waiting for the condition", "storefront",
+	    "still the operation's release");
+	base.pod = RT_STR_LIT("web-1");
+	cli("Error: UPGRADE FAILED: timed out waiting for the condition", "",
+	    "another stream does not inherit it");
+	base.pod = RT_STR_NULL;
 }
 
 int main(void)
@@ -797,6 +821,7 @@ int main(void)
 	test_kubectl_events_table();
 	test_kubectl_describe();
 	test_cli_lines();
+	test_operation_memory();
 	rt_arena_release(&arena);
 	return done_testing();
 }
