@@ -236,8 +236,8 @@ static int feed_mapped(const struct feed *f, int fd, off_t off, off_t size)
 	}
 	sigaction(SIGBUS, &old, NULL);
 	if (bus_hit)
-		fprintf(stderr, "revtrail: %s: the file shrank while it was "
-			"read\n", f->name);
+		fprintf(stderr, "%s: %s: the file shrank while it was "
+			"read\n", rt_prog, f->name);
 	if (rc || lseek(fd, off, SEEK_SET) < 0)
 		return rc;
 	return feed_fd(f, fd);
