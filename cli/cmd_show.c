@@ -187,31 +187,35 @@ static void row_prefix(struct show *s, int64_t ns, char *prefix, size_t size)
 	snprintf(prefix, size, "  %.8s %9s  ", iso + 11, when);
 }
 
-static void timeline_event(struct show *s, const struct store_value *v)
+static void timeline_event(struct show *s, const struct store_value *v,
+			   const char *prefix)
 {
-	char line[1024];
-	size_t len;
+	char line[2048], tags[512] = "";
+	size_t len = 0;
+	cJSON *a = text(&v[8]) ? cJSON_Parse(v[8].p) : NULL, *it;
 
-	cli_put_text(s->f, text(&v[3]) ? v[3].p : "-");
-	fputc('/', s->f);
-	cli_put_text(s->f, text(&v[4]) ? v[4].p : "-");
-	if (text(&v[5])) {
-		fputs("  ", s->f);
-		cli_put_text(s->f, v[5].p);
-	}
-	fputs("  ", s->f);
-	put_words(s->f, text(&v[8]), " ");
-	if (v[9].type == STORE_INT && v[9].i > 1)
-		fprintf(s->f, " x%" PRId64, v[9].i);
-	fputc('\n', s->f);
+	cJSON_ArrayForEach(it, a)
+		if (cJSON_IsString(it) && len < sizeof(tags) - 1)
+			len += (size_t)snprintf(tags + len, sizeof(tags) - len,
+						"%s%s", len ? " " : "",
+						it->valuestring);
+	cJSON_Delete(a);
+	len = (size_t)snprintf(line, sizeof(line), "%s/%s%s%s  %s",
+			       text(&v[3]) ? v[3].p : "-",
+			       text(&v[4]) ? v[4].p : "-",
+			       text(&v[5]) ? "  " : "",
+			       text(&v[5]) ? v[5].p : "", *tags ? tags : "-");
+	if (v[9].type == STORE_INT && v[9].i > 1 && len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, " x%" PRId64, v[9].i);
+	cli_wrap(s->f, line, strlen(line), prefix, TIMELINE_INDENT, s->width);
 	if (!text(&v[6]))
 		return;
-	/* the message's first line, cut to the width */
+	/* the message's first line, bounded, under the event's line */
 	len = strcspn(v[6].p, "\n");
 	snprintf(line, sizeof(line), "%.*s%s", (int)(len < 900 ? len : 900),
 		 v[6].p, len > 900 || v[6].p[len] ? " ..." : "");
-	cli_wrap(s->f, line, strlen(line), TIMELINE_INDENT, TIMELINE_INDENT,
-		 s->width);
+	cli_wrap(s->f, line, strlen(line), TIMELINE_INDENT "  ",
+		 TIMELINE_INDENT "  ", s->width);
 }
 
 static int on_timeline(void *ctx, int n, const char *const *names,
@@ -232,8 +236,7 @@ static int on_timeline(void *ctx, int n, const char *const *names,
 	s->n++;
 	row_prefix(s, v[10].i, prefix, sizeof(prefix));
 	if (strcmp(entry, "revision")) {
-		fputs(prefix, s->f);
-		timeline_event(s, v);
+		timeline_event(s, v, prefix);
 		return 0;
 	}
 	snprintf(line, sizeof(line), "%srevision %" PRId64 " %s%s%s",
@@ -284,24 +287,20 @@ static void put_evidence(struct show *s)
 static void print_head(struct show *s)
 {
 	FILE *f = s->f;
-	char rel[32];
+	char rel[32], head[2048];
 
-	fprintf(f, "Incident %s: ", col(s, I_ID));
-	cli_put_text(f, col(s, I_NS));
-	fputc('/', f);
-	cli_put_text(f, col(s, I_REL));
-	if (s->rev > 0) {
-		fprintf(f, ", revision %" PRId64 " (", s->rev);
-		cli_put_text(f, s->rev_status ? s->rev_status : "?");
-		if (s->rev_desc && *s->rev_desc) {
-			fputs(": ", f);
-			cli_put_text(f, s->rev_desc);
-		}
-		fputc(')', f);
-	} else {
-		fputs(", revision unknown (no release history)", f);
-	}
-	fputs("\nStatus:     ", f);
+	if (s->rev > 0)
+		snprintf(head, sizeof(head), "Incident %s: %s/%s, revision %"
+			 PRId64 " (%s%s%s)", col(s, I_ID), col(s, I_NS),
+			 col(s, I_REL), s->rev, s->rev_status ? s->rev_status :
+			 "?", s->rev_desc && *s->rev_desc ? ": " : "",
+			 s->rev_desc ? s->rev_desc : "");
+	else
+		snprintf(head, sizeof(head), "Incident %s: %s/%s, revision "
+			 "unknown (no release history)", col(s, I_ID),
+			 col(s, I_NS), col(s, I_REL));
+	cli_wrap(f, head, strlen(head), "", "    ", s->width);
+	fputs("Status:     ", f);
 	cli_put_colored(f, col(s, I_STATUS));
 	fputs(", severity ", f);
 	cli_put_colored(f, col(s, I_SEV));

@@ -136,6 +136,7 @@ void cli_wrap(FILE *f, const char *s, size_t len, const char *first,
 {
 	char *esc = cli_escape(s, len), *p;
 	size_t col = cli_text_width(first), indent = cli_text_width(rest);
+	size_t gap = 0;             /* the spaces before this unit */
 	bool empty = true;          /* nothing on this line after the prefix */
 
 	if (!esc)
@@ -150,20 +151,20 @@ void cli_wrap(FILE *f, const char *s, size_t len, const char *first,
 		p[n] = '\0';
 		w = cli_text_width(p);
 		p[n] = save;
-		if (!empty && col + 1 + w > (size_t)width) {
+		if (!empty && col + gap + w > (size_t)width) {
 			fprintf(f, "\n%s", rest);
 			col = indent;
 			empty = true;
 		}
-		if (!empty) {
+		/* a run of spaces stays as written within a line (columns
+		 * like "Pod/x  Reason  tags"), and vanishes at a wrap */
+		for (; !empty && gap; gap--, col++)
 			putc(' ', f);
-			col++;
-		}
 		fwrite(p, 1, n, f);
 		col += w;
 		empty = false;
-		for (p += n; *p == ' '; p++)
-			;
+		for (p += n, gap = 0; *p == ' '; p++)
+			gap++;
 	}
 	putc('\n', f);
 	free(esc);

@@ -65,18 +65,21 @@ is "$RC" 0 "show"
 like "$(cat "$OUT")" "Timeline \\(UTC; offsets from the first event, 2024-02-08T10:09:03" "timeline header names its base"
 like "$(cat "$OUT")" "^  2023-10-27$" "a date line"
 like "$(cat "$OUT")" "^  14:30:00  -103d19h  opening revision 2 superseded$" "the old opening revision: its own offset, named, nothing dangling"
-like "$(cat "$OUT")" "^  10:09:03 +\\+0s  Pod/helm-install-rke2-ingress-nginx-k8v2x  helm_name_in_use helm_upgrade_failed$" "the first event at +0s, tags as words"
+like "$(cat "$OUT")" "^  10:09:03 +\\+0s  Pod/helm-install-rke2-ingress-nginx-k8v2x$" "the first event at +0s"
+like "$(cat "$OUT")" "^ {22}helm_name_in_use helm_upgrade_failed$" "its tags as words, wrapped under it"
+like "$(cat "$OUT")" "^ {24}Error: INSTALLATION FAILED: cannot re-use a name that is$" "the message under the event"
 unlike "$(cat "$OUT")" "\\+103d" "no +103d19h on every row"
 unlike "$(cat "$OUT")" "superseded: $" "no empty description"
 unlike "$(cat "$OUT")" "<N>|<rev>|<ns>|<release>|<pod>" "no placeholder left"
 like "$(cat "$OUT")" "sh\\.helm\\.release\\.v1\\.rke2-ingress-nginx\\.v2" "<N> is the newest revision"
 # lines over 80 columns are only unbreakable: commands, event lines, words
-over=$(awk 'length($0) > 80 && !/`/ && !/^  [0-9][0-9]:/ && !/^                      [^ ]+$/' "$OUT")
+over=$(awk 'length($0) > 80 && !/`/ && !/^                        [^ ]+$/' "$OUT")
 is "$over" "" "show wraps its text at 80 columns"
 like "$(cat "$OUT")" "^  2\\. Inspect what Helm still knows:$" "numbered remedy steps"
 like "$(cat "$OUT")" "^     \`helm history rke2-ingress-nginx -n kube-system\` and$" "continued under their text"
 COLUMNS=120 run_rt show --db "$DB" 2
 like "$(cat "$OUT")" "^  2\\. Inspect what Helm still knows: \`helm history rke2-ingress-nginx -n kube-system\` and$" "wrapped to the width"
+like "$(cat "$OUT")" "^  10:09:40 +\\+36s  Pod/helm-install-rke2-ingress-nginx-k8v2x  BackOff  crashloop x11$" "an event on one line when it fits"
 run_rt show --db "$DB" 3
 like "$(cat "$OUT")" "Opened: +2024-11-03T14:41:12.000000Z \\(4s after revision 48\\)" "opened: after its revision"
 like "$(cat "$OUT")" "^  14:41:07 +-4s  opening revision 48 failed: Upgrade" "the opening revision before the first event"
