@@ -518,7 +518,8 @@ static void html_table(FILE *f, const struct page *pg)
 {
 	char iso[RT_TIME_BUFSZ], off[32];
 
-	fputs("<table class=\"events\"><thead><tr><th>time (UTC)</th>"
+	fputs("<div class=\"tablebox\"><table class=\"events\"><thead><tr>"
+	      "<th>time (UTC)</th>"
 	      "<th>offset</th><th>object</th><th>reason</th><th>tags</th>"
 	      "<th>count</th><th>message</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < pg->nev && i < MAX_ROWS; i++) {
@@ -546,7 +547,7 @@ static void html_table(FILE *f, const struct page *pg)
 		html_text(f, e->message);
 		fputs("</td></tr>\n", f);
 	}
-	fputs("</tbody></table>\n", f);
+	fputs("</tbody></table></div>\n", f);
 	if (pg->total > MAX_ROWS)
 		fprintf(f, "<p class=\"more\">%zu more entries: revtrail query "
 			"\"SELECT * FROM timeline WHERE incident_id = %s\"</p>\n",
@@ -702,7 +703,11 @@ void html_begin(FILE *f, const char *title)
 	      "table.events th,table.events td{border-bottom:1px solid #e6e9ef;"
 	      "padding:3px 6px;text-align:left;vertical-align:top}\n"
 	      "table.events td:last-child{word-break:break-word}\n"
-	      "table.events td:nth-child(-n+3){white-space:nowrap}\n"
+	      "table.events td:nth-child(-n+2){white-space:nowrap}\n"
+	      "table.events td:nth-child(3){word-break:break-all;"
+	      "min-width:12em}\n"
+	      "table.events td:last-child{min-width:16em}\n"
+	      ".tablebox{overflow-x:auto}\n"
 	      "tr.revrow td{background:#f3e5f5}\n"
 	      ".more{color:#5a6577;font-size:12px}\n"
 	      "footer{color:#5a6577;font-size:12px;text-align:center}\n"
