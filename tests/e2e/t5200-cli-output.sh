@@ -45,7 +45,8 @@ like "$(cat "$OUT")" "${ESC}\\[1;33mopen" "and status"
 run_rt incidents --db "$DB" --color sometimes
 is "$RC" 2 "--color wants auto, always or never"
 if command -v script >/dev/null 2>&1; then
-	tty_run() { script -qec "$*" /dev/null </dev/null >"$OUT" 2>&1; }
+	# a terminal that takes colour, whatever TERM the suite runs under
+	tty_run() { TERM=xterm script -qec "$*" /dev/null </dev/null >"$OUT" 2>&1; }
 	tty_run "$REVTRAIL" incidents --db "$DB"
 	like "$(cat "$OUT")" "${ESC}\\[1;31mcritical" "a terminal gets colour"
 	NO_COLOR=1 tty_run "$REVTRAIL" incidents --db "$DB"
