@@ -20,13 +20,31 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 SYSCONFDIR ?= /etc
 CC ?= cc
+PKG_CONFIG ?= pkg-config
 PKGS := libpcre2-8 rdkafka libcjson sqlite3 zlib
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# A library pkg-config cannot find stops the build here, by name, rather
+# than as a missing header later. test and demo install what is missing
+# first (tools/deps.sh) and then run make again, so they may go on.
+PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p \
+	2>/dev/null || echo $$p; done)
+ifneq ($(PKG_MISSING),)
+ifneq ($(filter-out test demo clean,$(or $(MAKECMDGOALS),all)),)
+$(error $(PKG_CONFIG) cannot find: $(PKG_MISSING). Install their development \
+	packages (as root, `make test` or tools/deps.sh does it on Debian), or \
+	point PKG_CONFIG_PATH at them)
+endif
+else
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
+endif
+
+# Warnings are errors by default (CI); packagers building with another
+# compiler version may turn that off: make WERROR=
+WERROR ?= -Werror
 OPT ?= -O2
 CFLAGS ?= $(OPT) -g
-override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
+override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -MMD -MP \
 	-pthread -Iinclude $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS) -lm -pthread
 

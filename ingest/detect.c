@@ -141,6 +141,7 @@ static int part_add(struct ingest *in, const struct ing_frame *f,
 		    struct rt_str raw, struct rt_str text, unsigned flags)
 {
 	size_t max = in->opts.max_record;
+	bool cut_raw, cut_text;
 	int rc = 0;
 
 	if (!part->open) {
@@ -162,7 +163,10 @@ static int part_add(struct ingest *in, const struct ing_frame *f,
 	}
 	if (rc == 0 && part->text.n <= max)
 		rc = ing_buf_put(&part->text, text.p, text.n);
-	if (cut_to(&part->raw, max) | cut_to(&part->text, max))
+	/* Both are cut, whatever the first says. */
+	cut_raw = cut_to(&part->raw, max);
+	cut_text = cut_to(&part->text, max);
+	if (cut_raw || cut_text)
 		part->flags |= RT_REC_TRUNCATED;
 	return rc;
 }

@@ -226,14 +226,6 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-static inline uint32_t load32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 static inline uint64_t load64(const unsigned char *p)
 {
 	uint64_t v;

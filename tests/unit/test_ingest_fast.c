@@ -290,8 +290,8 @@ static void docker(struct dump *t, unsigned *seed)
 {
 	static const char *const logs[] = {
 		"\"connection refused\\n\"", "\"partial piece \"",
-		"\"end of it\\n\"", "\"\"", "\"{\\\"level\\\":\\\"error\\\","
-		"\\\"msg\\\":\\\"db down\\\"}\\n\"", "null", "\"\\t\\r\\n\"",
+		"\"end of it\\n\"", "\"\"", ("\"{\\\"level\\\":\\\"error\\\","
+		"\\\"msg\\\":\\\"db down\\\"}\\n\""), "null", "\"\\t\\r\\n\"",
 		"\"caf\xc3\xa9 \\u0041\\n\"",
 	};
 	bool first = true;
