@@ -15,5 +15,12 @@ for t in "$UNIT_DIR"/test_*; do
 		failed=1
 	fi
 done
+# No binaries (a wrong UNIT_DIR, a build that made none) is a failure, not
+# an empty pass.
+if [ "$n" -eq 0 ]; then
+	echo "not ok 1 - no unit test binaries in '${UNIT_DIR:-}'"
+	echo "1..1"
+	exit 1
+fi
 echo "1..$n"
 exit $failed

@@ -33,7 +33,7 @@ run_rt() {
 	RC=0
 	"$REVTRAIL" "$@" >"$OUT" 2>"$ERR" || RC=$?
 	# A sanitizer report or a crash fails the test that caused it.
-	if [ "$RC" -ge 128 ] || grep -qE 'ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:' "$ERR"; then
+	if [ "$RC" -ge 128 ] || grep -qE '(ERROR|WARNING): (Address|Leak|Undefined|Thread|Memory)Sanitizer|runtime error:' "$ERR"; then
 		_result 1 "revtrail $* ran cleanly (exit $RC)"
 		diag "$(head -c 3000 "$ERR")"
 	fi

@@ -8,7 +8,9 @@ DB=$T/c.db
 run_rt ingest --db "$DB" "$DATA"/scenarios/*/*
 is "$RC" 0 "ingest the field reports"
 run_rt ingest --db "$DB" "$DATA"/variants/checkout-hook-race/events/*
+is "$RC" 0 "ingest a variant's events"
 run_rt ingest --db "$DB" --release shop/checkout "$DATA"/variants/checkout-hook-race/history/*
+is "$RC" 0 "and its history"
 
 cols() {   # cols TABLE: its column names, comma separated, in order
 	run_rt query --db "$DB" -o json "SELECT name FROM pragma_table_info('$1')"

@@ -127,5 +127,5 @@ wait_until() {
 
 # True when a sanitizer or a crash shows in a consumer's stderr.
 consume_clean() {
-	! grep -qE 'ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:' "$T/$1.err"
+	! grep -qE '(ERROR|WARNING): (Address|Leak|Undefined|Thread|Memory)Sanitizer|runtime error:' "$T/$1.err"
 }

@@ -94,7 +94,10 @@ static void test_create_and_migrate(void)
 	       "writer opens and migrates");
 	store_close(st);
 	is_int(version(), STORE_SCHEMA_VERSION, "migrated to the current version");
-	is_int(STORE_SCHEMA_VERSION, 4, "which is 4");
+	/* The file, not the macro: README documents the number ("currently
+	 * 4"), and a migrate that stopped short or wrote another would pass
+	 * a comparison of STORE_SCHEMA_VERSION with itself. */
+	is_int(version(), 4, "the file says 4, as README documents");
 	ok(exec("SELECT id, namespace, release, revision, status, severity,"
 		" opened_at, last_seen_at, closed_at, event_count, tags,"
 		" diagnosis, title FROM incidents;"
