@@ -898,29 +898,70 @@ int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
 }
 
 /* Leaving the group: close through a queue we serve ourselves, so a
- * coordinator that does not answer cannot hold shutdown for long. */
+ * coordinator that does not answer cannot hold shutdown for long; with
+ * every broker down, nobody can answer, so hardly wait at all. */
 #define CLOSE_TIMEOUT_MS 10000
+#define CLOSE_DOWN_TIMEOUT_MS 1000
+
+/*
+ * One event of the close queue. rd_kafka_consumer_close_queue forwards the
+ * consumer's queue there, so besides the rebalance (the revoke, which is
+ * ours to serve: commit, then unassign) it holds the messages librdkafka
+ * prefetched and nobody will process now. Serving it with callbacks only
+ * (rd_kafka_queue_poll_callback) asserted on those messages with a
+ * backlog; as events, they are dropped, and their offsets are left
+ * uncommitted for the next owner.
+ */
+static void close_event(struct ingest_kafka *k, rd_kafka_event_t *ev)
+{
+	switch (rd_kafka_event_type(ev)) {
+	case RD_KAFKA_EVENT_REBALANCE:
+		on_rebalance(k->rk, rd_kafka_event_error(ev),
+			     rd_kafka_event_topic_partition_list(ev), k);
+		break;
+	case RD_KAFKA_EVENT_ERROR:
+		on_error(k->rk, rd_kafka_event_error(ev),
+			 rd_kafka_event_error_string(ev), k);
+		break;
+	case RD_KAFKA_EVENT_OFFSET_COMMIT:
+		on_offset_commit(k->rk, rd_kafka_event_error(ev),
+				 (rd_kafka_topic_partition_list_t *)
+				 rd_kafka_event_topic_partition_list(ev), k);
+		break;
+	default:                /* messages, logs, stats: not now */
+		break;
+	}
+	rd_kafka_event_destroy(ev);
+}
 
 int ingest_kafka_close(struct ingest_kafka *k)
 {
 	rd_kafka_queue_t *q;
 	rd_kafka_error_t *e;
-	int64_t end = now_ms() + CLOSE_TIMEOUT_MS;
+	bool down = k->st.brokers_down;
+	int64_t end = now_ms() + (down ? CLOSE_DOWN_TIMEOUT_MS :
+				  CLOSE_TIMEOUT_MS);
 	int rc;
 
 	if (!k->rk)
 		return 0;
-	rc = flush(k, TELL_SYNC);
+	/* The database has the batch either way; a synchronous Kafka commit
+	 * with no broker would only hold the exit. */
+	rc = flush(k, down ? TELL_NONE : TELL_SYNC);
 	q = rd_kafka_queue_new(k->rk);
 	if ((e = rd_kafka_consumer_close_queue(k->rk, q))) {
 		logf_(k, "close: %s", rd_kafka_error_string(e));
 		rd_kafka_error_destroy(e);
 	} else {
-		while (!rd_kafka_consumer_closed(k->rk) && now_ms() < end)
-			rd_kafka_queue_poll_callback(q, 100);
+		while (!rd_kafka_consumer_closed(k->rk) && now_ms() < end) {
+			rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 100);
+
+			if (ev)
+				close_event(k, ev);
+		}
 		if (!rd_kafka_consumer_closed(k->rk))
-			logf_(k, "close: group did not answer in %d s; leaving "
-			      "anyway", CLOSE_TIMEOUT_MS / 1000);
+			logf_(k, "close: the group did not answer; leaving "
+			      "anyway");
 	}
 	rd_kafka_queue_destroy(q);
 	if (!rc)

@@ -67,13 +67,15 @@ like "$(cat "$ERR")" 'k8s-events\[0\]@[0-9]' "assignment names the stored offset
 
 # SIGTERM while running: the pending batch is committed, exit 0, promptly.
 consume_bg svc -t k8s-events -t k8s-logs -G revtrail-test --db "$DB" \
-	--batch-ms 60000 --batch-messages 100000
+	--batch-ms 60000 --batch-messages 100000 --status-interval 1 \
+	--stats-json "$T/svc.json"
 wait_until 30 grep -q 'assigned 5 partition' "$T/svc.err"
 "$KD/fixtures.sh" exporter 100 5000 >"$T/more.tsv"
 kafka_produce k8s-events "$T/more.tsv"
 # The batch stays open (60 s, 100000 messages): only the shutdown commits it.
-sleep 2
-is "$(db_offsets "$DB" k8s-events)" 300 "the open batch is not committed yet"
+read_all() { [ "$(jq -r .messages "$T/svc.json" 2>/dev/null)" = 100 ]; }
+ok wait_until 60 read_all
+is "$(db_offsets "$DB" k8s-events)" 300 "the open batch, all read, is not committed yet"
 start=$(date +%s%N)
 consume_kill svc TERM
 consume_wait svc 20
