@@ -343,6 +343,10 @@ static void print_summary(const struct ingest_stats *s,
 	if (c->limit_hits)
 		fprintf(stderr, ", %" PRIu64 " regex limit hits",
 			c->limit_hits);
+	if (s->times_out_of_range)
+		fprintf(stderr, ", %" PRIu64 " with a time out of range "
+			"(before 1970 or after 2261: unknown)",
+			s->times_out_of_range);
 	fputc('\n', stderr);
 }
 

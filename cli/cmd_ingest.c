@@ -227,6 +227,11 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 			s->events_no_release, s->events_no_release == 1 ? "" : "s",
 			s->events_no_release == 1 ? "it joins" : "they join",
 			s->events_no_release == 1 ? "it" : "them");
+	if (is->times_out_of_range)
+		fprintf(stderr, "ingest: warning: %" PRIu64 " record%s with a "
+			"time out of range (before 1970 or after 2261): stored, "
+			"the time as unknown\n", is->times_out_of_range,
+			is->times_out_of_range == 1 ? "" : "s");
 }
 
 /* The database (or its WAL) named as input would be read into itself. */

@@ -121,16 +121,46 @@ static bool take_zone(struct cursor *c, int64_t *offset_s)
 	return true;
 }
 
+/* Times that parsed but cannot be held, per thread (see rt.h). */
+static _Thread_local uint64_t out_of_range;
+
+uint64_t rt_time_out_of_range(void)
+{
+	return out_of_range;
+}
+
+/* Go's zero time.Time, what tools print for "never": unknown, and no
+ * more out of range than an empty field. */
+static bool go_zero(int y, int mo, int d, int h, int mi, int s, int64_t f)
+{
+	return y == 1 && mo == 1 && d == 1 && !h && !mi && !s && !f;
+}
+
 int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 		       int64_t frac_ns, int64_t offset_s, int64_t *ns)
 {
-	if (y < 1678 || y > 2261 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	int64_t v;
+
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 ||
 	    h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60 ||
 	    frac_ns < 0 || frac_ns >= NS_PER_SEC ||
 	    offset_s < -86400 || offset_s > 86400)
 		return RT_EPARSE;
-	*ns = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
-	       h * 3600 + mi * 60 + s - offset_s) * NS_PER_SEC + frac_ns;
+	/* A real date int64 nanoseconds since 1970 cannot hold (or that
+	 * would be 0, "unknown", or negative): counted, not silently
+	 * unknown. */
+	if (y < 1678 || y > 2261) {
+		if (!go_zero(y, mo, d, h, mi, s, frac_ns))
+			out_of_range++;
+		return RT_EPARSE;
+	}
+	v = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+	     h * 3600 + mi * 60 + s - offset_s) * NS_PER_SEC + frac_ns;
+	if (v <= 0) {
+		out_of_range++;
+		return RT_EPARSE;
+	}
+	*ns = v;
 	return RT_OK;
 }
 

@@ -8,8 +8,18 @@
 
 /* Counts the record, numbers it, fills the Kafka time when the payload had
  * none, and hands it to the callback; returns the callback's return. */
+/* rt_time_out_of_range() at the last record: a record whose decoding
+ * moved it held a date out of range. Per thread, as the count is. */
+static _Thread_local uint64_t time_mark;
+
 int dec_emit(struct dec_ctx *d, struct rt_record *rec)
 {
+	uint64_t oor = rt_time_out_of_range();
+
+	if (oor != time_mark) {
+		time_mark = oor;
+		d->stats->times_out_of_range++;
+	}
 	if (!rec->ts_ns)
 		rec->ts_ns = d->hint_ts_ns;
 	if (rec->count < 1)

@@ -39,6 +39,8 @@ struct ingest_stats {
 	uint64_t bad_utf8;          /* records with invalid UTF-8 repaired */
 	uint64_t binary;            /* records with NUL/control junk */
 	uint64_t skipped;           /* watch ERROR/BOOKMARK envelopes, headers */
+	uint64_t times_out_of_range; /* records holding a date before 1970 or
+	                              * after 2261 (then unknown) */
 	uint64_t by_format[RT_FMT_COUNT];
 };
 

@@ -89,6 +89,14 @@ int rt_time_parse(const char *s, size_t n, int64_t *ns);
  */
 int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 		       int64_t frac_ns, int64_t offset_s, int64_t *ns);
+/*
+ * Dates that are real but outside what a time here holds (before
+ * 1970-01-01T00:00:00.000000001Z, or after 2261; Go's zero time
+ * 0001-01-01T00:00:00Z is "unknown" and not counted) parse as RT_EPARSE
+ * -- unknown -- and are counted: the number so far on this thread. An
+ * ingest counts the records whose decoding moved it (dec_emit).
+ */
+uint64_t rt_time_out_of_range(void);
 #define RT_TIME_BUFSZ 48
 /* Writes "2024-11-03T14:41:07.123456Z" (microseconds, always Z). */
 void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ]);

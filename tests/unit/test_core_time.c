@@ -19,6 +19,18 @@ static void check(const char *in, const char *want)
 	is_str(out, want, "parses '%s'", in);
 }
 
+/* A date the int64 span cannot hold is unknown and counted; Go's zero
+ * time is unknown and not counted; a bad date is not counted either. */
+static void check_range(const char *in, unsigned counted)
+{
+	uint64_t before = rt_time_out_of_range();
+	int64_t ns = 0;
+
+	ok(rt_time_parse(in, strlen(in), &ns) == RT_EPARSE, "unknown: '%s'", in);
+	is_int((int)(rt_time_out_of_range() - before), (int)counted,
+	       "'%s' counted %u time(s) out of range", in, counted);
+}
+
 /* rt_time_format writes its digits by hand: the edges snprintf got right. */
 static void check_format(int64_t ns, const char *want)
 {
@@ -44,11 +56,18 @@ int main(void)
 	check("1714558513", "2024-05-01T10:15:13.000000Z");
 	check("1714558513.25", "2024-05-01T10:15:13.250000Z");
 	check("  2024-02-29T23:59:59Z ", "2024-02-29T23:59:59.000000Z");
-	check("1969-12-31T23:59:59.5Z", "1969-12-31T23:59:59.500000Z");
+	check("1969-12-31T23:59:59.5Z", NULL);
 	check("55555555555", NULL);
 	check("9999999999", NULL);
 	check("9999-12-31T23:59:59Z", NULL);
 	check("0001-01-01T00:00:00Z", NULL);
+	check_range("0001-05-03T10:00:00Z", 1);
+	check_range("1969-12-31T23:59:59Z", 1);
+	check_range("1970-01-01T00:00:00Z", 1);   /* 0 means unknown */
+	check_range("9999-01-01T00:00:00Z", 1);
+	check_range("2263-01-01T00:00:00.5+02:00", 1);
+	check_range("0001-01-01T00:00:00Z", 0);
+	check_range("2024-13-01T00:00:00Z", 0);
 	check("2261-12-31T23:59:59Z", "2261-12-31T23:59:59.000000Z");
 	check("", NULL);
 	check("-", NULL);
