@@ -2,6 +2,7 @@
  * pipeline.c: a decoded record's way through the rules into the
  * correlator's batch (see pipeline.h).
  */
+#include "revtrail/correlate.h"
 #include "revtrail/pipeline.h"
 
 unsigned pipeline_classify(struct rules *r, struct rt_record *rec,

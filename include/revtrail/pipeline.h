@@ -7,9 +7,12 @@
 #ifndef REVTRAIL_PIPELINE_H
 #define REVTRAIL_PIPELINE_H
 
-#include "revtrail/correlate.h"
 #include "revtrail/ingest.h"
 #include "revtrail/rules.h"
+
+/* correlate.h's batch: the read-only commands that see this header through
+ * cli.h need nothing else of the correlator. */
+struct corr_batch;
 
 /*
  * rules_classify for a decoded record: a deferred JSON payload (see
