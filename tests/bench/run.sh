@@ -222,7 +222,7 @@ bench_file "$events events" "$(corpus events "$events")" "$events" pipe
 # should cost the same however much the database already holds: the ratio
 # is the third chunk's CPU time over the first's, median over rounds.
 bench_chunks() {
-	local n=${BENCH_CHUNK:-100000} f="$dir/events-chunks"
+	local n=${BENCH_CHUNK:-100000} f="$dir/events-chunks-${BENCH_CHUNK:-100000}"
 	[ -s "$f.2" ] || { "$dir/gen" events $((3 * n)) | split -l "$n" -d -a 1 - "$f."; }
 	: > "$dir/rounds"
 	for _ in $(seq "$runs"); do
