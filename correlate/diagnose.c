@@ -236,12 +236,38 @@ static bool check_object(const struct rules_diagnosis *d,
 	return !any;
 }
 
-bool corr_diag_matches(const struct rules_diagnosis *d,
-		       const struct corr_incview *v, struct corr_diagnosis *out)
+/* The opening revision, when its release payload was decoded. */
+static const struct corr_rev *decoded_opening(const struct corr_incview *v)
+{
+	const struct corr_rev *r = v->opening;
+
+	return r && (r->evidence & RT_REV_PAYLOAD) ? r : NULL;
+}
+
+/* payload hook-config: a decoded payload must template a config hook;
+ * without one decoded there is nothing to contradict the diagnosis. */
+static bool check_payload(const struct rules_diagnosis *d,
+			  const struct corr_incview *v)
+{
+	const struct corr_rev *r = decoded_opening(v);
+
+	return !d->payload_hook_config || !r ||
+	       (r->evidence & RT_REV_HOOK_CONFIG);
+}
+
+static bool matches_but_payload(const struct rules_diagnosis *d,
+				const struct corr_incview *v,
+				struct corr_diagnosis *out)
 {
 	return check_tags(d, v, out) && check_revision(d, v, out) &&
 	       check_opened_by(d, v, out) && check_followed(d, v, out) &&
 	       check_object(d, v, out);
+}
+
+bool corr_diag_matches(const struct rules_diagnosis *d,
+		       const struct corr_incview *v, struct corr_diagnosis *out)
+{
+	return matches_but_payload(d, v, out) && check_payload(d, v);
 }
 
 /* What the decoded release payload says about the config objects. */
@@ -313,14 +339,19 @@ static void affected_pods(const struct corr_incview *v,
 void corr_diagnose(const struct rules_diagnosis *const *rules, size_t n,
 		   const struct corr_incview *v, struct corr_diagnosis *out)
 {
-	const struct rules_diagnosis *best = NULL;
+	const struct rules_diagnosis *best = NULL, *ruled_out = NULL;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
 		const struct rules_diagnosis *d = rules[i];
 
-		if (!d || !corr_diag_matches(d, v, NULL))
+		if (!d || !matches_but_payload(d, v, NULL))
 			continue;
+		if (!check_payload(d, v)) {
+			if (!ruled_out || d->priority > ruled_out->priority)
+				ruled_out = d;
+			continue;
+		}
 		if (!best || d->priority > best->priority ||
 		    (d->priority == best->priority && strcmp(d->id, best->id) < 0))
 			best = d;
@@ -331,6 +362,12 @@ void corr_diagnose(const struct rules_diagnosis *const *rules, size_t n,
 	out->rule = best;
 	corr_diag_matches(best, v, out);
 	payload_evidence(v, out);
+	/* Say why the diagnosis its symptoms suggest was not taken. */
+	if (ruled_out && ruled_out->priority > best->priority)
+		evidence(out, "not %s: the release payload of revision %d "
+			 "templates no ConfigMap/Secret as a Helm hook that is "
+			 "deleted before it is re-created", ruled_out->id,
+			 decoded_opening(v)->revision);
 	if (out->pods_total)
 		evidence(out, "%zu pod%s affected", out->pods_total,
 			 out->pods_total == 1 ? "" : "s");

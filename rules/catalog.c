@@ -314,6 +314,8 @@ static void list_diagnosis(const struct rules_diagnosis *d, FILE *out)
 		list_item(out, &first, "followed-by:rollback", NULL, 0, "");
 	if (d->object_glob)
 		list_item(out, &first, "object:", &d->object_glob, 1, "");
+	if (d->payload_hook_config)
+		list_item(out, &first, "payload:hook-config", NULL, 0, "");
 	fprintf(out, "\t%s\t%s\n", rt_severity_name(d->severity), d->title);
 }
 

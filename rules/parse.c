@@ -36,6 +36,7 @@ struct build {
 	uint32_t tags[MAX_RULE_TAGS];
 	size_t ntags;
 	bool has_severity, has_field, has_priority, has_opened, has_followed;
+	bool has_payload;
 	struct strvec lits, explain, remedy, all, none, status, anyflat;
 	struct rules_text *ex, *ce;
 	size_t nex, capex, nce, capce;
@@ -472,6 +473,23 @@ static int kw_followed_by(struct parser *ps, const char *v, size_t n)
 	return 0;
 }
 
+/* What the opening revision's decoded release payload must show, when
+ * one was decoded: hook-config, a ConfigMap/Secret hook that Helm deletes
+ * before re-creating it. */
+static int kw_payload(struct parser *ps, const char *v, size_t n)
+{
+	char buf[64];
+
+	if (ps->b.has_payload)
+		return fail(ps, "duplicate 'payload'");
+	ps->b.has_payload = true;
+	if (!tok_is(v, n, "hook-config"))
+		return fail(ps, "bad payload '%s' (hook-config)",
+			    echo(buf, sizeof(buf), v, n));
+	ps->b.diag.payload_hook_config = true;
+	return 0;
+}
+
 /* One "Kind/name-glob" of an object line. */
 static bool object_glob_ok(const char *v, size_t n)
 {
@@ -528,8 +546,8 @@ static const struct keyword diag_keywords[] = {
 	{ "priority", kw_priority }, { "all", kw_all }, { "any", kw_any },
 	{ "none", kw_none }, { "revision", kw_revision },
 	{ "opened-by", kw_opened_by }, { "followed-by", kw_followed_by },
-	{ "object", kw_object }, { "remedy", kw_remedy },
-	{ "explain", kw_explain },
+	{ "object", kw_object }, { "payload", kw_payload },
+	{ "remedy", kw_remedy }, { "explain", kw_explain },
 	{ NULL, NULL },
 };
 
@@ -755,7 +773,7 @@ static int keyword_line(struct parser *ps, const char *w, size_t wn,
 			    "counterexample, explain)" : "unknown keyword '%s' "
 			    "in diagnosis (title, severity, priority, all, any, "
 			    "none, revision, opened-by, followed-by, object, "
-			    "remedy, explain)", echo(buf, sizeof(buf), w, wn));
+			    "payload, remedy, explain)", echo(buf, sizeof(buf), w, wn));
 	if (!vn)
 		return fail(ps, "'%s' needs a value", kw->name);
 	return kw->fn(ps, v, vn);

@@ -57,6 +57,8 @@ struct rules_diagnosis {
 	bool followed_by_rollback;    /* a later revision is "Rollback to N" */
 	const char *object_glob;      /* "Kind/name-glob ...": an affected object
 	                               * matches, or NULL */
+	bool payload_hook_config;     /* a decoded payload of the opening
+	                               * revision must show a config hook */
 };
 
 enum {

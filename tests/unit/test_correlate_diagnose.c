@@ -207,6 +207,8 @@ static void test_builtin(void)
 		"helm_upgrade_failed", "crashloop", NULL };
 	static const char *const sup_objs[] = { "Pod",
 		"helm-install-rke2-ingress-nginx-xk2p9", NULL };
+	static const char *const nohook_tags[] = { "config_key_missing",
+		"create_container_config_error", NULL };
 	struct corr_diagnosis d;
 	struct inc i;
 
@@ -233,6 +235,31 @@ static void test_builtin(void)
 	corr_diagnose_rules(r, &i.v, &d);
 	is_str(d.rule ? d.rule->id : "none", "superseded_release_install",
 	       "seed 3: superseded_release_install");
+
+	/* The race's symptoms after a failed upgrade, but revision 6's
+	 * payload templates no config hook (hooks = []): the config
+	 * diagnosis that fits, saying why not the race. */
+	add_rev("router", 5, "superseded", "Install complete", 6000 * SEC,
+		RT_REV_PAYLOAD, NULL);
+	add_rev("router", 6, "failed", "Upgrade \"router\" failed",
+		7000 * SEC, RT_REV_PAYLOAD, NULL);
+	make(&i, "router", 7010 * SEC, 7300 * SEC, nohook_tags, NULL);
+	corr_diagnose_rules(r, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "stale_config_mount",
+	       "payload without a config hook: not the hook race");
+	ok(has_evidence(&d, "not hook_configmap_race: the release payload of "
+			"revision 6 templates no ConfigMap/Secret"),
+	   "evidence says why not");
+	ok(!has_evidence(&d, "is a Helm hook"), "and names no hook");
+	/* Same symptoms without a decoded payload: the race, as before. */
+	add_rev("router2", 5, "superseded", "Install complete", 6000 * SEC,
+		0, NULL);
+	add_rev("router2", 6, "failed", "Upgrade \"router2\" failed",
+		7000 * SEC, 0, NULL);
+	make(&i, "router2", 7010 * SEC, 7300 * SEC, nohook_tags, NULL);
+	corr_diagnose_rules(r, &i.v, &d);
+	is_str(d.rule ? d.rule->id : "none", "hook_configmap_race",
+	       "hooks unknown: the race still fits");
 	rules_free(r);
 }
 

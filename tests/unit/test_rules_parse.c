@@ -87,6 +87,10 @@ static void errors(void)
 	load("diagnosis d\n  title t\n  followed-by upgrade\n");
 	is_str(err, "t.rules:3: bad followed-by 'upgrade' (rollback)",
 	       "bad followed-by");
+	load("diagnosis d\n  title t\n  payload hooks\n");
+	is_str(err, "t.rules:3: bad payload 'hooks' (hook-config)", "bad payload");
+	load("diagnosis d\n  title t\n  payload hook-config\n  payload hook-config\n");
+	is_str(err, "t.rules:4: duplicate 'payload'", "payload twice");
 	load("diagnosis d\n  title t\n  object helm-install-*\n");
 	is_str(err, "t.rules:3: bad object 'helm-install-*' (Kind/name-glob, "
 	       "e.g. Pod/helm-install-*)", "object without a kind");
@@ -223,6 +227,7 @@ static void diagnoses(void)
 	is_int(d->opened_by, RULES_OPENED_UPGRADE, "opened-by upgrade");
 	ok(!d->followed_by_rollback, "no followed-by");
 	ok(d->object_glob == NULL, "no object");
+	ok(!d->payload_hook_config, "no payload condition");
 	is_str(d->remedy, "Use hashed ConfigMap names or a checksum "
 	       "annotation.\nThen restart the rollout.", "remedy lines joined");
 	is_str(d->explain, "The upgrade replaced config the pods still mount.",
