@@ -359,6 +359,43 @@ int corr_batch_position(struct corr_batch *b, const char *source,
 	return 0;
 }
 
+static int add_alias(struct corr_batch *b, const struct rt_record *rec);
+
+/*
+ * The workloads a release's manifest creates belong to it, whatever their
+ * names and labels: each "Kind/ns/name" line becomes a workload -> release
+ * mapping, as if a record of that workload carried the release's labels.
+ */
+static int add_manifest_aliases(struct corr_batch *b,
+				const struct rt_revision *r)
+{
+	const char *p = r->manifest_objects.p, *e = p + r->manifest_objects.n;
+	int err = 0;
+
+	while (p && p < e && !err) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		const char *s1 = memchr(p, '/', (size_t)((nl ? nl : e) - p));
+		const char *s2 = s1 ? memchr(s1 + 1, '/',
+					     (size_t)((nl ? nl : e) - s1 - 1)) : NULL;
+		struct rt_record t;
+
+		if (!nl)
+			nl = e;
+		if (s2) {
+			rt_record_init(&t);
+			t.kind = rt_str_make(p, (size_t)(s1 - p));
+			t.ns = s2 > s1 + 1 ? rt_str_make(s1 + 1, (size_t)(s2 - s1 - 1)) :
+			       r->ns;
+			t.name = rt_str_make(s2 + 1, (size_t)(nl - s2 - 1));
+			t.release = r->release;
+			t.release_ns = r->ns;
+			err = add_alias(b, &t);
+		}
+		p = nl + 1;
+	}
+	return err;
+}
+
 static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 {
 	if (b->nrevs + rec->nrevs > b->revcap) {
@@ -386,7 +423,9 @@ static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 		c->app_version = keep(b, r->app_version, &err);
 		c->description = keep(b, r->description, &err);
 		c->hook_configmaps = keep(b, r->hook_configmaps, &err);
-		if (err)
+		c->manifest_objects = RT_STR_NULL;
+		if (err || (r->release.n && r->ns.n &&
+			    (err = add_manifest_aliases(b, r))))
 			return err;
 	}
 	b->nrevs += rec->nrevs;

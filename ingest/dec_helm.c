@@ -284,6 +284,9 @@ static void release_evidence(struct dec_ctx *d, const cJSON *rel,
 	}
 	if (len)
 		rev->hook_configmaps = rt_arena_strdup(d->arena, names, len);
+	if (cJSON_IsString(man))
+		rev->manifest_objects = dec_manifest_objects(d->arena,
+							     man->valuestring);
 	if ((rev->evidence & RT_REV_HOOK_CONFIG) && cJSON_IsString(man) &&
 	    workload_without_checksum(man->valuestring))
 		rev->evidence |= RT_REV_NO_CHECKSUM;
@@ -480,6 +483,7 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 	rev->app_version = p.app_version;
 	rev->description = p.description;
 	rev->hook_configmaps = p.hook_configmaps;
+	rev->manifest_objects = p.manifest_objects;
 	rev->evidence |= p.evidence | RT_REV_PAYLOAD;
 	return p.updated_ns;
 }

@@ -113,6 +113,11 @@ int dec_helm_json(struct dec_ctx *d, const cJSON *root);
  * over-limit input (decompressed size bounded by DEC_HELM_PAYLOAD_MAX).
  */
 #define DEC_HELM_PAYLOAD_MAX ((size_t)64 << 20)
+
+/* helm_manifest.c: "Kind/ns/name\n" for each object of a rendered
+ * manifest (ns empty when the document names none), in the arena;
+ * bounded in count and size. */
+struct rt_str dec_manifest_objects(struct rt_arena *a, const char *manifest);
 int dec_helm_payload_unwrap(const char *s, size_t n, char **json,
 			    size_t *jsonlen);
 /*

@@ -174,6 +174,8 @@ struct rt_revision {
 	unsigned evidence;            /* RT_REV_* bits */
 	struct rt_str hook_configmaps;   /* "name1,name2": ConfigMap/Secret hooks
 	                                  * with before-hook-creation */
+	struct rt_str manifest_objects;  /* "Kind/ns/name\n" per object of the
+	                                  * manifest (ns empty: the release's) */
 };
 
 enum {
