@@ -312,7 +312,10 @@ bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out)
 	}
 	if (!name.n || !workload_kind(kind) ||
 	    rt_str_has_prefix(name, "helm-install-") ||
-	    rt_str_has_prefix(name, "helm-delete-"))
+	    rt_str_has_prefix(name, "helm-delete-") ||
+	    /* Rancher runs each helm operation in a pod of its own: one
+	     * operation's release says nothing of the next one's. */
+	    rt_str_has_prefix(name, "helm-operation-"))
 		return false;
 	out->ns = rec->ns;
 	out->workload = corr_workload_name(kind, name, rec->template_hash);
