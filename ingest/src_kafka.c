@@ -411,6 +411,28 @@ static int64_t start_offset(const struct ingest_kafka *k)
 	}
 }
 
+/* The group's offsets start where the database is: a partition resumed
+ * from a database ahead of the group (or the group never saw it) would
+ * otherwise show lag in Kafka's tools until its next batch, however long
+ * a quiet topic takes to give one. parts' offsets are the stored ones
+ * where the database has them (>= 0), else logical ones. */
+static void commit_stored(struct ingest_kafka *k,
+			  const rd_kafka_topic_partition_list_t *parts)
+{
+	rd_kafka_topic_partition_list_t *l =
+		rd_kafka_topic_partition_list_new(parts->cnt);
+
+	for (int i = 0; i < parts->cnt; i++)
+		if (parts->elems[i].offset >= 0)
+			rd_kafka_topic_partition_list_add(
+				l, parts->elems[i].topic,
+				parts->elems[i].partition)->offset =
+				parts->elems[i].offset;
+	if (l->cnt)
+		rd_kafka_commit(k->rk, l, 1);
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
 static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 		      rd_kafka_topic_partition_list_t *parts, bool coop)
 {
@@ -467,6 +489,7 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 	} else {
 		rd_kafka_assign(rk, parts);
 	}
+	commit_stored(k, parts);
 	k->st.assigned += parts->cnt;
 	if (parts->cnt)
 		logf_(k, "assigned %d partition(s):%s", parts->cnt,
@@ -513,8 +536,9 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 	struct ingest_kafka *k = opaque;
 	bool coop = !strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE");
 
+	/* Not a sign of brokers: a session that timed out with every broker
+	 * down revokes too. Only a broker's answer clears brokers_down. */
 	k->st.rebalances++;
-	brokers_up(k);
 	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
 		on_assign(k, rk, parts, coop);
 	} else if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {

@@ -32,6 +32,12 @@ is "$(jq -r .brokers_down "$T/svc.json")" true "--stats-json shows it"
 down_lines() { [ "$(grep -c 'brokers DOWN' "$T/svc.err")" -ge 3 ]; }
 ok wait_until 30 down_lines
 ok alive
+# The session times out with the brokers still down, and the group's revoke
+# is no sign of a broker: the state stays down until one answers.
+rebalanced() { [ "$(jq -r .rebalances "$T/svc.json" 2>/dev/null)" -ge 2 ]; }
+ok wait_until 60 rebalanced
+is "$(jq -r .brokers_down "$T/svc.json")" true "still down after the session timed out"
+unlike "$(cat "$T/svc.err")" 'brokers reachable again' "and not reported back while the broker is dead"
 
 if ! timeout 180 "$KD/broker.sh" resume "$BROKER_DIR" >"$T/resume.log" 2>&1; then
 	_result 1 "broker restarts"
