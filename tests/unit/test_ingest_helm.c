@@ -801,6 +801,25 @@ static void test_operation_memory(void)
 	base.pod = RT_STR_NULL;
 }
 
+/* The objects of a rendered manifest: kind, metadata name and namespace
+ * only, not names nested deeper or inside data. */
+static void test_manifest_objects(void)
+{
+	struct rt_str o = dec_manifest_objects(&arena,
+		"---\n# Source: c/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\n"
+		"metadata:\n  labels:\n    name: not-this\n  name: \"cfg\"\n"
+		"data:\n  name: nor-this\n---\nkind: Deployment\nmetadata:\n"
+		"  namespace: other\n  name: router # the router\nspec:\n"
+		"  template:\n    metadata:\n      name: nested\n---\n"
+		"kind: Service\n---\nmetadata:\n  name: no-kind\n---\n"
+		"kind: Job\nmetadata:\n    name: four-spaces\n");
+
+	is_rts(o, "ConfigMap//cfg\nDeployment/other/router\nJob//four-spaces\n",
+	       "manifest: kind/namespace/name of each complete document");
+	o = dec_manifest_objects(&arena, "");
+	is_int((long)o.n, 0, "manifest: empty");
+}
+
 int main(void)
 {
 	rt_arena_init(&arena);
@@ -822,6 +841,7 @@ int main(void)
 	test_kubectl_describe();
 	test_cli_lines();
 	test_operation_memory();
+	test_manifest_objects();
 	rt_arena_release(&arena);
 	return done_testing();
 }
