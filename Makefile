@@ -127,8 +127,7 @@ check: $(BIN) $(UNIT_BIN)
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_SRC := $(call src_of,core) $(call src_of,ingest) $(call src_of,rules) \
-	$(call src_of,pipeline)
+FUZZ_LIB_SRC := $(foreach m,$(MODULES),$(call src_of,$(m)))
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) build/rel/rules/builtin_packs.c
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude $(PKG_CFLAGS) \
