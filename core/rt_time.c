@@ -136,8 +136,11 @@ static bool go_zero(int y, int mo, int d, int h, int mi, int s, int64_t f)
 	return y == 1 && mo == 1 && d == 1 && !h && !mi && !s && !f;
 }
 
-int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
-		       int64_t frac_ns, int64_t offset_s, int64_t *ns)
+/* count: whether a date out of range is counted -- only for a whole
+ * time string read to its end (rt_time_parse), not for the prefix
+ * readers of ingest, whose caller may yet find junk after the date. */
+static int civil(int y, int mo, int d, int h, int mi, int s,
+		 int64_t frac_ns, int64_t offset_s, bool count, int64_t *ns)
 {
 	int64_t v;
 
@@ -150,18 +153,24 @@ int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 	 * would be 0, "unknown", or negative): counted, not silently
 	 * unknown. */
 	if (y < 1678 || y > 2261) {
-		if (!go_zero(y, mo, d, h, mi, s, frac_ns))
+		if (count && !go_zero(y, mo, d, h, mi, s, frac_ns))
 			out_of_range++;
 		return RT_EPARSE;
 	}
 	v = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
 	     h * 3600 + mi * 60 + s - offset_s) * NS_PER_SEC + frac_ns;
 	if (v <= 0) {
-		out_of_range++;
+		out_of_range += count;
 		return RT_EPARSE;
 	}
 	*ns = v;
 	return RT_OK;
+}
+
+int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
+		       int64_t frac_ns, int64_t offset_s, int64_t *ns)
+{
+	return civil(y, mo, d, h, mi, s, frac_ns, offset_s, false, ns);
 }
 
 /* 2024-05-01T10:15:13.5Z and the space-separated relatives. */
@@ -183,7 +192,7 @@ static int parse_iso(struct cursor c, int64_t *ns)
 	frac = take_fraction(&c);
 	if (!take_zone(&c, &off))
 		return RT_EPARSE;
-	return rt_time_from_civil(y, mo, d, h, mi, s, frac, off, ns);
+	return civil(y, mo, d, h, mi, s, frac, off, true, ns);
 }
 
 static int month_from_name(const char *p)
@@ -232,7 +241,7 @@ static int parse_ansic(struct cursor c, int64_t *ns)
 	}
 	if (!take_num(&c, 4, &y))
 		return RT_EPARSE;
-	return rt_time_from_civil(y, mo, d, h, mi, s, frac, off, ns);
+	return civil(y, mo, d, h, mi, s, frac, off, true, ns);
 }
 
 /* "1714558513" or "1714558513.25": Unix seconds (helm labels, Fluent Bit). */

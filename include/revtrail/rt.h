@@ -92,9 +92,10 @@ int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 /*
  * Dates that are real but outside what a time here holds (before
  * 1970-01-01T00:00:00.000000001Z, or after 2261; Go's zero time
- * 0001-01-01T00:00:00Z is "unknown" and not counted) parse as RT_EPARSE
- * -- unknown -- and are counted: the number so far on this thread. An
- * ingest counts the records whose decoding moved it (dec_emit).
+ * 0001-01-01T00:00:00Z is "unknown" and not counted) are RT_EPARSE --
+ * unknown -- and, when rt_time_parse read them, counted: the number so
+ * far on this thread. An ingest counts the records whose decoding moved
+ * it (dec_emit). rt_time_from_civil alone counts nothing.
  */
 uint64_t rt_time_out_of_range(void);
 #define RT_TIME_BUFSZ 48
