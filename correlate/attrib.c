@@ -1,6 +1,6 @@
 /*
- * attrib.c: which Helm release an object belongs to (DESIGN.md "Object to
- * release"), best evidence first:
+ * attrib.c: which Helm release an object belongs to, best evidence first
+ * (docs/architecture.md, "Correlation"):
  *   1. a release hint the decoder found in labels/annotations;
  *   2. helm-controller objects: Job/Pod helm-install-X, helm-delete-X, and
  *      the HelmChart X itself;

@@ -1,5 +1,5 @@
 /*
- * dec_helm.c: Helm documents (FORMATS.md §3) as JSON: `helm history -o
+ * dec_helm.c: Helm documents (docs/formats.md §3) as JSON: `helm history -o
  * json`, `helm list -o json`, a release (`helm status -o json`, the decoded
  * storage payload) and release storage Secrets/ConfigMaps, Helm 3 and the
  * Helm 2 Tiller ConfigMaps. Each becomes one record whose revs[] states the

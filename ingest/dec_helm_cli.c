@@ -1,5 +1,5 @@
 /*
- * dec_helm_cli.c: helm and kubectl CLI output lines (FORMATS.md §3.7,
+ * dec_helm_cli.c: helm and kubectl CLI output lines (docs/formats.md §3.7,
  * klipper-helm job traces), and dec_helm_text_line, the entry point that
  * offers each plain text line to the tables first.
  */

@@ -1,5 +1,5 @@
 /*
- * dec_kube.c: Kubernetes API objects (FORMATS.md §1, §5): core/v1 and
+ * dec_kube.c: Kubernetes API objects (docs/formats.md §1, §5): core/v1 and
  * events.k8s.io/v1 Events and kubernetes-event-exporter events, bare,
  * inside a watch envelope {"type","object"} or as items of a List. Objects
  * that are not Events go to the Helm decoder (storage Secrets/ConfigMaps,
@@ -155,7 +155,7 @@ static void event_message(struct dec_ctx *d, struct rt_record *rec,
 	rec->message = dec_event_message(rec->message);
 }
 
-/* Last seen, first seen and count, per FORMATS.md §1.3. */
+/* Last seen, first seen and count, per docs/formats.md §1.3. */
 static void event_times(struct dec_ctx *d, struct rt_record *rec,
 			const cJSON *ev)
 {

@@ -1,5 +1,5 @@
 /*
- * dec_logs.c: container log shapes (FORMATS.md §2): CRI lines, docker
+ * dec_logs.c: container log shapes (docs/formats.md §2): CRI lines, docker
  * json-file, Fluent Bit and Vector records, and any other JSON object (an
  * application's structured log, a proxy's JSON access log).
  *
@@ -655,7 +655,8 @@ void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
 		    js_get(doc, attrs, "io.kubernetes.container.name"));
 }
 
-/* Release hints a pod's labels and annotations carry (FORMATS.md §3.5). */
+/* Release hints a pod's labels and annotations carry (docs/formats.md
+ * §3.5). */
 static void labels(struct dec_ctx *d, struct rt_record *rec,
 		   const cJSON *lab, const cJSON *ann)
 {

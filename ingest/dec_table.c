@@ -1,5 +1,5 @@
 /*
- * dec_table.c: text tables (FORMATS.md §3.3): `helm history` and `helm
+ * dec_table.c: text tables (docs/formats.md §3.3): `helm history` and `helm
  * list`, `kubectl get events` and the Events of `kubectl describe`, and the
  * block `helm install/upgrade/status` prints (NAME:, NAMESPACE:, STATUS:,
  * REVISION:). State lives in struct dec_helm_state, one per source.
@@ -317,7 +317,7 @@ static int table_row(struct dec_ctx *d, const struct dec_helm_state *st,
 }
 
 /*
- * kubectl event tables (FORMATS.md §1.4): `kubectl get events` (-A adds
+ * kubectl event tables (docs/formats.md §1.4): `kubectl get events` (-A adds
  * NAMESPACE, -o wide adds SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME) and
  * the Events: section of `kubectl describe`. kubectl aligns them with
  * tabwriter, so cells are cut at the header's column offsets; a copy whose

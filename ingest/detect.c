@@ -9,8 +9,9 @@
  *                           dec_log_json (Fluent Bit, Vector, any object)
  *   anything else        -> dec_helm_text_line, else a plain text record
  *
- * JSON that does not parse is plain text (DESIGN.md). The frame is copied
- * into the arena once, sanitised (text.c); every decoder reads that copy.
+ * JSON that does not parse is plain text (docs/formats.md §2.6). The frame
+ * is copied into the arena once, sanitised (text.c); every decoder reads
+ * that copy.
  * opts.force narrows the choice; a frame the forced decoder refuses is a
  * reject, as is a text frame made mostly of binary junk.
  */

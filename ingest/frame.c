@@ -1,6 +1,6 @@
 /*
- * frame.c: the framer. Cuts a source's bytes into frames, as DESIGN.md
- * "Framing and formats" says: one frame per line, except that a line which
+ * frame.c: the framer. Cuts a source's bytes into frames, as docs/formats.md
+ * §1.4 describes: one frame per line, except that a line which
  * is just `{` or `[` opens a pretty-printed JSON document that runs to its
  * matching bracket (kubectl get events -w -o json, jq output).
  *

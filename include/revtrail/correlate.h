@@ -1,6 +1,6 @@
 /*
  * correlate.h: the decisions of the correlator, as plain functions over plain
- * structs (DESIGN.md "Correlation"):
+ * structs (docs/architecture.md "Correlation"):
  *
  *   - the release registry: per (namespace, release) its revisions, merged
  *     from every Helm record whatever order they arrive in;
@@ -93,7 +93,7 @@ size_t corr_registry_count(const struct corr_registry *reg);
 
 /*
  * Workload -> release, learned from records that carry a release label or
- * annotation (FORMATS.md 3.5): pods of Deployment `haproxy` labelled
+ * annotation (docs/formats.md §3.5): pods of Deployment `haproxy` labelled
  * app.kubernetes.io/instance=edge make every record of a `haproxy-*` pod
  * of that namespace belong to release edge, also the log lines that carry
  * no labels at all. Keyed by (namespace, workload name); when records
@@ -151,7 +151,7 @@ struct corr_attr {
 };
 
 /*
- * Which release an object belongs to (DESIGN.md "Object to release"): the
+ * Which release an object belongs to (docs/architecture.md, "Correlation"): the
  * record's own label hint; a helm-controller job; the release its workload
  * was labelled with (corr_registry_alias_*); the longest known release
  * prefixing the name; else the workload name. Views point into the record

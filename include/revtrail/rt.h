@@ -1,7 +1,7 @@
 /*
  * rt.h: the types every stage shares: string views, the per-batch arena,
  * times, error codes and the normalised record that flows from a source to
- * SQLite (see DESIGN.md "The record").
+ * SQLite (see docs/architecture.md "The record").
  */
 #ifndef REVTRAIL_RT_H
 #define REVTRAIL_RT_H

@@ -1,5 +1,5 @@
 /*
- * store.h: the SQLite store (DESIGN.md "Store").
+ * store.h: the SQLite store (docs/architecture.md "Batches and transactions").
  *
  * One writer per database file. store_commit() writes one batch -- Helm
  * revisions, events, the incidents they form, their diagnosis and the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # fixtures.sh: real-shaped Kafka messages as "KEY<TAB>VALUE" lines for
-# `kcat -P -K '\t'` (FORMATS.md section 5). Every message is distinct (its
+# `kcat -P -K '\t'` (docs/formats.md §5). Every message is distinct (its
 # number is in the uid or the log text), so a count of stored events shows
 # loss, and offsets show duplicates.
 #

@@ -1,4 +1,5 @@
-/* Times in every form FORMATS.md lists, and the arena that holds records. */
+/* Times in every form docs/formats.md lists, and the arena that holds
+ * records. */
 #include <string.h>
 
 #include "revtrail/rt.h"

@@ -1,5 +1,5 @@
 /*
- * Framing (DESIGN.md "Framing and formats", FORMATS.md §6 item 2): lines,
+ * Framing (docs/formats.md §6 item 2): lines,
  * pretty-printed documents, bounds, byte hygiene, tail -F headers, file
  * paths, chunk boundaries, forced formats, Kafka values.
  */

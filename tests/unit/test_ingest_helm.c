@@ -1,5 +1,6 @@
 /*
- * test_ingest_helm.c: the Helm decoders (FORMATS.md §3, §6 items 5 and 6):
+ * test_ingest_helm.c: the Helm decoders (docs/formats.md §3, §6 items 5
+ * and 6):
  * history/list/status JSON, storage Secrets/ConfigMaps with their payload
  * layers (fixtures made here with zlib), hook evidence, and the text forms
  * (tables, the status block, CLI lines) through dec_helm_text_line.

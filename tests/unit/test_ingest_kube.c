@@ -1,5 +1,5 @@
 /*
- * test_ingest_kube.c: dec_kube_json on Kubernetes Events (FORMATS.md §1,
+ * test_ingest_kube.c: dec_kube_json on Kubernetes Events (docs/formats.md §1,
  * §5, §6 items 1 and 7): both event APIs, both recorder styles, watch
  * envelopes, Lists and exporter hints. Calls the decoder directly with a
  * collecting emit callback, so it does not depend on the framer.

@@ -1,5 +1,6 @@
 /*
- * Container log shapes (FORMATS.md §2, §5, §6 items 3, 4, 7, 8): CRI lines
+ * Container log shapes (docs/formats.md §2, §5, §6 items 3, 4, 7, 8): CRI
+ * lines
  * and their P/F joins, docker json-file pieces, Fluent Bit, Vector, and any
  * other JSON object; leading timestamps of text lines.
  */
