@@ -11,6 +11,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>      /* plain_run256, chosen when the CPU has AVX2 */
+#endif
 
 #include "frame.h"
 
@@ -106,10 +109,9 @@ static size_t clean_prefix(const char *p, size_t n)
 	return i;
 }
 
-size_t ing_plain_run(const char *p, size_t n)
+/* From i on, 16 bytes a step, then byte by byte. */
+static inline size_t plain_run128(const char *p, size_t n, size_t i)
 {
-	size_t i = 0;
-
 #ifdef __SSE2__
 	for (; i + 16 <= n; i += 16) {
 		unsigned m = unplain_mask(_mm_loadu_si128(
@@ -122,6 +124,37 @@ size_t ing_plain_run(const char *p, size_t n)
 	while (i < n && byte_plain((unsigned char)p[i]))
 		i++;
 	return i;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* 32 bytes a step where the CPU has AVX2: this is the first pass over
+ * every byte read, and most lines are done in one step fewer. */
+static __attribute__((target("avx2"))) size_t plain_run256(const char *p,
+							   size_t n)
+{
+	const __m256i space = _mm256_set1_epi8(0x20),
+		      del = _mm256_set1_epi8(0x7f);
+	size_t i = 0;
+
+	for (; i + 32 <= n; i += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
+		unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_or_si256(
+			_mm256_cmpgt_epi8(space, v), _mm256_cmpeq_epi8(v, del)));
+
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+	return plain_run128(p, n, i);
+}
+#endif
+
+size_t ing_plain_run(const char *p, size_t n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		return plain_run256(p, n);
+#endif
+	return plain_run128(p, n, 0);
 }
 
 /*
