@@ -84,6 +84,9 @@ int cli_parse_duration(const char *s, int64_t *ns);
 int cli_gap_opt(const char *cmd, const char *arg, int64_t *ns);
 /* "15m", "1h30m", "1d2h", "45s": whole seconds, for messages. */
 void cli_format_duration(int64_t ns, char *out, size_t size);
+/* A signed offset in its two largest units, for timelines: "+2m05s",
+ * "-1h03m", "+3d04h", "+0s". */
+void cli_format_offset(int64_t d, char *out, size_t size);
 /* The summary line of a --regap. */
 void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns);
 /* --since: a date (2024-11-03, midnight UTC), a time (RFC 3339, epoch

@@ -103,26 +103,6 @@ static int on_revision(void *ctx, int n, const char *const *names,
 	return 0;
 }
 
-/* "+2m05s", "-1h03m", "+0s" */
-static void rel_time(int64_t ns, int64_t base, char *out, size_t size)
-{
-	int64_t d = ns - base, s;
-	char sign = d < 0 ? '-' : '+';
-
-	s = (d < 0 ? -d : d) / 1000000000;
-	if (s >= 86400)
-		snprintf(out, size, "%c%" PRId64 "d%02" PRId64 "h", sign,
-			 s / 86400, s % 86400 / 3600);
-	else if (s >= 3600)
-		snprintf(out, size, "%c%" PRId64 "h%02" PRId64 "m", sign,
-			 s / 3600, s % 3600 / 60);
-	else if (s >= 60)
-		snprintf(out, size, "%c%" PRId64 "m%02" PRId64 "s", sign,
-			 s / 60, s % 60);
-	else
-		snprintf(out, size, "%c%" PRId64 "s", sign, s);
-}
-
 static const char *text(const struct store_value *v)
 {
 	return v->type == STORE_TEXT ? v->p : NULL;
@@ -141,8 +121,8 @@ static int on_object(void *ctx, int n, const char *const *names,
 	}
 	if (!text(&v[0]) || strcmp(v[0].p, "Pod") != 0)
 		return 0;
-	rel_time(v[5].i, s->base_ns, a, sizeof(a));
-	rel_time(v[6].i, s->base_ns, b, sizeof(b));
+	cli_format_offset(v[5].i - s->base_ns, a, sizeof(a));
+	cli_format_offset(v[6].i - s->base_ns, b, sizeof(b));
 	fputs("  ", s->f);
 	cli_put_text(s->f, text(&v[1]) ? v[1].p : "");
 	fprintf(s->f, "  (%s .. %s, %" PRId64 " event%s)\n", a, b, v[4].i,
@@ -183,7 +163,7 @@ static void row_prefix(struct show *s, int64_t ns, char *prefix, size_t size)
 		memcpy(s->day, iso, 10);
 		fprintf(s->f, "  %.10s\n", iso);
 	}
-	rel_time(ns, s->base_ns, when, sizeof(when));
+	cli_format_offset(ns - s->base_ns, when, sizeof(when));
 	snprintf(prefix, size, "  %.8s %9s  ", iso + 11, when);
 }
 
@@ -308,7 +288,7 @@ static void print_head(struct show *s)
 		col(s, I_OCC));
 	fprintf(f, "Opened:     %s", col(s, I_OPENED));
 	if (s->rev > 0 && s->rev_ns) {
-		rel_time(s->opened_ns, s->rev_ns, rel, sizeof(rel));
+		cli_format_offset(s->opened_ns - s->rev_ns, rel, sizeof(rel));
 		fprintf(f, " (%s %s revision %" PRId64 ")", rel + 1,
 			rel[0] == '-' ? "before" : "after", s->rev);
 	}

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,24 @@ void cli_format_duration(int64_t ns, char *out, size_t size)
 				      (long long)(s % 3600 / 60));
 	if ((s % 60 || !n) && n < size)
 		snprintf(out + n, size - n, "%llds", (long long)(s % 60));
+}
+
+void cli_format_offset(int64_t d, char *out, size_t size)
+{
+	int64_t s = (d < 0 ? -d : d) / 1000000000;
+	char sign = d < 0 ? '-' : '+';
+
+	if (s >= 86400)
+		snprintf(out, size, "%c%" PRId64 "d%02" PRId64 "h", sign,
+			 s / 86400, s % 86400 / 3600);
+	else if (s >= 3600)
+		snprintf(out, size, "%c%" PRId64 "h%02" PRId64 "m", sign,
+			 s / 3600, s % 3600 / 60);
+	else if (s >= 60)
+		snprintf(out, size, "%c%" PRId64 "m%02" PRId64 "s", sign,
+			 s / 60, s % 60);
+	else
+		snprintf(out, size, "%c%" PRId64 "s", sign, s);
 }
 
 void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns)

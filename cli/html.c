@@ -259,24 +259,6 @@ static void make_scale(const struct page *pg, struct scale *sc)
 	sc->t1 = hi + pad;
 }
 
-static void fmt_offset(int64_t d, char *out, size_t size)
-{
-	int64_t s = (d < 0 ? -d : d) / 1000000000;
-	const char *sign = d < 0 ? "-" : "+";
-
-	if (s >= 86400)
-		snprintf(out, size, "%s%" PRId64 "d%02" PRId64 "h", sign,
-			 s / 86400, s % 86400 / 3600);
-	else if (s >= 3600)
-		snprintf(out, size, "%s%" PRId64 "h%02" PRId64 "m", sign,
-			 s / 3600, s % 3600 / 60);
-	else if (s >= 60)
-		snprintf(out, size, "%s%" PRId64 "m%02" PRId64 "s", sign,
-			 s / 60, s % 60);
-	else
-		snprintf(out, size, "%s%" PRId64 "s", sign, s);
-}
-
 /* Round ticks, 4 to 10 of them: 1s .. 1d apart. */
 static void svg_axis(FILE *f, const struct scale *sc, int y)
 {
@@ -316,7 +298,7 @@ static void svg_revision(FILE *f, const struct page *pg,
 	bool out = e->ns < sc->t0 || e->ns > sc->t1;
 
 	if (out)
-		fmt_offset(e->ns - (e->ns < sc->t0 ? sc->t0 : sc->t1), off,
+		cli_format_offset(e->ns - (e->ns < sc->t0 ? sc->t0 : sc->t1), off,
 			   sizeof(off));
 	fprintf(f, "<g class=\"%s\"><title>revision %" PRId64 " ", cls,
 		e->revision);
@@ -526,7 +508,7 @@ static void html_table(FILE *f, const struct page *pg)
 		const struct ev *e = &pg->ev[i];
 
 		rt_time_format(e->ns, iso);
-		fmt_offset(e->ns - pg->opened_ns, off, sizeof(off));
+		cli_format_offset(e->ns - pg->opened_ns, off, sizeof(off));
 		fprintf(f, "<tr%s><td>%.10s %.8s</td><td>%s</td><td>",
 			e->lane < 0 ? " class=\"revrow\"" : "", iso, iso + 11,
 			off);
