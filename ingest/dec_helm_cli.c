@@ -7,6 +7,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "helm_text.h"
 
@@ -382,18 +385,58 @@ static bool helm_controller_job(const struct rt_record *rec)
 	       rt_str_has_prefix(rec->pod, "helm-delete-");
 }
 
+static bool helm_or_elease_at(const char *p, size_t n, size_t i)
+{
+	return (i && i + 3 <= n && p[i - 1] == 'h' && p[i + 2] == 'm') ||
+	       (i + 6 <= n && memcmp(p + i, "elease", 6) == 0);
+}
+
+/*
+ * Whether s holds "helm" or "elease": a helm command's first word holds
+ * the one (is_helm_binary), a controller's release= or "HelmRelease" the
+ * other (controller_release); most container lines hold neither. One pass
+ * for the "el" both share, where trying each costs a tokenizing and three
+ * memmem calls on every line.
+ */
+static bool may_name_release(struct span s)
+{
+	const char *p = s.p;
+	size_t n = s.n, i = 0;
+
+#ifdef __SSE2__
+	const __m128i e = _mm_set1_epi8('e'), l = _mm_set1_epi8('l');
+
+	for (; i + 17 <= n; i += 16) {
+		__m128i v0 = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(p + i + 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+			_mm_cmpeq_epi8(v0, e), _mm_cmpeq_epi8(v1, l)));
+
+		for (; m; m &= m - 1)
+			if (helm_or_elease_at(p, n, i + (unsigned)__builtin_ctz(m)))
+				return true;
+	}
+#endif
+	for (; i + 1 < n; i++)
+		if (p[i] == 'e' && p[i + 1] == 'l' && helm_or_elease_at(p, n, i))
+			return true;
+	return false;
+}
+
 void dec_helm_op_apply(struct dec_ctx *d, struct dec_helm_state *st,
 		       struct rt_record *rec, struct rt_str line)
 {
 	struct span s = trim(line.p, line.n), rel = { 0 }, ns = { 0 }, cmd;
+	bool named;
 
 	if (helm_controller_job(rec))
 		return;
-	if (s.n && helm_command(s, &rel, &ns, &cmd)) {
+	named = may_name_release(s);
+	if (named && helm_command(s, &rel, &ns, &cmd)) {
 		if (!rel.n || !runs_operation(cmd))
 			return;
 		op_remember(st, rec, rel, ns);
-	} else if (!controller_release(s, &rel, &ns) &&
+	} else if (!(named && controller_release(s, &rel, &ns)) &&
 		   (rec->release.n || !op_recall(st, rec, &rel, &ns))) {
 		return;
 	}
