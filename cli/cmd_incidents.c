@@ -16,13 +16,14 @@
 #include "revtrail/store_read.h"
 
 static const char usage_text[] =
-	"usage: revtrail incidents [--db PATH] [-o table|wide|json|csv] "
+	"usage: revtrail incidents [--db PATH]... [-o table|wide|json|csv] "
 	"[--open]\n"
 	"                          [-n NS | -A] [--release [NS/]NAME]\n"
 	"                          [--since DATE|TIME|DURATION] [--no-headers]\n"
 	"                          [--color auto|always|never]\n"
 	"  One line per incident, newest first. The table fits the terminal\n"
-	"  (80 columns when not one); -o wide has every column.\n";
+	"  (80 columns when not one); -o wide has every column.\n"
+	"  --db repeats, or is a quoted glob: up to 10 databases read as one.\n";
 
 enum {
 	OPT_OPEN = CLI_OPT_FIRST_FREE, OPT_SINCE, OPT_RELEASE, OPT_NO_HEADERS,
@@ -199,7 +200,8 @@ int cmd_incidents(int argc, char **argv)
 	static const char *const json_cols[] = { "tags", "pods", NULL };
 	struct store_filter f = { 0 };
 	struct listing l = { 0 };
-	const char *db = NULL, *release = NULL;
+	const char *release = NULL;
+	struct cli_dbs dbs = { .n = 0 };
 	bool all_ns = false, no_headers = false;
 	struct timespec now;
 	struct store *st;
@@ -210,7 +212,8 @@ int cmd_incidents(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "d:o:n:Ah", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			db = optarg;
+			if (cli_dbs_add("incidents", &dbs, optarg))
+				return CLI_USAGE;
 			break;
 		case 'o':
 			l.fmt = !strcmp(optarg, "wide") ? OUT_WIDE :
@@ -268,7 +271,7 @@ int cmd_incidents(int argc, char **argv)
 				       "names another namespace than -n" :
 				       "--release wants NAME or NAMESPACE/NAME, "
 				       "got '%s'", release);
-	if ((rc = cli_open_readonly("incidents", cli_db_path(db), &st)))
+	if ((rc = cli_open_readonly("incidents", &dbs, &st)))
 		return rc;
 	l.rows = rows_new(stdout, l.fmt == OUT_WIDE ? CLI_OUT_TABLE : l.fmt);
 	if (!l.rows) {

@@ -14,10 +14,12 @@
 #include "revtrail/store_read.h"
 
 static const char usage_text[] =
-	"usage: revtrail query [--db PATH] [-o table|json|csv] [--no-headers]\n"
+	"usage: revtrail query [--db PATH]... [-o table|json|csv] [--no-headers]\n"
 	"                      [--timeout DUR] [--max-memory SIZE] SQL\n"
 	"  Runs read-only SQL on the database (tables incidents, events,\n"
 	"  incident_objects, revisions; view timeline).\n"
+	"  --db PATH          repeatable, or a quoted glob: up to 10\n"
+	"                     databases read as one, each event once\n"
 	"  --timeout DUR      CPU time the SQL may take (default 30s)\n"
 	"  --max-memory SIZE  SQLite's memory (default 256M; a value may be\n"
 	"                     an eighth of it)\n";
@@ -34,34 +36,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int cli_open_readonly(const char *cmd, const char *db, struct store **st)
-{
-	struct store_read_opts o = {
-		.timeout_ns = STORE_READ_TIMEOUT_NS,
-		.heap_bytes = STORE_READ_HEAP_BYTES,
-		.log = stderr,
-	};
-
-	return cli_open_read(cmd, db, &o, st);
-}
-
-int cli_open_read(const char *cmd, const char *db,
-		  const struct store_read_opts *o, struct store **st)
-{
-	char err[1024];
-
-	if (access(db, F_OK) != 0) {
-		fprintf(stderr, "revtrail %s: %s: no such database "
-			"(run revtrail ingest --db %s first)\n", cmd, db, db);
-		return CLI_FAIL;
-	}
-	if (store_open_read(db, o, st, err, sizeof(err))) {
-		fprintf(stderr, "revtrail %s: %s\n", cmd, err);
-		return CLI_FAIL;
-	}
-	return CLI_OK;
-}
-
 int cmd_query(int argc, char **argv)
 {
 	struct store_read_opts ro = {
@@ -69,7 +43,7 @@ int cmd_query(int argc, char **argv)
 		.heap_bytes = STORE_READ_HEAP_BYTES,
 		.log = stderr,
 	};
-	const char *db = NULL;
+	struct cli_dbs dbs = { .n = 0 };
 	size_t heap;
 	int fmt = CLI_OUT_TABLE, opt, rc;
 	bool no_headers = false;
@@ -81,7 +55,8 @@ int cmd_query(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "d:o:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			db = optarg;
+			if (cli_dbs_add("query", &dbs, optarg))
+				return CLI_USAGE;
 			break;
 		case 'o':
 			fmt = cli_output_from_name(optarg);
@@ -119,7 +94,7 @@ int cmd_query(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return cli_usage_error("query", "expected one SQL argument");
 	}
-	if ((rc = cli_open_read("query", cli_db_path(db), &ro, &st)))
+	if ((rc = cli_open_read("query", &dbs, &ro, &st)))
 		return rc;
 	rows = rows_new(stdout, fmt);
 	if (!rows) {

@@ -13,7 +13,7 @@
 #include "rows.h"
 
 static const char usage_text[] =
-	"usage: revtrail report [--db PATH] [-o html] [--all] [-n NS]\n"
+	"usage: revtrail report [--db PATH]... [-o html] [--all] [-n NS]\n"
 	"  Open incidents (all with --all) as one self-contained HTML page on\n"
 	"  stdout: revtrail report --db incidents.db > report.html\n";
 
@@ -69,7 +69,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct store_filter f = { .open_only = true };
 	struct ids *ids;
-	const char *db = NULL;
+	struct cli_dbs dbs = { .n = 0 };
 	struct store *st;
 	int opt, rc;
 
@@ -77,7 +77,8 @@ int cmd_report(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "d:o:n:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			db = optarg;
+			if (cli_dbs_add("report", &dbs, optarg))
+				return CLI_USAGE;
 			break;
 		case 'o':
 			if (strcmp(optarg, "html"))
@@ -103,7 +104,7 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report", "unexpected argument '%s'",
 				       argv[optind]);
 	}
-	if ((rc = cli_open_readonly("report", cli_db_path(db), &st)))
+	if ((rc = cli_open_readonly("report", &dbs, &st)))
 		return rc;
 	if (!(ids = calloc(1, sizeof(*ids)))) {
 		store_close(st);

@@ -21,7 +21,7 @@
 #define TIMELINE_INDENT "                      "
 
 static const char usage_text[] =
-	"usage: revtrail show [--db PATH] [-o text|json|html] "
+	"usage: revtrail show [--db PATH]... [-o text|json|html] "
 	"[--color auto|always|never] ID\n";
 
 enum { OPT_COLOR = CLI_OPT_FIRST_FREE };
@@ -401,7 +401,7 @@ static int show_html(struct store *st, int64_t id)
 int cmd_show(int argc, char **argv)
 {
 	struct show s = { .f = stdout, .width = cli_width(stdout) };
-	const char *db = NULL;
+	struct cli_dbs dbs = { .n = 0 };
 	struct store *st;
 	char *end;
 	int opt, rc, fmt;
@@ -411,7 +411,8 @@ int cmd_show(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "d:o:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			db = optarg;
+			if (cli_dbs_add("show", &dbs, optarg))
+				return CLI_USAGE;
 			break;
 		case 'o':
 			html = !strcmp(optarg, "html");
@@ -442,7 +443,7 @@ int cmd_show(int argc, char **argv)
 	if (*end || end == argv[optind] || s.id <= 0)
 		return cli_usage_error("show", "bad incident ID '%s'",
 				       argv[optind]);
-	if ((rc = cli_open_readonly("show", cli_db_path(db), &st)))
+	if ((rc = cli_open_readonly("show", &dbs, &st)))
 		return rc;
 	rc = html ? show_html(st, s.id) : run(st, &s);
 	if (rc == 1)

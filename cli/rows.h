@@ -39,11 +39,24 @@ void rows_json_object(FILE *f, int n, const char *const *names,
 void rows_finish(struct rows *r);
 void rows_free(struct rows *r);
 
-/* Opens db read-only for a read command; prints the error and returns
- * CLI_FAIL when it does not exist or is not a revtrail database.
+/* dbs.c: the --db of the read commands, repeatable; each a path or a
+ * glob revtrail expands (so a quoted pattern works), read together. */
+struct cli_dbs {
+	const char *arg[STORE_READ_MAX_DBS];
+	int n;
+};
+/* Adds one --db argument; prints the error and returns CLI_USAGE past
+ * STORE_READ_MAX_DBS of them. */
+int cli_dbs_add(const char *cmd, struct cli_dbs *d, const char *arg);
+
+/* Opens the databases (none given: cli_db_path) read-only for a read
+ * command, merged when there are several; prints the error and returns
+ * CLI_FAIL when one does not exist, a glob matches nothing or a file is
+ * not a revtrail database, CLI_USAGE for too many files.
  * cli_open_readonly reads under the default limits. */
-int cli_open_readonly(const char *cmd, const char *db, struct store **st);
-int cli_open_read(const char *cmd, const char *db,
+int cli_open_readonly(const char *cmd, const struct cli_dbs *d,
+		      struct store **st);
+int cli_open_read(const char *cmd, const struct cli_dbs *d,
 		  const struct store_read_opts *o, struct store **st);
 
 #endif

@@ -71,6 +71,13 @@ static void reader_start(struct store *st)
 	rd->deadline_ns = rd->timeout_ns ? cpu_ns() + rd->timeout_ns : 0;
 }
 
+/* Bounds the CPU time of what runs from now on (a merged open's build). */
+void store_reader_watch(struct store *st)
+{
+	reader_start(st);
+	sqlite3_progress_handler(st->db, PROGRESS_OPS, on_progress, st->rd);
+}
+
 /* ---- the authorizer --------------------------------------------------- */
 
 /* Pragmas that only report; those of the first list take an argument that
@@ -177,7 +184,7 @@ static int schema_version(struct store *st, int *v)
 	return rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
-static int check_schema(struct store *st, int v)
+int store_check_schema(struct store *st, int v)
 {
 	if (v == 0) {
 		snprintf(st->errmsg, sizeof(st->errmsg),
@@ -213,8 +220,9 @@ static size_t uri_add(char *out, const char *p)
 	return k;
 }
 
-/* "file:" URI of path, percent-encoded and absolute. */
-static char *immutable_uri(const char *path)
+/* "file:" URI of path, percent-encoded and absolute, with query q
+ * ("immutable=1", "mode=ro"). */
+char *store_file_uri(const char *path, const char *q)
 {
 	char cwd[4096] = "";
 	char *uri;
@@ -223,13 +231,13 @@ static char *immutable_uri(const char *path)
 	if (path[0] != '/' && (!getcwd(cwd, sizeof(cwd) - 1) ||
 			       !strcat(cwd, "/")))
 		return NULL;
-	uri = malloc(3 * (strlen(cwd) + strlen(path)) + 32);
+	uri = malloc(3 * (strlen(cwd) + strlen(path)) + strlen(q) + 8);
 	if (!uri)
 		return NULL;
 	k = (size_t)sprintf(uri, "file:");
 	k += uri_add(uri + k, cwd);
 	k += uri_add(uri + k, path);
-	strcpy(uri + k, "?immutable=1");
+	sprintf(uri + k, "?%s", q);
 	return uri;
 }
 
@@ -248,7 +256,7 @@ static void set_limits(sqlite3 *db, const struct store_reader *rd)
 	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
 }
 
-static int harden(struct store *st)
+int store_reader_harden(struct store *st)
 {
 	sqlite3 *db = st->db;
 
@@ -276,7 +284,7 @@ static int open_plain(struct store *st, const char *path, int *v)
 	int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY, NULL);
 
 	if (rc == SQLITE_OK)
-		rc = harden(st) ? SQLITE_ERROR : schema_version(st, v);
+		rc = store_reader_harden(st) ? SQLITE_ERROR : schema_version(st, v);
 	return rc;
 }
 
@@ -286,7 +294,7 @@ static int open_plain(struct store *st, const char *path, int *v)
  * in the -wal is not in it, which is said. */
 static int open_immutable(struct store *st, const char *path, int *v)
 {
-	char *uri = immutable_uri(path), wal[4096];
+	char *uri = store_file_uri(path, "immutable=1"), wal[4096];
 	struct stat sb;
 	int rc;
 
@@ -298,7 +306,7 @@ static int open_immutable(struct store *st, const char *path, int *v)
 			     SQLITE_OPEN_URI, NULL);
 	free(uri);
 	if (rc == SQLITE_OK)
-		rc = harden(st) ? SQLITE_ERROR : schema_version(st, v);
+		rc = store_reader_harden(st) ? SQLITE_ERROR : schema_version(st, v);
 	snprintf(wal, sizeof(wal), "%s-wal", path);
 	if (rc == SQLITE_OK && stat(wal, &sb) == 0 && sb.st_size > 0 &&
 	    st->rd->log)
@@ -309,12 +317,12 @@ static int open_immutable(struct store *st, const char *path, int *v)
 	return rc;
 }
 
-static bool needs_write_access(int rc)
+bool store_needs_write_access(int rc)
 {
 	return (rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN;
 }
 
-static int reader_new(struct store *st, const struct store_read_opts *o)
+int store_reader_new(struct store *st, const struct store_read_opts *o)
 {
 	struct store_reader *rd = calloc(1, sizeof(*rd));
 
@@ -348,13 +356,13 @@ int store_open_read(const char *path, const struct store_read_opts *o,
 	int rc, v = 0;
 
 	*out = NULL;
-	if (!st || reader_new(st, o)) {
+	if (!st || store_reader_new(st, o)) {
 		snprintf(err, errlen, "out of memory");
 		store_close(st);
 		return RT_ENOMEM;
 	}
 	rc = open_plain(st, path, &v);
-	if (needs_write_access(rc))
+	if (store_needs_write_access(rc))
 		rc = open_immutable(st, path, &v);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
@@ -363,7 +371,7 @@ int store_open_read(const char *path, const struct store_read_opts *o,
 		store_close(st);
 		return RT_EDB;
 	}
-	if ((rc = check_schema(st, v))) {
+	if ((rc = store_check_schema(st, v))) {
 		snprintf(err, errlen, "%s: %s", path, st->errmsg);
 		store_close(st);
 		return rc;
@@ -381,7 +389,7 @@ static void refusal(struct store *st, char *err, size_t errlen)
 }
 
 /* Says which bound a read ran into, if one. */
-static int read_fail(struct store *st, int rc)
+int store_read_fail(struct store *st, int rc)
 {
 	struct store_reader *rd = st->rd;
 
@@ -451,7 +459,7 @@ static int run_rows(sqlite3_stmt *s,
 			return ret;
 	}
 	if (rc != SQLITE_DONE)
-		return read_fail(st, rc);
+		return store_read_fail(st, rc);
 	return 0;
 }
 

@@ -143,6 +143,19 @@ int meta_set_int(struct store *st, const char *key, int64_t v);
 /* Process-wide SQLite settings, before the first connection. */
 void store_sqlite_config(bool memstatus);
 
+/* read.c: the pieces of opening for reading that merge.c shares */
+int store_reader_new(struct store *st, const struct store_read_opts *o);
+/* Defensive, read-only (query_only), limits, authorizer: after this the
+ * connection runs reads of what is attached and nothing else. */
+int store_reader_harden(struct store *st);
+int store_check_schema(struct store *st, int v);    /* errmsg set */
+/* Starts the CPU time bound of a call (store_read_opts.timeout_ns). */
+void store_reader_watch(struct store *st);
+/* Says which bound a read ran into, if one (errmsg set). */
+int store_read_fail(struct store *st, int rc);
+bool store_needs_write_access(int rc);
+char *store_file_uri(const char *path, const char *q);    /* malloc'd */
+
 /* read_printf.c: printf() and format() with bounded widths, on db. */
 int store_read_printf(sqlite3 *db, int max_length);
 

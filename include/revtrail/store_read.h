@@ -40,6 +40,24 @@ struct store_read_opts {
 int store_open_read(const char *path, const struct store_read_opts *o,
 		    struct store **out, char *err, size_t errlen);
 void store_close(struct store *st);
+
+/* Databases store_open_read_many reads together (SQLite's attach limit). */
+#define STORE_READ_MAX_DBS 10
+
+/*
+ * Opens n databases (1..STORE_READ_MAX_DBS) as one, for reading: each is
+ * attached read-only as db1, db2, ... (in this order), and TEMP objects
+ * named like the contract tables (incidents, events, incident_objects,
+ * revisions, timeline, ...) merge them: an event key counts once, and
+ * incidents of one release and revision whose windows overlap or lie
+ * within the gap are one, with id = the first member's id * 100 + its
+ * database's position (store/merge.c). Everything store_open_read bounds
+ * is bounded the same, the building of the merge included. n == 1 is
+ * store_open_read.
+ */
+int store_open_read_many(const char *const *paths, size_t n,
+			 const struct store_read_opts *o, struct store **out,
+			 char *err, size_t errlen);
 /* The last SQLite error message of this store. */
 const char *store_errmsg(const struct store *st);
 
