@@ -321,6 +321,7 @@ bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out)
 	out->workload = corr_workload_name(kind, name, rec->template_hash);
 	out->rel_ns = rec->release_ns.n ? rec->release_ns : rec->ns;
 	out->rel = rec->release;
+	out->cluster = rec->cluster;
 	/* A workload named like its release in its own namespace: the name
 	 * already says it (no mapping to keep per workload). */
 	if (!out->workload.n ||

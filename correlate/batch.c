@@ -70,11 +70,15 @@ uint64_t corr_event_key(const struct rt_record *rec)
 
 	if (rec->uid.n) {
 		h = corr_hash(0, "uid", 3);
+		if (rec->cluster.n)
+			h = hash_str(h, rec->cluster);
 		h = hash_str(h, rec->ns);
 		return hash_str(h, rec->uid);
 	}
 	corr_record_times(rec, &first, &last);
 	h = corr_hash(0, "rec", 3);
+	if (rec->cluster.n)
+		h = hash_str(h, rec->cluster);
 	h = hash_str(h, rec->ns);
 	h = hash_str(h, rec->kind);
 	h = hash_str(h, rec->name);
@@ -208,6 +212,7 @@ static int fill_event(struct corr_batch *b, struct corr_event *e,
 	e->hint_release = keep(b, rec->release, &err);
 	e->hint_ns = keep(b, rec->release_ns, &err);
 	e->template_hash = keep(b, rec->template_hash, &err);
+	e->cluster = keep(b, rec->cluster, &err);
 	e->source = rec->pos.source;
 	e->offset = rec->pos.kafka_offset >= 0 ? (uint64_t)rec->pos.kafka_offset :
 		rec->pos.offset;
@@ -367,7 +372,8 @@ static int add_alias(struct corr_batch *b, const struct rt_record *rec);
  * mapping, as if a record of that workload carried the release's labels.
  */
 static int add_manifest_aliases(struct corr_batch *b,
-				const struct rt_revision *r)
+				const struct rt_revision *r,
+				struct rt_str cluster)
 {
 	const char *p = r->manifest_objects.p, *e = p + r->manifest_objects.n;
 	int err = 0;
@@ -389,6 +395,7 @@ static int add_manifest_aliases(struct corr_batch *b,
 			t.name = rt_str_make(s2 + 1, (size_t)(nl - s2 - 1));
 			t.release = r->release;
 			t.release_ns = r->ns;
+			t.cluster = cluster;
 			err = add_alias(b, &t);
 		}
 		p = nl + 1;
@@ -424,8 +431,9 @@ static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 		c->description = keep(b, r->description, &err);
 		c->hook_configmaps = keep(b, r->hook_configmaps, &err);
 		c->manifest_objects = RT_STR_NULL;
+		c->cluster = keep(b, rec->cluster, &err);
 		if (err || (r->release.n && r->ns.n &&
-			    (err = add_manifest_aliases(b, r))))
+			    (err = add_manifest_aliases(b, r, rec->cluster))))
 			return err;
 	}
 	b->nrevs += rec->nrevs;
@@ -439,15 +447,17 @@ static uint64_t alias_hash(const struct corr_alias *a)
 
 	h = hash_str(h, a->workload);
 	h = hash_str(h, a->rel_ns);
-	return hash_str(h, a->rel);
+	h = hash_str(h, a->rel);
+	return hash_str(h, a->cluster);
 }
 
 static bool alias_eq(const struct corr_alias *x, const struct corr_alias *y)
 {
 	const struct rt_str *a = &x->ns, *b = &y->ns;
 
-	for (int i = 0; i < 4; i++)
-		if (a[i].n != b[i].n || memcmp(a[i].p, b[i].p, a[i].n) != 0)
+	for (int i = 0; i < 5; i++)     /* ns .. cluster */
+		if (a[i].n != b[i].n ||
+		    (a[i].n && memcmp(a[i].p, b[i].p, a[i].n) != 0))
 			return false;
 	return true;
 }
@@ -529,6 +539,7 @@ static int add_alias(struct corr_batch *b, const struct rt_record *rec)
 	a.workload = keep(b, a.workload, &err);
 	a.rel_ns = keep(b, a.rel_ns, &err);
 	a.rel = keep(b, a.rel, &err);
+	a.cluster = keep(b, a.cluster, &err);
 	if (err)
 		return err;
 	b->aliases[b->naliases++] = a;

@@ -854,10 +854,15 @@ static int write_positions(struct store *st, const struct corr_batch *b)
 	return 0;
 }
 
-static int commit_steps(struct store *st, struct corr_batch *b)
+int commit_steps(struct store *st, struct corr_batch *b)
 {
 	int err;
 
+	rt_arena_reset(&st->scratch);
+	st->rebuild.n = st->revdirty.n = st->ntouched = 0;
+	st->objs.n = 0;
+	if (st->objs.nslots)
+		memset(st->objs.slot, 0, st->objs.nslots * sizeof(*st->objs.slot));
 	if ((err = revisions_merge(st, b)))
 		return err;
 	if ((err = aliases_merge(st, b)))
@@ -911,14 +916,9 @@ int store_commit(struct store *st, struct corr_batch *b,
 		return RT_EINVAL;
 	}
 	memset(&st->pending, 0, sizeof(st->pending));
-	rt_arena_reset(&st->scratch);
-	st->rebuild.n = st->revdirty.n = st->ntouched = 0;
-	st->objs.n = 0;
-	if (st->objs.nslots)
-		memset(st->objs.slot, 0, st->objs.nslots * sizeof(*st->objs.slot));
 	if ((err = exec_simple(st, "BEGIN IMMEDIATE")))
 		return err;
-	err = commit_steps(st, b);
+	err = cluster_commit(st, b);
 	if (!err)
 		err = exec_simple(st, "COMMIT");
 	if (err) {

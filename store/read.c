@@ -32,6 +32,7 @@ struct store_reader {
 	int64_t heap_bytes;     /* 0 = none */
 	int length;             /* SQLITE_LIMIT_LENGTH set */
 	bool timed_out;
+	int version;            /* the file's schema version */
 	FILE *log;
 	char refused[160];      /* what the authorizer turned down */
 };
@@ -371,6 +372,7 @@ int store_open_read(const char *path, const struct store_read_opts *o,
 		store_close(st);
 		return RT_EDB;
 	}
+	st->rd->version = v;
 	if ((rc = store_check_schema(st, v))) {
 		snprintf(err, errlen, "%s: %s", path, st->errmsg);
 		store_close(st);
@@ -509,6 +511,28 @@ out:
 	return ret;
 }
 
+/* Whether the file has clusters (version 5 on). */
+static bool clustered(const struct store *st)
+{
+	return !st->rd || st->rd->version >= 5;
+}
+
+int store_has_clusters(struct store *st)
+{
+	sqlite3_stmt *s;
+	int rc, has;
+
+	if (!clustered(st))
+		return 0;
+	reader_start(st);
+	if (sqlite3_prepare_v2(st->db, SQL_HAS_CLUSTERS, -1, &s, NULL))
+		return db_fail(st, "clusters");
+	rc = sqlite3_step(s);
+	has = rc == SQLITE_ROW && sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? has : store_read_fail(st, rc);
+}
+
 int store_incidents(struct store *st, const struct store_filter *f,
 		    int (*header)(void *ctx, int ncols,
 				  const char *const *names),
@@ -518,13 +542,15 @@ int store_incidents(struct store *st, const struct store_filter *f,
 	int ret;
 
 	reader_start(st);
-	if (sqlite3_prepare_v2(st->db, SQL_INCIDENTS, -1, &s, NULL))
+	if (sqlite3_prepare_v2(st->db, clustered(st) ? SQL_INCIDENTS :
+			       SQL_INCIDENTS_V4, -1, &s, NULL))
 		return db_fail(st, "incidents");
 	sqlite3_bind_int(s, 1, f && f->open_only);
 	bind_cstr(s, 2, f ? f->ns : NULL);
 	bind_cstr(s, 3, f ? f->release : NULL);
 	if (f && f->since_ns)
 		sqlite3_bind_int64(s, 4, f->since_ns);
+	bind_cstr(s, 5, f ? f->cluster : NULL);
 	ret = run_rows(s, header, fn, ctx, st);
 	sqlite3_finalize(s);
 	return ret;
@@ -533,17 +559,23 @@ int store_incidents(struct store *st, const struct store_filter *f,
 int store_incident_part(struct store *st, int64_t id, enum store_part part,
 			store_row_fn fn, void *ctx)
 {
-	static const char *const sql[] = {
+	static const char *const sql[2][4] = { {
+		[STORE_PART_INCIDENT] = SQL_INCIDENT_V4,
+		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
+		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
+		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION_V4,
+	}, {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
 		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
 		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION,
-	};
+	} };
 	sqlite3_stmt *s;
 	int ret;
 
 	reader_start(st);
-	if (sqlite3_prepare_v2(st->db, sql[part], -1, &s, NULL))
+	if (sqlite3_prepare_v2(st->db, sql[clustered(st)][part], -1, &s,
+			       NULL))
 		return db_fail(st, "incident");
 	sqlite3_bind_int64(s, 1, id);
 	ret = run_rows(s, NULL, fn, ctx, st);

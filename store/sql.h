@@ -7,12 +7,17 @@
  * ending in _ns are the same times as integers, for the store's own range
  * queries. Statements take bound parameters only: no SQL is ever built from
  * data.
+ *
+ * Releases are keyed by (cluster, namespace, release). A write statement
+ * names its cluster as the parameter :cluster, which stmt() binds to the
+ * cluster being written (store/cluster.c), so the statements below read
+ * as if there were one cluster; :cluster is always the last parameter.
  */
 #ifndef REVTRAIL_STORE_SQL_H
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -122,6 +127,82 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" o WHERE o.incident_id = incidents.id AND o.object_kind = 'Pod');"
 	"CREATE INDEX incident_objects_first ON incident_objects(incident_id,"
 	" object_kind, first_ns, object_name);",
+	/* 4 -> 5: the cluster a row came from (ingest/consume --cluster),
+	 * part of every release key: (cluster, namespace, release). What
+	 * was stored before belongs to the default cluster ''. In indexes
+	 * the cluster comes after the names, so that a query by release
+	 * alone (README) still uses them. Keys in a primary key mean a new
+	 * table; the view names revisions, so it goes first (a rename
+	 * checks the views) and comes back joining on the cluster too. */
+	"DROP VIEW timeline;"
+	"ALTER TABLE events ADD COLUMN cluster TEXT NOT NULL DEFAULT '';"
+	"DROP INDEX events_ukey;"
+	"CREATE UNIQUE INDEX events_ukey ON events(ukey, cluster);"
+	"DROP INDEX events_release;"
+	"CREATE INDEX events_release ON events(release_namespace, release,"
+	" cluster, first_ns) WHERE release IS NOT NULL;"
+	"DROP INDEX events_workload;"
+	"CREATE INDEX events_workload ON events(namespace, workload, cluster)"
+	" WHERE via >= 4;"
+	"ALTER TABLE incidents ADD COLUMN cluster TEXT NOT NULL DEFAULT '';"
+	"DROP INDEX incidents_release;"
+	"CREATE INDEX incidents_release ON incidents(namespace, release,"
+	" cluster, last_ns);"
+	"CREATE TABLE revisions_v5("
+	" namespace TEXT NOT NULL, release TEXT NOT NULL,"
+	" revision INTEGER NOT NULL, status TEXT, chart TEXT, app_version TEXT,"
+	" updated_at TEXT, description TEXT,"
+	" evidence TEXT NOT NULL DEFAULT '[]', hooks TEXT NOT NULL DEFAULT '[]',"
+	" updated_ns INTEGER NOT NULL DEFAULT 0,"
+	" evidence_bits INTEGER NOT NULL DEFAULT 0,"
+	" merge_ranks INTEGER NOT NULL DEFAULT 0,"
+	" cluster TEXT NOT NULL DEFAULT '',"
+	" PRIMARY KEY(cluster, namespace, release, revision));"
+	"INSERT INTO revisions_v5(namespace, release, revision, status, chart,"
+	" app_version, updated_at, description, evidence, hooks, updated_ns,"
+	" evidence_bits, merge_ranks) SELECT namespace, release, revision,"
+	" status, chart, app_version, updated_at, description, evidence, hooks,"
+	" updated_ns, evidence_bits, merge_ranks FROM revisions;"
+	"DROP TABLE revisions;"
+	"ALTER TABLE revisions_v5 RENAME TO revisions;"
+	"CREATE TABLE release_keys_v5(namespace TEXT NOT NULL,"
+	" release TEXT NOT NULL, cluster TEXT NOT NULL DEFAULT '',"
+	" PRIMARY KEY(cluster, namespace, release)) WITHOUT ROWID;"
+	"INSERT INTO release_keys_v5(namespace, release)"
+	" SELECT namespace, release FROM release_keys;"
+	"DROP TABLE release_keys;"
+	"ALTER TABLE release_keys_v5 RENAME TO release_keys;"
+	"CREATE TABLE workload_releases_v5(namespace TEXT NOT NULL,"
+	" workload TEXT NOT NULL, release_namespace TEXT NOT NULL,"
+	" release TEXT NOT NULL, cluster TEXT NOT NULL DEFAULT '',"
+	" PRIMARY KEY(cluster, namespace, workload)) WITHOUT ROWID;"
+	"INSERT INTO workload_releases_v5(namespace, workload,"
+	" release_namespace, release) SELECT namespace, workload,"
+	" release_namespace, release FROM workload_releases;"
+	"DROP TABLE workload_releases;"
+	"ALTER TABLE workload_releases_v5 RENAME TO workload_releases;"
+	"CREATE VIEW timeline AS"
+	" SELECT e.incident_id AS incident_id, e.first_seen AS ts,"
+	"  'event' AS entry, e.id AS event_id, e.revision AS revision,"
+	"  e.object_kind AS object_kind, e.object_name AS object_name,"
+	"  e.reason AS reason, e.message AS message, e.severity AS severity,"
+	"  e.tags AS tags, e.count AS count, e.ts AS last_seen,"
+	"  e.first_ns AS ts_ns"
+	" FROM events e WHERE e.incident_id IS NOT NULL"
+	" UNION ALL"
+	" SELECT i.id, r.updated_at, 'revision', NULL, r.revision, 'Release',"
+	"  i.release, r.status, r.description, NULL, NULL, NULL, r.updated_at,"
+	"  r.updated_ns"
+	" FROM incidents i JOIN revisions r ON r.release = i.release"
+	"  AND r.cluster = i.cluster"
+	"  AND (r.namespace = i.namespace OR (r.namespace = '' AND NOT EXISTS"
+	"   (SELECT 1 FROM revisions o WHERE o.cluster = i.cluster"
+	"    AND o.namespace = i.namespace AND o.release = i.release)))"
+	" WHERE r.updated_ns > 0 AND r.revision >= i.revision"
+	"  AND (r.revision = i.revision OR r.updated_ns + 1000000000 > i.opened_ns)"
+	"  AND r.updated_ns <= i.last_ns"
+	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)"
+	" ORDER BY 1, ts_ns, entry DESC, event_id;",
 };
 
 /* Statements prepared once per writer connection. */
@@ -131,12 +212,13 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" ON CONFLICT(key) DO UPDATE SET value = excluded.value") \
 	X(REV_ALL, "SELECT namespace, release, revision, status, chart," \
 		" app_version, description, updated_ns, evidence_bits, hooks," \
-		" merge_ranks FROM revisions") \
+		" merge_ranks FROM revisions WHERE cluster = :cluster") \
 	X(REV_UPSERT, "INSERT INTO revisions(namespace, release, revision," \
 		" status, chart, app_version, updated_at, description, evidence," \
-		" hooks, updated_ns, evidence_bits, merge_ranks)" \
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)" \
-		" ON CONFLICT(namespace, release, revision) DO UPDATE SET" \
+		" hooks, updated_ns, evidence_bits, merge_ranks, cluster)" \
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13," \
+		" :cluster)" \
+		" ON CONFLICT(cluster, namespace, release, revision) DO UPDATE SET" \
 		" status = excluded.status, chart = excluded.chart," \
 		" app_version = excluded.app_version," \
 		" updated_at = excluded.updated_at," \
@@ -148,14 +230,14 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(EV_LOOKUP, "SELECT id, incident_id, first_ns, ts_ns, count, tags," \
 		" severity, via, release_namespace, release, message, reason," \
 		" object_kind, object_name, pod, container, type FROM events" \
-		" WHERE ukey = ?1") \
+		" WHERE ukey = ?1 AND cluster = :cluster") \
 	X(EV_INSERT, "INSERT INTO events(incident_id, ts, first_seen," \
 		" namespace, object_kind, object_name, pod, container, reason," \
 		" type, message, tags, fields, severity, release," \
 		" release_namespace, attribution, revision, format, origin, count," \
-		" ukey, first_ns, ts_ns, via, workload) VALUES(?1, ?2, ?3, ?4, ?5," \
-		" ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18," \
-		" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)") \
+		" ukey, first_ns, ts_ns, via, workload, cluster) VALUES(?1, ?2, ?3," \
+		" ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17," \
+		" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, :cluster)") \
 	X(EV_UPDATE, "UPDATE events SET incident_id = ?1, ts = ?2," \
 		" first_seen = ?3, count = ?4, tags = ?5, severity = ?6," \
 		" release = ?7, release_namespace = ?8, attribution = ?9," \
@@ -174,46 +256,51 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(EV_ASSIGN, "UPDATE events SET incident_id = ?1" \
 		" WHERE release_namespace = ?2 AND release = ?3" \
 		" AND first_ns >= ?4 AND first_ns <= ?5 AND tags <> '[]'" \
-		" AND incident_id IS NOT ?1") \
+		" AND incident_id IS NOT ?1 AND cluster = :cluster") \
 	X(EV_UNASSIGN, "UPDATE events SET incident_id = NULL" \
 		" WHERE incident_id = ?1") \
 	X(EV_KEY_SCAN, "SELECT incident_id, first_ns, ts_ns, count, tags," \
 		" severity, object_kind, object_name, via, fields FROM events" \
 		" WHERE release_namespace = ?1 AND release = ?2 AND first_ns > 0" \
-		" AND tags <> '[]' ORDER BY first_ns") \
+		" AND tags <> '[]' AND cluster = :cluster ORDER BY first_ns") \
 	X(EV_REV_RANGE, "UPDATE events SET revision = ?1" \
 		" WHERE release_namespace = ?2 AND release = ?3" \
-		" AND first_ns >= ?4 AND first_ns < ?5 AND revision <> ?1") \
+		" AND first_ns >= ?4 AND first_ns < ?5 AND revision <> ?1" \
+		" AND cluster = :cluster") \
 	X(EV_OF_WORKLOAD, "SELECT id, object_kind, object_name, pod, via," \
 		" release_namespace, release FROM events WHERE namespace = ?1" \
-		" AND workload = ?2 AND via >= 4") \
+		" AND workload = ?2 AND via >= 4 AND cluster = :cluster") \
 	X(EV_OF_WORKLOADS, "SELECT id, object_kind, object_name, pod, via," \
 		" release_namespace, release FROM events WHERE namespace = ?1" \
-		" AND workload >= ?2 AND workload < ?3 AND via >= 4") \
+		" AND workload >= ?2 AND workload < ?3 AND via >= 4" \
+		" AND cluster = :cluster") \
 	X(EV_REATTR, "UPDATE events SET release_namespace = ?1, release = ?2," \
 		" attribution = ?3, via = ?4 WHERE id = ?5") \
 	X(ALIAS_ALL, "SELECT namespace, workload, release_namespace, release" \
-		" FROM workload_releases") \
+		" FROM workload_releases WHERE cluster = :cluster") \
 	X(ALIAS_SET, "INSERT INTO workload_releases(namespace, workload," \
-		" release_namespace, release) VALUES(?1, ?2, ?3, ?4)" \
-		" ON CONFLICT(namespace, workload) DO UPDATE SET" \
+		" release_namespace, release, cluster)" \
+		" VALUES(?1, ?2, ?3, ?4, :cluster)" \
+		" ON CONFLICT(cluster, namespace, workload) DO UPDATE SET" \
 		" release_namespace = excluded.release_namespace," \
 		" release = excluded.release") \
 	X(EV_JOB_NS, "SELECT DISTINCT namespace FROM events" \
-		" WHERE release_namespace = ?1 AND release = ?2 AND via = ?3") \
+		" WHERE release_namespace = ?1 AND release = ?2 AND via = ?3" \
+		" AND cluster = :cluster") \
 	X(EV_REATTR_JOB, "UPDATE events SET release_namespace = ?1" \
 		" WHERE release_namespace = ?2 AND release = ?3 AND via = ?4" \
-		" AND namespace = ?5") \
+		" AND namespace = ?5 AND cluster = :cluster") \
 	X(INC_NEAR, "SELECT id, opened_ns, last_ns, event_count, occurrences," \
 		" severity, tags, via FROM incidents" \
 		" WHERE namespace = ?1 AND release = ?2 AND last_ns >= ?3" \
-		" AND opened_ns <= ?4") \
+		" AND opened_ns <= ?4 AND cluster = :cluster") \
 	X(INC_BY_ID, "SELECT id, opened_ns, last_ns, event_count, occurrences," \
 		" severity, tags, via FROM incidents WHERE id = ?1") \
 	X(INC_OF_KEY, "SELECT id FROM incidents WHERE namespace = ?1" \
-		" AND release = ?2 ORDER BY id") \
+		" AND release = ?2 AND cluster = :cluster ORDER BY id") \
 	X(INC_INSERT, "INSERT INTO incidents(namespace, release, opened_at," \
-		" last_seen_at, opened_ns, last_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6)") \
+		" last_seen_at, opened_ns, last_ns, cluster)" \
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, :cluster)") \
 	X(INC_AGG, "UPDATE incidents SET opened_at = ?1, last_seen_at = ?2," \
 		" opened_ns = ?3, last_ns = ?4, event_count = ?5, occurrences = ?6," \
 		" severity = ?7, tags = ?8, via = ?9, attribution = ?10" \
@@ -271,31 +358,46 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(OBJ_GLOB, "SELECT object_kind, object_name, first_ns, last_ns, events" \
 		" FROM incident_objects WHERE incident_id = ?1 AND object_kind = ?2" \
 		" AND object_name >= ?3 AND object_name < ?4 ORDER BY object_name") \
-	X(KEY_ADD, "INSERT OR IGNORE INTO release_keys(namespace, release)" \
-		" VALUES(?1, ?2)") \
-	X(KEY_OF_NAME, "SELECT namespace FROM release_keys WHERE release = ?1") \
-	X(KEY_ALL, "SELECT namespace, release FROM release_keys") \
-	X(KEY_NAMESPACES, "SELECT DISTINCT namespace FROM release_keys") \
+	X(KEY_ADD, "INSERT OR IGNORE INTO release_keys(namespace, release," \
+		" cluster) VALUES(?1, ?2, :cluster)") \
+	X(KEY_OF_NAME, "SELECT namespace FROM release_keys WHERE release = ?1" \
+		" AND cluster = :cluster") \
+	X(KEY_ALL, "SELECT namespace, release FROM release_keys" \
+		" WHERE cluster = :cluster") \
+	X(KEY_NAMESPACES, "SELECT DISTINCT namespace FROM release_keys" \
+		" WHERE cluster = :cluster") \
+	X(KEY_CLUSTERS, "SELECT DISTINCT cluster FROM release_keys") \
 	X(POS_SET, "INSERT INTO sources(path, partition, offset, updated_at)" \
 		" VALUES(?1, ?2, ?3, strftime('%Y-%m-%dT%H:%M:%fZ'))" \
 		" ON CONFLICT(path, partition) DO UPDATE SET" \
 		" offset = excluded.offset, updated_at = excluded.updated_at") \
 	X(POS_GET, "SELECT offset FROM sources WHERE path = ?1 AND partition = ?2")
 
-/* What the read commands run (incidents, show). */
-#define SQL_INCIDENTS \
+/* What the read commands run (incidents, show). They read a file of an
+ * older version as it is: before version 5 there is no cluster column,
+ * and CL is '' (the cluster every row of such a file belongs to). */
+#define SQL_INCIDENTS_OF(CL) \
 	"SELECT id, namespace, release, revision, status, severity, opened_at," \
 	" last_seen_at, closed_at, event_count, tags, diagnosis, title," \
-	" revision_status, attribution, pods FROM incidents" \
+	" revision_status, attribution, pods, " CL " AS cluster FROM incidents" \
 	" WHERE (?1 = 0 OR status = 'open')" \
 	" AND (?2 IS NULL OR namespace = ?2) AND (?3 IS NULL OR release = ?3)" \
-	" AND (?4 IS NULL OR last_ns >= ?4)" \
+	" AND (?4 IS NULL OR last_ns >= ?4) AND (?5 IS NULL OR " CL " = ?5)" \
 	" ORDER BY opened_ns DESC, id DESC"
-#define SQL_INCIDENT \
+#define SQL_INCIDENTS SQL_INCIDENTS_OF("cluster")
+#define SQL_INCIDENTS_V4 SQL_INCIDENTS_OF("''")
+#define SQL_INCIDENT_OF(CL) \
 	"SELECT id, namespace, release, revision, status, severity, opened_at," \
 	" last_seen_at, closed_at, event_count, occurrences, tags, diagnosis," \
 	" title, revision_status, later_revisions, attribution, evidence," \
-	" remedy, pods, opened_ns, last_ns FROM incidents WHERE id = ?1"
+	" remedy, pods, opened_ns, last_ns, " CL " AS cluster FROM incidents" \
+	" WHERE id = ?1"
+#define SQL_INCIDENT SQL_INCIDENT_OF("cluster")
+#define SQL_INCIDENT_V4 SQL_INCIDENT_OF("''")
+/* Whether any incident has a named cluster (the read commands show the
+ * cluster only then). */
+#define SQL_HAS_CLUSTERS \
+	"SELECT EXISTS (SELECT 1 FROM incidents WHERE cluster <> '')"
 #define SQL_INCIDENT_OBJECTS \
 	"SELECT object_kind, object_name, first_seen, last_seen, events," \
 	" first_ns, last_ns FROM incident_objects WHERE incident_id = ?1" \
@@ -304,10 +406,13 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"SELECT ts, entry, revision, object_kind, object_name, reason, message," \
 	" severity, tags, count, ts_ns FROM timeline WHERE incident_id = ?1"
 /* The revision an incident's times are shown relative to. */
-#define SQL_INCIDENT_REVISION \
+#define SQL_INCIDENT_REVISION_OF(SAME_CLUSTER) \
 	"SELECT r.updated_ns, r.status, r.description FROM incidents i" \
 	" JOIN revisions r ON r.release = i.release AND r.revision = i.revision" \
-	" AND (r.namespace = i.namespace OR r.namespace = '') WHERE i.id = ?1" \
-	" ORDER BY r.namespace DESC LIMIT 1"
+	SAME_CLUSTER " AND (r.namespace = i.namespace OR r.namespace = '')" \
+	" WHERE i.id = ?1 ORDER BY r.namespace DESC LIMIT 1"
+#define SQL_INCIDENT_REVISION \
+	SQL_INCIDENT_REVISION_OF(" AND r.cluster = i.cluster")
+#define SQL_INCIDENT_REVISION_V4 SQL_INCIDENT_REVISION_OF("")
 
 #endif

@@ -21,6 +21,9 @@ sqlite3_stmt *stmt(struct store *st, enum store_stmt id)
 
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
+	if (st->cluster_param[id])
+		sqlite3_bind_text(s, st->cluster_param[id], st->cluster, -1,
+				  SQLITE_STATIC);
 	return s;
 }
 
@@ -243,7 +246,7 @@ static int load_aliases(struct store *st)
 	return rc == SQLITE_DONE ? 0 : db_fail(st, "loading workload releases");
 }
 
-static int load_registry(struct store *st)
+int load_registry(struct store *st)
 {
 	sqlite3_stmt *s = stmt(st, S_REV_ALL);
 	char hooks[4096];
@@ -336,6 +339,30 @@ static void sql_workload(sqlite3_context *c, int argc, sqlite3_value **v)
 		sqlite3_result_null(c);
 }
 
+static int prepare_all(struct store *st)
+{
+	for (int i = 0; i < S_COUNT; i++) {
+		sqlite3_stmt *s;
+		int k;
+
+		if (sqlite3_prepare_v3(st->db, write_sql[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &st->st[i],
+				       NULL) != SQLITE_OK)
+			return db_fail(st, "preparing statements");
+		s = st->st[i];
+		k = sqlite3_bind_parameter_index(s, ":cluster");
+		/* A name takes the number after the largest one seen so
+		 * far: first in the text it would be ?1's twin. */
+		if (k && k != sqlite3_bind_parameter_count(s)) {
+			snprintf(st->errmsg, sizeof(st->errmsg), "statement %d:"
+				 " :cluster is not its last parameter", i);
+			return RT_EDB;
+		}
+		st->cluster_param[i] = k;
+	}
+	return 0;
+}
+
 static int open_writer(struct store *st, const struct store_opts *o)
 {
 	int64_t v;
@@ -357,15 +384,9 @@ static int open_writer(struct store *st, const struct store_opts *o)
 		return db_fail(st, "rt_workload");
 	if ((err = migrate(st)))
 		return err;
-	for (int i = 0; i < S_COUNT; i++)
-		if (sqlite3_prepare_v3(st->db, write_sql[i], -1,
-				       SQLITE_PREPARE_PERSISTENT, &st->st[i],
-				       NULL) != SQLITE_OK)
-			return db_fail(st, "preparing statements");
-	st->reg = corr_registry_new();
-	if (!st->reg)
-		return RT_ENOMEM;
-	if ((err = load_registry(st)))
+	if ((err = prepare_all(st)))
+		return err;
+	if ((err = cluster_use(st, RT_STR_LIT(""))))
 		return err;
 	if ((found = meta_get_int(st, "watermark_ns", &v)) < 0)
 		return found;
@@ -498,7 +519,7 @@ void store_close(struct store *st)
 	if (st->db)
 		sqlite3_close(st->db);
 	store_unlock(st->lock);           /* after the last write */
-	corr_registry_free(st->reg);
+	cluster_release(st);
 	rt_arena_release(&st->scratch);
 	store_intern_release(&st->intern);
 	free(st->buf.p);

@@ -61,11 +61,27 @@ struct store_evstate {
 	int64_t target;      /* incident it goes to */
 };
 
+/* A cluster's own release registry (cluster.c). */
+struct store_cluster {
+	char *name;                       /* "" for the default cluster */
+	struct corr_registry *reg;
+};
+
 struct store {
 	sqlite3 *db;
 	unsigned flags;
 	sqlite3_stmt *st[S_COUNT];
-	struct corr_registry *reg;
+	int cluster_param[S_COUNT];       /* index of :cluster, or 0 */
+	struct corr_registry *reg;        /* the current cluster's */
+	const char *cluster;              /* the current cluster (its name) */
+	struct store_cluster *clusters;
+	size_t nclusters;
+	struct corr_event *sub_ev;        /* cluster.c: one cluster's share */
+	size_t sub_evcap;
+	struct rt_revision *sub_revs;     /* of a batch of several */
+	size_t sub_revcap;
+	struct corr_alias *sub_aliases;
+	size_t sub_aliascap;
 	struct corr_opts copts;
 	const struct rules *rules;
 	FILE *log;
@@ -132,6 +148,7 @@ void objmap_release(struct store_objmap *m);
 const char *scratch_dup(struct store *st, const char *p, size_t n);
 
 /* store.c */
+/* Statement id, reset, its bindings cleared but :cluster's. */
 sqlite3_stmt *stmt(struct store *st, enum store_stmt id);
 int db_fail(struct store *st, const char *what);
 int db_done(struct store *st, sqlite3_stmt *s, const char *what);
@@ -140,6 +157,9 @@ void bind_cstr(sqlite3_stmt *s, int i, const char *v);
 void bind_iso(sqlite3_stmt *s, int i, int64_t ns);
 const char *col_text(sqlite3_stmt *s, int i);    /* "" for NULL */
 int meta_set_int(struct store *st, const char *key, int64_t v);
+/* The stored revisions and workload mappings of the current cluster into
+ * st->reg. */
+int load_registry(struct store *st);
 /* Process-wide SQLite settings, before the first connection. */
 void store_sqlite_config(bool memstatus);
 
@@ -182,6 +202,18 @@ int revisions_merge(struct store *st, struct corr_batch *b);
 int aliases_merge(struct store *st, struct corr_batch *b);
 int rebuild_key(struct store *st, const struct store_key *k);
 int revisions_apply(struct store *st, const struct store_key *k);
+
+/* commit.c: one cluster's share of a batch, inside the transaction. */
+int commit_steps(struct store *st, struct corr_batch *b);
+
+/* cluster.c */
+/* Makes name the current cluster (st->cluster, st->reg), loading its
+ * registry on first use. 0 or RT_ENOMEM / RT_EDB. */
+int cluster_use(struct store *st, struct rt_str name);
+/* commit_steps for each cluster the batch (or, recomputing all, the
+ * database) holds, the source positions with the last. */
+int cluster_commit(struct store *st, struct corr_batch *b);
+void cluster_release(struct store *st);
 
 /* diag.c */
 int diagnose_touched(struct store *st);

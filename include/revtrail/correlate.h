@@ -187,6 +187,7 @@ struct corr_event {
 	enum rt_severity severity;
 	struct rt_str ns, kind, name, pod, container, reason, type, message;
 	struct rt_str hint_release, hint_ns, template_hash;
+	struct rt_str cluster;         /* rt_record.cluster */
 	const char *source;            /* origin: path or topic */
 	uint64_t offset;
 	unsigned ntags, nfields;
@@ -215,7 +216,9 @@ void corr_event_version(const struct corr_event *e, struct corr_version *v);
 /* The identity of a record: Kubernetes events by namespace + uid (a re-sent
  * or MODIFIED event is the same event); anything else by its content and
  * time (a re-read log line is the same line), plus its position when it has
- * no time. */
+ * no time. A non-empty cluster is part of it (the same uid in two clusters
+ * is two events); the empty one adds nothing, so keys stored before
+ * clusters existed still match. */
 uint64_t corr_event_key(const struct rt_record *rec);
 
 /* A record's time range: [first, last], with first = last when unknown. */
@@ -226,6 +229,7 @@ void corr_record_times(const struct rt_record *rec, int64_t *first,
  * once in a batch, into the batch's arena). */
 struct corr_alias {
 	struct rt_str ns, workload, rel_ns, rel;
+	struct rt_str cluster;         /* the record's: its own registry */
 };
 
 /* The mapping a record states, if any: a release hint on a pod, or on a

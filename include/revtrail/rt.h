@@ -177,6 +177,7 @@ struct rt_revision {
 	                                  * with before-hook-creation */
 	struct rt_str manifest_objects;  /* "Kind/ns/name\n" per object of the
 	                                  * manifest (ns empty: the release's) */
+	struct rt_str cluster;        /* the record's, set by corr_batch_add */
 };
 
 enum {
@@ -230,6 +231,11 @@ struct rt_record {
 
 	struct rt_revision *revs;    /* Helm records: revisions stated */
 	size_t nrevs;
+
+	/* The cluster the record came from (--cluster, or its topic's):
+	 * set by the command, never by a decoder; empty = the default. Part
+	 * of every release key and of the event identity. */
+	struct rt_str cluster;
 
 	struct rt_pos pos;
 };

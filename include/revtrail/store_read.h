@@ -92,10 +92,17 @@ int store_query(struct store *st, const char *sql,
 struct store_filter {
 	bool open_only;
 	const char *ns, *release;     /* NULL = any */
+	const char *cluster;          /* NULL = any; "" the default one */
 	int64_t since_ns;             /* last seen at or after; 0 = any */
 };
 
-/* Incidents newest first. Columns: see SQL_INCIDENTS in store/sql.h. */
+/* 1 when some incident belongs to a named cluster (the read commands show
+ * clusters only then, so a one-cluster database reads as before), 0 when
+ * none does or the file predates clusters, or RT_EDB. */
+int store_has_clusters(struct store *st);
+
+/* Incidents newest first. Columns: see SQL_INCIDENTS in store/sql.h; the
+ * last, cluster, is '' in a file that predates clusters. */
 int store_incidents(struct store *st, const struct store_filter *f,
 		    int (*header)(void *ctx, int ncols,
 				  const char *const *names),

@@ -516,6 +516,88 @@ static void reused_uid(const char *db)
 	fresh(db);
 }
 
+/* Keeps only cluster keep's rows (the others' deleted), then dump. */
+static char *dump_cluster(const char *db, const char *keep)
+{
+	sqlite3 *h;
+	sqlite3_stmt *s;
+	static const char *const del[] = {
+		"DELETE FROM incident_objects WHERE incident_id IN"
+		" (SELECT id FROM incidents WHERE cluster <> ?1)",
+		"DELETE FROM incidents WHERE cluster <> ?1",
+		"DELETE FROM events WHERE cluster <> ?1",
+	};
+
+	sqlite3_open(db, &h);
+	for (size_t i = 0; i < 3; i++) {
+		sqlite3_prepare_v2(h, del[i], -1, &s, NULL);
+		sqlite3_bind_text(s, 1, keep, -1, SQLITE_STATIC);
+		sqlite3_step(s);
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(h);
+	return dump(db);
+}
+
+/*
+ * consume reads topics of several clusters into one batch. Each cluster
+ * gets exactly the incidents its records make alone (the same releases,
+ * event uids and workloads in both: every key holds the cluster),
+ * whatever the batches; a gap change recomputes every cluster's.
+ */
+static void clusters(const char *db)
+{
+	static const char *const names[2] = { "prod-eu", "prod-us" };
+	size_t n0 = nrecs, own[2][32], mixed[64];
+	char *ref[2][2];
+
+	if (!ok(3 * n0 <= sizeof(recs) / sizeof(recs[0]) && n0 <= 32,
+		"room for two clusters' copies"))
+		return;
+	for (size_t c = 0; c < 2; c++)
+		for (size_t i = 0; i < n0; i++) {
+			size_t k = (c + 1) * n0 + i;
+
+			recs[k] = recs[i];
+			recs[k].r.cluster = S(names[c]);
+			own[c][i] = k;
+			mixed[2 * i + c] = k;
+		}
+	for (size_t c = 0; c < 2; c++)
+		for (size_t g = 0; g < 2; g++) {
+			fresh(db);
+			run(db, own[c], n0, n0, g ? 200 * SEC : 0);
+			ref[c][g] = dump(db);
+		}
+	ok(strcmp(ref[0][0], ref[1][0]) != 0, "cluster copies differ "
+	   "(their event keys)");
+	for (size_t c = 0; c < 2; c++) {
+		char *got;
+
+		fresh(db);
+		is_int(run(db, mixed, 2 * n0, 5, 0), 0, "two clusters "
+		       "interleaved, batches of 5");
+		got = query1(db, "SELECT count(*) FROM incidents");
+		is_str(got, "8", "four incidents each");
+		free(got);
+		got = dump_cluster(db, names[c]);
+		is_str(got, ref[c][0], "%s's as if alone", names[c]);
+		free(got);
+		fresh(db);
+		run(db, mixed, 2 * n0, 7, 0);
+		is_int(run(db, mixed, 0, 1, 200 * SEC), 0, "regap");
+		got = dump_cluster(db, names[c]);
+		is_str(got, ref[c][1], "%s's recomputed as if alone",
+		       names[c]);
+		free(got);
+	}
+	for (size_t c = 0; c < 2; c++)
+		for (size_t g = 0; g < 2; g++)
+			free(ref[c][g]);
+	nrecs = n0;
+	fresh(db);
+}
+
 int main(void)
 {
 	char db[] = "/tmp/revtrail-test-order-XXXXXX";
@@ -565,6 +647,7 @@ int main(void)
 	late_names(path);
 	reused_uid(path);
 	build();
+	clusters(path);
 
 	/* history last, events reversed, one record per batch */
 	for (size_t i = 0; i < nrecs; i++)

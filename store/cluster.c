@@ -1,0 +1,238 @@
+/*
+ * cluster.c: one release registry per cluster, and a batch written one
+ * cluster at a time.
+ *
+ * Releases are keyed by (cluster, namespace, release): `prod/api` of two
+ * clusters are two releases, with their own revisions, workload mappings
+ * and incidents. Rather than carry the cluster through every decision of
+ * the correlator, the store gives each cluster a registry of its own and
+ * writes a batch's share of each cluster in turn (commit_steps), with
+ * :cluster bound to it in every statement (store.c, stmt). The correlator
+ * then sees one cluster at a time, exactly as it did before clusters
+ * existed, and a database with only the default cluster '' is written as
+ * it always was.
+ *
+ * A batch of `ingest` holds one cluster; one of `consume` may hold the
+ * records of several topics, hence several. All of them go in the same
+ * transaction, with the source positions written once, after the last.
+ * The watermark that closes incidents is shared: the clusters' clocks are
+ * the same wall clock.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+static bool name_is(const char *s, struct rt_str v)
+{
+	return strlen(s) == v.n && (v.n == 0 || memcmp(s, v.p, v.n) == 0);
+}
+
+static int cluster_add(struct store *st, struct rt_str name)
+{
+	struct store_cluster *c;
+	size_t n = st->nclusters;
+
+	c = realloc(st->clusters, (n + 1) * sizeof(*c));
+	if (!c)
+		return RT_ENOMEM;
+	st->clusters = c;
+	c[n].name = malloc(name.n + 1);
+	c[n].reg = corr_registry_new();
+	if (!c[n].name || !c[n].reg) {
+		free(c[n].name);
+		corr_registry_free(c[n].reg);
+		return RT_ENOMEM;
+	}
+	if (name.n)
+		memcpy(c[n].name, name.p, name.n);
+	c[n].name[name.n] = '\0';
+	st->nclusters++;
+	return 0;
+}
+
+int cluster_use(struct store *st, struct rt_str name)
+{
+	struct store_cluster *c;
+	size_t i;
+	bool created;
+	int err;
+
+	if (st->cluster && name_is(st->cluster, name))
+		return 0;
+	for (i = 0; i < st->nclusters; i++)
+		if (name_is(st->clusters[i].name, name))
+			break;
+	created = i == st->nclusters;
+	if (created && (err = cluster_add(st, name)))
+		return err;
+	c = &st->clusters[i];
+	st->cluster = c->name;
+	st->reg = c->reg;
+	if (!created)
+		return 0;
+	/* new: what the database holds of it */
+	if ((err = load_registry(st))) {
+		corr_registry_free(c->reg);
+		free(c->name);
+		st->nclusters--;
+		st->cluster = NULL;
+		st->reg = NULL;
+	}
+	return err;
+}
+
+void cluster_release(struct store *st)
+{
+	for (size_t i = 0; i < st->nclusters; i++) {
+		free(st->clusters[i].name);
+		corr_registry_free(st->clusters[i].reg);
+	}
+	free(st->clusters);
+	free(st->sub_ev);
+	free(st->sub_revs);
+	free(st->sub_aliases);
+}
+
+static bool same(struct rt_str a, struct rt_str b)
+{
+	return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+/* The distinct clusters a batch names, in order of appearance (views). */
+struct names {
+	struct rt_str *v;
+	size_t n, cap, last;
+	int err;
+};
+
+static void names_add(struct names *l, struct rt_str s)
+{
+	if (l->n && same(l->v[l->last], s))
+		return;                   /* the usual case: the last one */
+	for (size_t i = 0; i < l->n; i++)
+		if (same(l->v[i], s)) {
+			l->last = i;
+			return;
+		}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4;
+		struct rt_str *p = realloc(l->v, cap * sizeof(*p));
+
+		if (!p) {
+			l->err = RT_ENOMEM;
+			return;
+		}
+		l->v = p;
+		l->cap = cap;
+	}
+	l->last = l->n;
+	l->v[l->n++] = s;
+}
+
+/* Recomputing every incident (a new gap) covers every stored cluster. The
+ * names are copied into clusters of the store (cluster_use). */
+static int names_stored(struct store *st, struct names *l)
+{
+	sqlite3_stmt *s = stmt(st, S_KEY_CLUSTERS);
+	const char *keep = st->cluster;
+	int rc, err = 0;
+
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *c = col_text(s, 0);
+
+		if ((err = cluster_use(st, rt_str_make(c, strlen(c)))))
+			break;
+		names_add(l, rt_str_make(st->cluster, strlen(st->cluster)));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = db_fail(st, "clusters");
+	sqlite3_reset(s);
+	if (!err && keep)
+		err = cluster_use(st, rt_str_make(keep, strlen(keep)));
+	return err ? err : l->err;
+}
+
+static int batch_names(struct store *st, const struct corr_batch *b,
+		       struct names *l)
+{
+	for (size_t i = 0; i < b->nev; i++)
+		names_add(l, b->ev[i].cluster);
+	for (size_t i = 0; i < b->nrevs; i++)
+		names_add(l, b->revs[i].cluster);
+	for (size_t i = 0; i < b->naliases; i++)
+		names_add(l, b->aliases[i].cluster);
+	if (!l->err && st->rebuild_all)
+		return names_stored(st, l);
+	return l->err;
+}
+
+static int reserve(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (n <= *cap)
+		return 0;
+	q = realloc(*p, n * size);
+	if (!q)
+		return RT_ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* sub: b's share of cluster c (copies of its events, revisions and
+ * mappings, in the store's buffers), no positions. */
+static int share_of(struct store *st, const struct corr_batch *b,
+		    struct rt_str c, struct corr_batch *sub)
+{
+	*sub = *b;
+	if (reserve((void **)&st->sub_ev, &st->sub_evcap, b->nev,
+		    sizeof(*st->sub_ev)) ||
+	    reserve((void **)&st->sub_revs, &st->sub_revcap, b->nrevs,
+		    sizeof(*st->sub_revs)) ||
+	    reserve((void **)&st->sub_aliases, &st->sub_aliascap, b->naliases,
+		    sizeof(*st->sub_aliases)))
+		return RT_ENOMEM;
+	sub->ev = st->sub_ev;
+	sub->revs = st->sub_revs;
+	sub->aliases = st->sub_aliases;
+	sub->nev = sub->nrevs = sub->naliases = sub->npos = 0;
+	for (size_t i = 0; i < b->nev; i++)
+		if (same(b->ev[i].cluster, c))
+			sub->ev[sub->nev++] = b->ev[i];
+	for (size_t i = 0; i < b->nrevs; i++)
+		if (same(b->revs[i].cluster, c))
+			sub->revs[sub->nrevs++] = b->revs[i];
+	for (size_t i = 0; i < b->naliases; i++)
+		if (same(b->aliases[i].cluster, c))
+			sub->aliases[sub->naliases++] = b->aliases[i];
+	return 0;
+}
+
+int cluster_commit(struct store *st, struct corr_batch *b)
+{
+	struct names l = { 0 };
+	struct corr_batch sub;
+	int err;
+
+	if ((err = batch_names(st, b, &l)))
+		goto out;
+	if (l.n <= 1) {                   /* all of it: no copies */
+		if (l.n && (err = cluster_use(st, l.v[0])))
+			goto out;
+		err = commit_steps(st, b);
+		goto out;
+	}
+	for (size_t i = 0; i < l.n && !err; i++) {
+		if ((err = cluster_use(st, l.v[i])) ||
+		    (err = share_of(st, b, l.v[i], &sub)))
+			break;
+		if (i + 1 == l.n)
+			sub.npos = b->npos;
+		err = commit_steps(st, &sub);
+	}
+out:
+	free(l.v);
+	return err;
+}
