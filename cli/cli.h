@@ -135,6 +135,39 @@ void cli_progress_tick(struct cli_progress *p, uint64_t records,
 /* Clears the line before the summary. */
 void cli_progress_end(struct cli_progress *p);
 
+/* ---- clusters (cluster.c) ------------------------------------------- */
+/*
+ * A cluster name (--cluster, -t TOPIC@CLUSTER): 1 to CLI_CLUSTER_MAX
+ * printable ASCII characters, no space, '/' or '@' (they separate it from
+ * namespaces and topics). Returns 0, or CLI_USAGE after printing
+ * "revtrail CMD: OPTION: the problem".
+ */
+#define CLI_CLUSTER_MAX 63
+int cli_cluster_check(const char *cmd, const char *option, const char *name);
+/* --cluster NAME of the read commands: a name as above, or "" for the
+ * default cluster. 0 or CLI_USAGE. */
+int cli_cluster_filter(const char *cmd, const char *name);
+
+/* consume: the cluster of each topic (-t TOPIC@CLUSTER), else --cluster's,
+ * else the default one (empty). */
+#define CLI_MAX_TOPICS 64
+#define CLI_TOPIC_MAX 255             /* Kafka's own limit is 249 */
+struct cli_topics {
+	char name[CLI_MAX_TOPICS][CLI_TOPIC_MAX + 1];
+	const char *names[CLI_MAX_TOPICS];    /* into name[]: for the source */
+	const char *cluster[CLI_MAX_TOPICS];  /* NULL: --cluster's */
+	int n;
+	const char *dflt;                     /* --cluster, or NULL */
+	const char *last_src;                 /* the last lookup, by pointer */
+	struct rt_str last;
+};
+/* Adds -t ARG: TOPIC or TOPIC@CLUSTER. 0, or CLI_USAGE after printing
+ * why (too many, too long, a bad cluster name). */
+int cli_topics_add(struct cli_topics *t, const char *arg);
+/* The cluster of a record read from topic source (rt_record.cluster).
+ * A subscription by pattern (^...) takes --cluster's. */
+struct rt_str cli_topics_cluster(struct cli_topics *t, const char *source);
+
 /* JSON string writer (quotes, escapes control bytes, passes UTF-8). */
 void cli_json_str(FILE *f, const char *p, size_t n);
 

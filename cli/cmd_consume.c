@@ -32,7 +32,6 @@
 
 #define POLL_MS 100
 #define STATUS_DEFAULT_S 10
-#define MAX_TOPICS 64
 #define MAX_PROPS 256
 #define MAX_LAGS 256
 
@@ -67,6 +66,7 @@ struct consume {
 	struct ingest *in;
 	struct ingest_kafka *k;
 	uint64_t limit_hits;
+	struct cli_topics *topics;  /* each record's cluster, by its topic */
 
 	/* status */
 	unsigned status_ms;
@@ -118,8 +118,10 @@ static int hook_record(void *ctx, struct rt_record *rec)
 {
 	struct consume *c = ctx;
 	struct rt_class cls;
-	int err = pipeline_add(c->rules, c->slot[c->cur].b, rec, &c->arena,
-			       &cls);
+	int err;
+
+	rec->cluster = cli_topics_cluster(c->topics, rec->pos.source);
+	err = pipeline_add(c->rules, c->slot[c->cur].b, rec, &c->arena, &cls);
 
 	c->limit_hits += cls.limit_hits;
 	return err;
@@ -379,11 +381,12 @@ static void summary(struct consume *c, double secs)
 /* ---- options --------------------------------------------------------- */
 
 static const char usage_text[] =
-	"usage: revtrail consume -b BROKERS -t TOPIC [-t TOPIC]... -G GROUP\n"
+	"usage: revtrail consume -b BROKERS -t TOPIC[@CLUSTER]... -G GROUP\n"
 	"         [-X PROP=VALUE]... [-F PROPERTIES_FILE]... [--db PATH]\n"
 	"         [--start group|earliest|latest] [--batch-messages N]\n"
 	"         [--batch-ms MS] [--status-interval SECONDS] [--stats-json FILE]\n"
-	"         [-e] [--gap DUR] [--regap] [--keep-untagged] [--rules PATH]...\n"
+	"         [-e] [--gap DUR] [--regap] [--keep-untagged] [--cluster NAME]\n"
+	"         [--rules PATH]...\n"
 	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
 	"\n"
 	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
@@ -393,7 +396,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
-	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP,
+	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP, OPT_CLUSTER,
 };
 
 static const struct option long_opts[] = {
@@ -412,6 +415,7 @@ static const struct option long_opts[] = {
 	{ "gap", required_argument, NULL, OPT_GAP },
 	{ "regap", no_argument, NULL, OPT_REGAP },
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -422,7 +426,7 @@ struct consume_args {
 	struct cli_rules_opts ro;
 	struct store_opts so;
 	struct ingest_kafka_opts ko;
-	const char *topics[MAX_TOPICS];
+	struct cli_topics topics;    /* -t TOPIC[@CLUSTER], --cluster */
 	/* -X and -F in command-line order: 'X' or 'F', then the argument. */
 	char prop_kind[MAX_PROPS];
 	const char *prop[MAX_PROPS];
@@ -459,9 +463,11 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 	case OPT_KEEP: a->keep = true; return -1;
 	case OPT_STATS_JSON: return -1;   /* parse_args keeps the path */
 	case 't':
-		if (a->ko.ntopics == MAX_TOPICS)
-			return cli_usage_error("consume", "too many -t");
-		a->topics[a->ko.ntopics++] = arg;
+		return cli_topics_add(&a->topics, arg) ? CLI_USAGE : -1;
+	case OPT_CLUSTER:
+		if (cli_cluster_check("consume", "--cluster", arg))
+			return CLI_USAGE;
+		a->topics.dflt = arg;
 		return -1;
 	case 'X':
 	case 'F':
@@ -534,10 +540,11 @@ static int parse_args(struct consume_args *a, const char **stats_path,
 	if (optind < argc)
 		return cli_usage_error("consume", "unexpected argument '%s'",
 				       argv[optind]);
-	if (a->ko.ntopics == 0)
+	if (a->topics.n == 0)
 		return cli_usage_error("consume", "at least one -t TOPIC is "
 				       "required");
-	a->ko.topics = a->topics;
+	a->ko.topics = a->topics.names;
+	a->ko.ntopics = a->topics.n;
 	return -1;
 }
 
@@ -643,6 +650,7 @@ static int setup(struct consume *c, struct consume_args *a)
 		return CLI_FAIL;
 	}
 	store_writer_set_check(c->w, writer_check, c);
+	c->topics = &a->topics;
 	a->ko.in = c->in;
 	a->ko.arena = &c->arena;
 	a->ko.hooks = (struct ingest_kafka_hooks){

@@ -1,10 +1,12 @@
 /*
  * cmd_incidents.c: `revtrail incidents [--db PATH] [-o table|wide|json|csv]
- * [--open] [-n NS | -A] [--release [NS/]NAME] [--since WHEN] [--no-headers]
- * [--color WHEN]`: one line per incident, newest first. The table fits the
- * terminal: when last seen as an age (SEEN), the release as NS/NAME, and
- * the diagnosis and release cut before anything else; -o wide has every
- * column at full width.
+ * [--open] [-n NS | -A] [--release [NS/]NAME] [--cluster NAME] [--since WHEN]
+ * [--no-headers] [--color WHEN]`: one line per incident, newest first. The
+ * table fits the terminal: when last seen as an age (SEEN), the release as
+ * NS/NAME, and the diagnosis and release cut before anything else; -o wide
+ * has every column at full width. The cluster (a column in every format)
+ * only when the database has a named one: one-cluster output never
+ * changed.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ static const char usage_text[] =
 	"usage: revtrail incidents [--db PATH]... [-o table|wide|json|csv] "
 	"[--open]\n"
 	"                          [-n NS | -A] [--release [NS/]NAME]\n"
+	"                          [--cluster NAME]\n"
 	"                          [--since DATE|TIME|DURATION] [--no-headers]\n"
 	"                          [--color auto|always|never]\n"
 	"  One line per incident, newest first. The table fits the terminal\n"
@@ -27,7 +30,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_OPEN = CLI_OPT_FIRST_FREE, OPT_SINCE, OPT_RELEASE, OPT_NO_HEADERS,
-	OPT_COLOR,
+	OPT_COLOR, OPT_CLUSTER,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "no-headers", no_argument, NULL, OPT_NO_HEADERS },
 	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -47,7 +51,7 @@ static const struct option long_opts[] = {
 /* Columns of SQL_INCIDENTS (store/sql.h). */
 enum { C_ID, C_NS, C_REL, C_REV, C_STATUS, C_SEV, C_OPENED, C_LAST,
        C_CLOSED, C_EVENTS, C_TAGS, C_DIAG, C_TITLE, C_REVSTATUS, C_ATTR,
-       C_PODS };
+       C_PODS, C_CLUSTER };
 
 enum { OUT_WIDE = 100 };      /* -o wide: the table with every column */
 
@@ -55,6 +59,7 @@ struct listing {
 	struct rows *rows;
 	int fmt;
 	bool one_ns;              /* -n: the namespace goes without saying */
+	bool clusters;            /* a CLUSTER column (store_has_clusters) */
 	int64_t now_ns;
 	size_t n;
 };
@@ -100,27 +105,35 @@ static void age(const struct listing *l, const struct store_value *v,
 		snprintf(out, size, "%lldy", (long long)(s / (365 * 86400)));
 }
 
+/* The default cluster, in a table of several: "-". */
+static const char *cluster_cell(const struct store_value *v)
+{
+	return text_of(&v[C_CLUSTER]) && v[C_CLUSTER].n ? v[C_CLUSTER].p : "-";
+}
+
 static int wide_row(struct listing *l, const struct store_value *v,
 		    const char *id, const char *rev)
 {
 	char opened[32], last[32], events[24];
-	const char *cells[11];
+	const char *cells[12], **c = cells;
 
 	short_time(&v[C_OPENED], opened, sizeof(opened));
 	short_time(&v[C_LAST], last, sizeof(last));
 	snprintf(events, sizeof(events), "%lld", (long long)v[C_EVENTS].i);
-	cells[0] = id;
-	cells[1] = text_of(&v[C_NS]);
-	cells[2] = text_of(&v[C_REL]);
-	cells[3] = rev;
-	cells[4] = text_of(&v[C_STATUS]);
-	cells[5] = text_of(&v[C_SEV]);
-	cells[6] = opened;
-	cells[7] = last;
-	cells[8] = events;
-	cells[9] = text_of(&v[C_TAGS]);
-	cells[10] = text_of(&v[C_DIAG]) ? text_of(&v[C_DIAG]) : "-";
-	return rows_cells(l->rows, 11, cells);
+	*c++ = id;
+	if (l->clusters)
+		*c++ = cluster_cell(v);
+	*c++ = text_of(&v[C_NS]);
+	*c++ = text_of(&v[C_REL]);
+	*c++ = rev;
+	*c++ = text_of(&v[C_STATUS]);
+	*c++ = text_of(&v[C_SEV]);
+	*c++ = opened;
+	*c++ = last;
+	*c++ = events;
+	*c++ = text_of(&v[C_TAGS]);
+	*c++ = text_of(&v[C_DIAG]) ? text_of(&v[C_DIAG]) : "-";
+	return rows_cells(l->rows, (int)(c - cells), cells);
 }
 
 static int on_row(void *ctx, int n, const char *const *names,
@@ -128,11 +141,11 @@ static int on_row(void *ctx, int n, const char *const *names,
 {
 	struct listing *l = ctx;
 	char id[24], rev[24], when[16], release[600];
-	const char *cells[7];
+	const char *cells[8], **c = cells;
 
 	l->n++;
 	if (l->fmt != CLI_OUT_TABLE && l->fmt != OUT_WIDE)
-		return rows_row(l->rows, n, names, v);
+		return rows_row(l->rows, l->clusters ? n : C_CLUSTER, names, v);
 	snprintf(id, sizeof(id), "%lld", (long long)v[C_ID].i);
 	if (v[C_REV].i > 0)
 		snprintf(rev, sizeof(rev), "%lld", (long long)v[C_REV].i);
@@ -144,33 +157,41 @@ static int on_row(void *ctx, int n, const char *const *names,
 		 text_of(&v[C_NS]) ? v[C_NS].p : "-", l->one_ns ? "" : "/",
 		 text_of(&v[C_REL]) ? v[C_REL].p : "-");
 	age(l, &v[C_LAST], when, sizeof(when));
-	cells[0] = id;
-	cells[1] = release;
-	cells[2] = rev;
-	cells[3] = text_of(&v[C_STATUS]);
-	cells[4] = text_of(&v[C_SEV]);
-	cells[5] = when;
-	cells[6] = text_of(&v[C_DIAG]) ? text_of(&v[C_DIAG]) : "-";
-	return rows_cells(l->rows, 7, cells);
+	*c++ = id;
+	if (l->clusters)
+		*c++ = cluster_cell(v);
+	*c++ = release;
+	*c++ = rev;
+	*c++ = text_of(&v[C_STATUS]);
+	*c++ = text_of(&v[C_SEV]);
+	*c++ = when;
+	*c++ = text_of(&v[C_DIAG]) ? text_of(&v[C_DIAG]) : "-";
+	return rows_cells(l->rows, (int)(c - cells), cells);
 }
 
 static int on_header(void *ctx, int n, const char *const *names)
 {
+	/* [1] is CLUSTER: skipped unless the database has clusters */
 	static const char *const table[] = {
-		"ID", "RELEASE", "REV", "STATUS", "SEVERITY", "SEEN",
-		"DIAGNOSIS",
+		"ID", "CLUSTER", "RELEASE", "REV", "STATUS", "SEVERITY",
+		"SEEN", "DIAGNOSIS",
 	};
 	static const char *const wide[] = {
-		"ID", "NAMESPACE", "RELEASE", "REVISION", "STATUS", "SEVERITY",
-		"OPENED", "LAST SEEN", "EVENTS", "TAGS", "DIAGNOSIS",
+		"ID", "CLUSTER", "NAMESPACE", "RELEASE", "REVISION", "STATUS",
+		"SEVERITY", "OPENED", "LAST SEEN", "EVENTS", "TAGS", "DIAGNOSIS",
 	};
 	struct listing *l = ctx;
+	const char *cells[12];
+	const char *const *h = l->fmt == OUT_WIDE ? wide : table;
+	int k = l->fmt == OUT_WIDE ? 12 : 8, m = 0;
 
-	if (l->fmt == CLI_OUT_TABLE)
-		return rows_header(l->rows, 7, table);
-	if (l->fmt == OUT_WIDE)
-		return rows_header(l->rows, 11, wide);
-	return rows_header(l->rows, n, names);
+	if (l->fmt != CLI_OUT_TABLE && l->fmt != OUT_WIDE)
+		return rows_header(l->rows, l->clusters ? n : C_CLUSTER,
+				   names);
+	for (int i = 0; i < k; i++)
+		if (i != 1 || l->clusters)
+			cells[m++] = h[i];
+	return rows_header(l->rows, m, cells);
 }
 
 /* --release NS/NAME is -n NS --release NAME; a bare NAME, any namespace. */
@@ -242,6 +263,11 @@ int cmd_incidents(int argc, char **argv)
 		case OPT_RELEASE:
 			release = optarg;
 			break;
+		case OPT_CLUSTER:
+			if (cli_cluster_filter("incidents", optarg))
+				return CLI_USAGE;
+			f.cluster = optarg;
+			break;
 		case OPT_SINCE:
 			if (cli_parse_since(optarg, &f.since_ns))
 				return cli_usage_error("incidents", "--since "
@@ -273,6 +299,12 @@ int cmd_incidents(int argc, char **argv)
 				       "got '%s'", release);
 	if ((rc = cli_open_readonly("incidents", &dbs, &st)))
 		return rc;
+	if ((rc = store_has_clusters(st)) < 0) {
+		fprintf(stderr, "revtrail incidents: %s\n", store_errmsg(st));
+		store_close(st);
+		return CLI_FAIL;
+	}
+	l.clusters = rc == 1;
 	l.rows = rows_new(stdout, l.fmt == OUT_WIDE ? CLI_OUT_TABLE : l.fmt);
 	if (!l.rows) {
 		store_close(st);
@@ -284,11 +316,12 @@ int cmd_incidents(int argc, char **argv)
 	if (l.fmt == CLI_OUT_TABLE) {
 		/* NS/NAME gives way first (its start names it), then the
 		 * diagnosis */
-		static const struct rows_shrink shrink[] = {
-			{ 1, 18 }, { 6, 19 }, { 1, 12 }, { 6, 10 },
+		static const struct rows_shrink shrink[2][4] = {
+			{ { 1, 18 }, { 6, 19 }, { 1, 12 }, { 6, 10 } },
+			{ { 2, 18 }, { 7, 19 }, { 2, 12 }, { 7, 10 } },
 		};
 
-		rows_fit(l.rows, cli_width(stdout), 2, shrink, 4);
+		rows_fit(l.rows, cli_width(stdout), 2, shrink[l.clusters], 4);
 	}
 	l.one_ns = f.ns != NULL;
 	clock_gettime(CLOCK_REALTIME, &now);

@@ -68,6 +68,7 @@ struct run {
 	struct ingest *in;
 	FILE *verbose;                  /* -v */
 	struct cli_progress progress;
+	struct rt_str cluster;          /* --cluster, else empty */
 	/* input that joins no incident, for the summary's warnings */
 	uint64_t helm_no_release, no_time;
 };
@@ -106,8 +107,10 @@ static int on_record(void *ctx, struct rt_record *rec)
 {
 	struct run *r = ctx;
 	struct rt_class cls;
-	int err = pipeline_add(r->rules, r->b, rec, &r->arena, &cls);
+	int err;
 
+	rec->cluster = r->cluster;
+	err = pipeline_add(r->rules, r->b, rec, &r->arena, &cls);
 	r->limit_hits += cls.limit_hits;
 	note_unjoinable(r, rec, &cls);
 	r->fresh = true;
@@ -262,18 +265,19 @@ static int check_inputs(const char *db, char **paths, int n)
 
 static const char usage_text[] =
 	"usage: revtrail ingest [--db PATH] [--release [NS/]NAME] [--gap DUR]\n"
-	"                       [--regap] [--keep-untagged] [--rules PATH]...\n"
-	"                       [--no-default-rules] [--format NAME] "
-	"[--max-record BYTES]\n"
+	"                       [--cluster NAME] [--regap] [--keep-untagged]\n"
+	"                       [--rules PATH]... [--no-default-rules]\n"
+	"                       [--format NAME] [--max-record BYTES]\n"
 	"                       [-v] [FILE...]\n";
 
-enum { OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_REGAP };
+enum { OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_REGAP, OPT_CLUSTER };
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "gap", required_argument, NULL, OPT_GAP },
 	{ "regap", no_argument, NULL, OPT_REGAP },
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -347,6 +351,11 @@ int cmd_ingest(int argc, char **argv)
 			break;
 		case OPT_KEEP:
 			keep = true;
+			break;
+		case OPT_CLUSTER:
+			if (cli_cluster_check("ingest", "--cluster", optarg))
+				return CLI_USAGE;
+			r.cluster = rt_str_make(optarg, strlen(optarg));
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -1,7 +1,8 @@
 /*
- * cmd_report.c: `revtrail report [--db PATH] [-o html] [--all]`: every open
- * incident (every incident with --all), newest first, as one
- * self-contained HTML page to attach to a ticket or open offline.
+ * cmd_report.c: `revtrail report [--db PATH] [-o html] [--all] [-n NS]
+ * [--cluster NAME]`: every open incident (every incident with --all),
+ * newest first, as one self-contained HTML page to attach to a ticket or
+ * open offline.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,16 +15,18 @@
 
 static const char usage_text[] =
 	"usage: revtrail report [--db PATH]... [-o html] [--all] [-n NS]\n"
+	"                       [--cluster NAME]\n"
 	"  Open incidents (all with --all) as one self-contained HTML page on\n"
 	"  stdout: revtrail report --db incidents.db > report.html\n";
 
-enum { OPT_ALL = CLI_OPT_FIRST_FREE };
+enum { OPT_ALL = CLI_OPT_FIRST_FREE, OPT_CLUSTER };
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "namespace", required_argument, NULL, 'n' },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -90,6 +93,11 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'n':
 			f.ns = optarg;
+			break;
+		case OPT_CLUSTER:
+			if (cli_cluster_filter("report", optarg))
+				return CLI_USAGE;
+			f.cluster = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

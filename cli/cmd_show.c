@@ -4,6 +4,8 @@
  * the timeline of its events and revisions: times of day under a date line,
  * and offsets from the first event (an old opening revision would put
  * +103d19h on every row). Text is escaped and wrapped to the terminal.
+ * The cluster is named (a line, a JSON key) only when it is not the
+ * default one, so one-cluster output never changed.
  */
 #include <cJSON.h>
 #include <getopt.h>
@@ -22,14 +24,16 @@
 
 static const char usage_text[] =
 	"usage: revtrail show [--db PATH]... [-o text|json|html] "
-	"[--color auto|always|never] ID\n";
+	"[--color auto|always|never]\n"
+	"                     [--cluster NAME] ID\n";
 
-enum { OPT_COLOR = CLI_OPT_FIRST_FREE };
+enum { OPT_COLOR = CLI_OPT_FIRST_FREE, OPT_CLUSTER };
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -42,12 +46,13 @@ static const char *const json_cols[] = {
 enum { I_ID, I_NS, I_REL, I_REV, I_STATUS, I_SEV, I_OPENED, I_LAST, I_CLOSED,
        I_EVENTS, I_OCC, I_TAGS, I_DIAG, I_TITLE, I_REVSTATUS, I_LATER,
        I_ATTR, I_EVIDENCE, I_REMEDY, I_PODS, I_OPENED_NS, I_LAST_NS,
-       I_NCOLS };
+       I_CLUSTER, I_NCOLS };
 
 struct show {
 	FILE *f;
 	bool json;
 	bool found;
+	const char *cluster;      /* --cluster: the incident must be of it */
 	char *col[I_NCOLS];       /* the incident row as text */
 	int64_t id, rev, base_ns, opened_ns;
 	int64_t rev_ns;           /* when the opening revision was updated */
@@ -76,11 +81,16 @@ static int on_incident(void *ctx, int n, const char *const *names,
 		       const struct store_value *v)
 {
 	struct show *s = ctx;
+	const char *cl = n > I_CLUSTER && v[I_CLUSTER].type == STORE_TEXT ?
+		v[I_CLUSTER].p : "";
 
+	if (s->cluster && strcmp(cl, s->cluster))
+		return 0;                 /* another cluster's: not found */
 	s->found = true;
 	if (s->json) {
 		fputs("{\"incident\":", s->f);
-		rows_json_object(s->f, n, names, v, json_cols);
+		rows_json_object(s->f, *cl ? n : I_CLUSTER, names, v,
+				 json_cols);
 	}
 	for (int i = 0; i < n && i < I_NCOLS; i++)
 		s->col[i] = value_dup(&v[i]);
@@ -280,6 +290,11 @@ static void print_head(struct show *s)
 			 "unknown (no release history)", col(s, I_ID),
 			 col(s, I_NS), col(s, I_REL));
 	cli_wrap(f, head, strlen(head), "", "    ", s->width);
+	if (s->col[I_CLUSTER] && *s->col[I_CLUSTER]) {
+		fputs("Cluster:    ", f);
+		cli_put_text(f, s->col[I_CLUSTER]);
+		fputc('\n', f);
+	}
 	fputs("Status:     ", f);
 	cli_put_colored(f, col(s, I_STATUS));
 	fputs(", severity ", f);
@@ -376,6 +391,20 @@ static int run(struct store *st, struct show *s)
 	return rc;
 }
 
+/* Whether the incident is there (of s->cluster): 0, 1 when not, or an
+ * error. Writes nothing. */
+static int run_found(struct store *st, struct show *s)
+{
+	bool json = s->json;
+	int rc;
+
+	s->json = false;
+	rc = store_incident_part(st, s->id, STORE_PART_INCIDENT, on_incident,
+				 s);
+	s->json = json;
+	return rc ? rc : s->found ? 0 : 1;
+}
+
 /* One incident as a page; nothing is written before it is found. */
 static int show_html(struct store *st, int64_t id)
 {
@@ -427,6 +456,11 @@ int cmd_show(int argc, char **argv)
 			if (cli_color_opt("show", optarg))
 				return CLI_USAGE;
 			break;
+		case OPT_CLUSTER:
+			if (cli_cluster_filter("show", optarg))
+				return CLI_USAGE;
+			s.cluster = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return CLI_OK;
@@ -445,8 +479,14 @@ int cmd_show(int argc, char **argv)
 				       argv[optind]);
 	if ((rc = cli_open_readonly("show", &dbs, &st)))
 		return rc;
-	rc = html ? show_html(st, s.id) : run(st, &s);
-	if (rc == 1)
+	if (html && s.cluster)       /* the filter first: nothing else */
+		rc = run_found(st, &s);
+	if (!rc)
+		rc = html ? show_html(st, s.id) : run(st, &s);
+	if (rc == 1 && s.cluster)
+		fprintf(stderr, "revtrail show: no incident %s in cluster "
+			"'%s'\n", argv[optind], s.cluster);
+	else if (rc == 1)
 		fprintf(stderr, "revtrail show: no incident %s\n", argv[optind]);
 	else if (rc)
 		fprintf(stderr, "revtrail show: %s\n", store_errmsg(st));

@@ -29,7 +29,7 @@
 enum { I_ID, I_NS, I_REL, I_REV, I_STATUS, I_SEV, I_OPENED, I_LAST, I_CLOSED,
        I_EVENTS, I_OCC, I_TAGS, I_DIAG, I_TITLE, I_REVSTATUS, I_LATER,
        I_ATTR, I_EVIDENCE, I_REMEDY, I_PODS, I_OPENED_NS, I_LAST_NS,
-       I_NCOLS };
+       I_CLUSTER, I_NCOLS };
 
 struct ev {
 	int64_t ns, count;
@@ -540,6 +540,10 @@ static void html_head(FILE *f, const struct page *pg)
 {
 	fprintf(f, "<section class=\"incident\" id=\"incident-%s\">\n<h2>"
 		"Incident %s: ", col(pg, I_ID), col(pg, I_ID));
+	if (*col(pg, I_CLUSTER)) {        /* the default cluster goes unsaid */
+		html_text(f, col(pg, I_CLUSTER));
+		fputc(':', f);
+	}
 	html_text(f, col(pg, I_NS));
 	fputc('/', f);
 	html_text(f, col(pg, I_REL));

@@ -17,15 +17,16 @@ _revtrail()
 
 	local input="--format --max-record --rules --no-default-rules --release -v"
 	case $cmd in
-	ingest) opts="--db --gap --regap --keep-untagged $input --help" ;;
+	ingest) opts="--db --gap --regap --keep-untagged --cluster $input
+		--help" ;;
 	incidents) opts="--db -o --open -n --namespace -A --all-namespaces
-		--release --since --no-headers --color --help" ;;
-	show) opts="--db -o --color --help" ;;
-	report) opts="--db -o --all -n --namespace --help" ;;
+		--release --cluster --since --no-headers --color --help" ;;
+	show) opts="--db -o --color --cluster --help" ;;
+	report) opts="--db -o --all -n --namespace --cluster --help" ;;
 	query) opts="--db -o --no-headers --timeout --max-memory --help" ;;
 	consume) opts="-b -t -G -X -F --db --start --batch-messages --batch-ms
 		--status-interval --stats-json -e --gap --regap --keep-untagged
-		$input --help" ;;
+		--cluster $input --help" ;;
 	classify) opts="--all $input --help" ;;
 	rules) opts="list check test --rules --no-default-rules -v --help" ;;
 	*) return ;;
