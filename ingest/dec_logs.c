@@ -411,16 +411,34 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 		rec->type = level_num(strtod(lvl.val, NULL));
 }
 
+/* The length of the cause key p[0..n) starts with, followed by its closing
+ * '"', or 0. Each key is compared as far as it agrees, which is a byte or
+ * two for most text: a JSON line holds many strings that start like one
+ * ("request_id" and "reason"), and this runs on every candidate. */
+static size_t cause_key_len(const char *p, size_t n)
+{
+	for (int k = 0; cause_keys[k]; k++) {
+		const char *c = cause_keys[k];
+		size_t i = 0;
+
+		if (c[0] != p[0])
+			continue;
+		while (c[i] && i < n && p[i] == c[i])
+			i++;
+		if (!c[i] && i < n && p[i] == '"')
+			return i;
+	}
+	return 0;
+}
+
 /* Whether the '"' at p[at] opens a member named after a cause. */
 static bool cause_key_at(const char *p, size_t n, size_t at)
 {
-	size_t i = at + 1, k = i;
+	size_t i = at + 1, kn;
 
-	while (i < n && i - k <= 17 && p[i] != '"' && p[i] != '\\')
-		i++;
-	if (i >= n || p[i] != '"' || key_rank(cause_keys, p + k, i - k) < 0)
+	if (i >= n || !(kn = cause_key_len(p + i, n - i)))
 		return false;
-	for (i++; i < n && ing_is_space(p[i]); i++)
+	for (i += kn + 1; i < n && ing_is_space(p[i]); i++)
 		;
 	return i < n && p[i] == ':';
 }
