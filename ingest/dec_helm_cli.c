@@ -10,6 +10,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>      /* helm_or_elease256, when the CPU has AVX2 */
+#endif
 
 #include "helm_text.h"
 
@@ -391,6 +394,56 @@ static bool helm_or_elease_at(const char *p, size_t n, size_t i)
 	       (i + 6 <= n && memcmp(p + i, "elease", 6) == 0);
 }
 
+/* Positions [i, i + 16) of p where "el" starts. */
+#ifdef __SSE2__
+static inline unsigned el_mask(const char *p)
+{
+	const __m128i e = _mm_set1_epi8('e'), l = _mm_set1_epi8('l');
+
+	return (unsigned)_mm_movemask_epi8(_mm_and_si128(
+		_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), e),
+		_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), l)));
+}
+#endif
+
+/* From i on, 16 bytes a step, then byte by byte. */
+static bool helm_or_elease_from(const char *p, size_t n, size_t i)
+{
+#ifdef __SSE2__
+	for (; i + 17 <= n; i += 16)
+		for (unsigned m = el_mask(p + i); m; m &= m - 1)
+			if (helm_or_elease_at(p, n, i + (unsigned)__builtin_ctz(m)))
+				return true;
+#endif
+	for (; i + 1 < n; i++)
+		if (p[i] == 'e' && p[i + 1] == 'l' && helm_or_elease_at(p, n, i))
+			return true;
+	return false;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* 32 bytes a step where the CPU has AVX2: this runs on every line. */
+static __attribute__((target("avx2"))) bool helm_or_elease256(const char *p,
+							     size_t n)
+{
+	const __m256i e = _mm256_set1_epi8('e'), l = _mm256_set1_epi8('l');
+	size_t i = 0;
+
+	for (; i + 33 <= n; i += 32) {
+		unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_and_si256(
+			_mm256_cmpeq_epi8(_mm256_loadu_si256(
+				(const __m256i *)(p + i)), e),
+			_mm256_cmpeq_epi8(_mm256_loadu_si256(
+				(const __m256i *)(p + i + 1)), l)));
+
+		for (; m; m &= m - 1)
+			if (helm_or_elease_at(p, n, i + (unsigned)__builtin_ctz(m)))
+				return true;
+	}
+	return helm_or_elease_from(p, n, i);
+}
+#endif
+
 /*
  * Whether s holds "helm" or "elease": a helm command's first word holds
  * the one (is_helm_binary), a controller's release= or "HelmRelease" the
@@ -400,27 +453,11 @@ static bool helm_or_elease_at(const char *p, size_t n, size_t i)
  */
 static bool may_name_release(struct span s)
 {
-	const char *p = s.p;
-	size_t n = s.n, i = 0;
-
-#ifdef __SSE2__
-	const __m128i e = _mm_set1_epi8('e'), l = _mm_set1_epi8('l');
-
-	for (; i + 17 <= n; i += 16) {
-		__m128i v0 = _mm_loadu_si128((const __m128i *)(p + i));
-		__m128i v1 = _mm_loadu_si128((const __m128i *)(p + i + 1));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
-			_mm_cmpeq_epi8(v0, e), _mm_cmpeq_epi8(v1, l)));
-
-		for (; m; m &= m - 1)
-			if (helm_or_elease_at(p, n, i + (unsigned)__builtin_ctz(m)))
-				return true;
-	}
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		return helm_or_elease256(s.p, s.n);
 #endif
-	for (; i + 1 < n; i++)
-		if (p[i] == 'e' && p[i + 1] == 'l' && helm_or_elease_at(p, n, i))
-			return true;
-	return false;
+	return helm_or_elease_from(s.p, s.n, 0);
 }
 
 void dec_helm_op_apply(struct dec_ctx *d, struct dec_helm_state *st,
