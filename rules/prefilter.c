@@ -163,6 +163,11 @@ struct pf {
 	 * compare operands, built once rather than per text. */
 	_Alignas(16) unsigned char spair_lo[MAX_SPAIRS][16];
 	_Alignas(16) unsigned char spair_hi[MAX_SPAIRS][16];
+	/* The same 32 times, for the AVX2 pass: its compares read them from
+	 * memory, where broadcasting the 16-byte ones cost an instruction a
+	 * pair and step. */
+	unsigned char spair_lo32[MAX_SPAIRS][32];
+	unsigned char spair_hi32[MAX_SPAIRS][32];
 	unsigned nspairs;       /* > MAX_SPAIRS: no SSE2 pass */
 	uint64_t spair_tab[65536 / 64];         /* folded pair values */
 	bool caseless_k_s;      /* some literal holds a 'k' or an 's' */
@@ -855,6 +860,8 @@ int pf_build(struct pf *pf)
 	for (unsigned k = 0; k < pf->nspairs && k < MAX_SPAIRS; k++) {
 		memset(pf->spair_lo[k], pf->spairs[k] & 0xff, 16);
 		memset(pf->spair_hi[k], pf->spairs[k] >> 8, 16);
+		memset(pf->spair_lo32[k], pf->spairs[k] & 0xff, 32);
+		memset(pf->spair_hi32[k], pf->spairs[k] >> 8, 32);
 	}
 	if ((rc = build_bitmaps(pf)) || (rc = build_slots(pf)))
 		return rc;
@@ -1104,8 +1111,8 @@ scan_pairs(struct scan *s, const __m128i *lo, const __m128i *hi, unsigned np,
 #ifdef PF_AVX2
 /* pair_mask over 32 positions. */
 static inline __attribute__((always_inline, target("avx2"))) unsigned
-pair_mask256(const unsigned char *t, const __m128i *lo, const __m128i *hi,
-	     unsigned np, __m256i *seen)
+pair_mask256(const unsigned char *t, const unsigned char (*lo)[32],
+	     const unsigned char (*hi)[32], unsigned np, __m256i *seen)
 {
 	const __m256i fold = _mm256_set1_epi8(0x20);
 	__m256i raw = _mm256_loadu_si256((const __m256i *)t);
@@ -1118,8 +1125,10 @@ pair_mask256(const unsigned char *t, const __m128i *lo, const __m128i *hi,
 #pragma GCC unroll 8
 	for (unsigned k = 0; k < np; k++)
 		eq = _mm256_or_si256(eq, _mm256_and_si256(
-			_mm256_cmpeq_epi8(v0, _mm256_broadcastsi128_si256(lo[k])),
-			_mm256_cmpeq_epi8(v1, _mm256_broadcastsi128_si256(hi[k]))));
+			_mm256_cmpeq_epi8(v0, _mm256_loadu_si256(
+				(const __m256i *)lo[k])),
+			_mm256_cmpeq_epi8(v1, _mm256_loadu_si256(
+				(const __m256i *)hi[k]))));
 	return (unsigned)_mm256_movemask_epi8(eq);
 }
 
@@ -1134,7 +1143,8 @@ scan_pairs256(struct scan *s, const __m128i *lo, const __m128i *hi,
 	size_t i = 0;
 
 	for (; i + 33 <= s->n; i += 32)
-		for (unsigned mask = pair_mask256(s->t + i, lo, hi, np, &seen);
+		for (unsigned mask = pair_mask256(s->t + i, s->pf->spair_lo32,
+						  s->pf->spair_hi32, np, &seen);
 		     mask; mask &= mask - 1)
 			verify_short(s, i + (unsigned)__builtin_ctz(mask));
 	return (_mm256_movemask_epi8(seen) ? HIGH64 : 0) |
