@@ -18,6 +18,9 @@
  *     and remedy are those of the member with the most events;
  *   - revisions: one per key, the one with the most advanced status;
  *     timeline, meta, sources, release_keys, workload_releases over those.
+ * Every key holds the cluster (events: ukey and cluster; incidents and
+ * revisions: cluster, namespace, release, revision), '' for a file from
+ * before clusters (version 4 and older).
  * Members, counts and objects are small and read by every command, so
  * they are tables built once at open; events stay a view.
  *
@@ -50,6 +53,7 @@ static const char *const event_cols[] = {
 	"container", "reason", "type", "message", "tags", "fields", "severity",
 	"release", "release_namespace", "attribution", "revision", "format",
 	"origin", "count", "ukey", "first_ns", "ts_ns", "via", "workload",
+	"cluster",
 };
 static const char *const revision_cols[] = {
 	"namespace", "release", "revision", "status", "chart", "app_version",
@@ -119,6 +123,7 @@ static bool has(struct merge *m, int k, const char *table, const char *col)
 	return found;
 }
 
+/* A missing cluster is the default one, any other column unknown. */
 static void add_cols(struct merge *m, int k, const char *table,
 		     const char *alias, const char *const *cols, size_t n)
 {
@@ -127,7 +132,18 @@ static void add_cols(struct merge *m, int k, const char *table,
 			buf_addf(&m->b, ", %s.%s AS %s", alias, cols[i],
 				 cols[i]);
 		else
-			buf_addf(&m->b, ", NULL AS %s", cols[i]);
+			buf_addf(&m->b, ", %s AS %s", strcmp(cols[i],
+				 "cluster") ? "NULL" : "''", cols[i]);
+}
+
+/* Database k's alias.cluster of table, or '' when it has none. */
+static void add_cluster(struct merge *m, int k, const char *table,
+			const char *alias)
+{
+	if (has(m, k, table, "cluster"))
+		buf_addf(&m->b, "%s.cluster", alias);
+	else
+		add(m, "''");
 }
 
 /* ---- attaching -------------------------------------------------------- */
@@ -225,28 +241,31 @@ static int build_members(struct merge *m)
 		 " diagnosis TEXT, title TEXT, revision_status TEXT,"
 		 " later_revisions TEXT, attribution TEXT, evidence TEXT,"
 		 " remedy TEXT, pods TEXT, via INTEGER, mid INTEGER,"
-		 " lead INTEGER NOT NULL DEFAULT 0,"
+		 " lead INTEGER NOT NULL DEFAULT 0, cluster TEXT NOT NULL,"
 		 " PRIMARY KEY(db, id)) WITHOUT ROWID;");
 	for (int k = 1; k <= m->n; k++) {
-		add(m, "INSERT INTO temp.rt_members(db, " MEMBER_COLS ")");
+		add(m, "INSERT INTO temp.rt_members(db, " MEMBER_COLS
+		       ", cluster)");
 		buf_addf(&m->b, " SELECT %d, ", k);
-		add(m, MEMBER_COLS);
-		buf_addf(&m->b, " FROM db%d.incidents;", k);
+		add(m, MEMBER_COLS ", ");
+		add_cluster(m, k, "incidents", "i");
+		buf_addf(&m->b, " FROM db%d.incidents i;", k);
 	}
 	/* Sorted by start within a release and revision, a member starts a
 	 * new incident when it begins more than the gap after every one
 	 * before it has ended. */
-	add(m, "WITH o AS (SELECT db, id, namespace, release,"
+	add(m, "WITH o AS (SELECT db, id, cluster, namespace, release,"
 		 " revision, opened_ns, max(last_ns) OVER (PARTITION BY"
-		 " namespace, release, revision ORDER BY opened_ns, db, id"
+		 " cluster, namespace, release, revision ORDER BY opened_ns,"
+		 " db, id"
 		 " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach"
 		 " FROM temp.rt_members),"
-		 " s AS (SELECT db, id, namespace, release, revision,"
+		 " s AS (SELECT db, id, cluster, namespace, release, revision,"
 		 " sum(reach IS NULL OR opened_ns > reach + " GAP ")"
-		 " OVER (PARTITION BY namespace, release, revision ORDER BY"
+		 " OVER (PARTITION BY cluster, namespace, release, revision ORDER BY"
 		 " opened_ns, db, id ROWS UNBOUNDED PRECEDING) AS grp FROM o),"
 		 " g AS (SELECT db, id, first_value(id * 100 + db) OVER"
-		 " (PARTITION BY namespace, release, revision, grp ORDER BY"
+		 " (PARTITION BY cluster, namespace, release, revision, grp ORDER BY"
 		 " db, id) AS mid FROM s)"
 		 " UPDATE temp.rt_members SET mid = g.mid FROM g"
 		 " WHERE g.db = rt_members.db AND g.id = rt_members.id;"
@@ -263,11 +282,16 @@ static int build_members(struct merge *m)
 static void events_best(struct merge *m, int k)
 {
 	for (int j = 1; j <= m->n; j++)
-		if (j != k)
+		if (j != k) {
 			buf_addf(&m->b, " AND NOT EXISTS (SELECT 1 FROM"
 				 " db%d.events o WHERE o.ukey = e.ukey AND"
-				 " (o.count, o.ts_ns) %s (e.count, e.ts_ns))",
+				 " (o.count, o.ts_ns) %s (e.count, e.ts_ns) AND ",
 				 j, j < k ? ">=" : ">");
+			add_cluster(m, j, "events", "o");
+			add(m, " = ");
+			add_cluster(m, k, "events", "e");
+			add(m, ")");
+		}
 }
 
 /* Two arms per database, so that a read by incident goes from the
@@ -366,7 +390,8 @@ static int build_incidents(struct merge *m)
 		 " attribution TEXT, evidence TEXT NOT NULL, remedy TEXT,"
 		 " pods TEXT NOT NULL, opened_ns INTEGER NOT NULL,"
 		 " last_ns INTEGER NOT NULL, closed_ns INTEGER,"
-		 " via INTEGER NOT NULL, pod_count INTEGER NOT NULL);");
+		 " via INTEGER NOT NULL, pod_count INTEGER NOT NULL,"
+		 " cluster TEXT NOT NULL);");
 	add(m, "INSERT INTO temp.incidents SELECT g.mid,"
 		 " l.namespace, l.release, l.revision,"
 		 " CASE WHEN g.closed THEN 'closed' ELSE 'open' END,"
@@ -379,7 +404,7 @@ static int build_incidents(struct merge *m)
 		 " l.attribution, " EVIDENCE ", " REMEDY ", "
 		 PODS("json_group_array(object_name)") ", g.opened_ns, g.last_ns,"
 		 " CASE WHEN g.closed THEN g.last_ns + " GAP " END, l.via, "
-		 POD_COUNT
+		 POD_COUNT ", l.cluster"
 		 " FROM (SELECT mid, min(opened_ns) AS opened_ns,"
 		 " max(last_ns) AS last_ns,"
 		 " max(last_ns) + " GAP " < " WATERMARK " AS closed,"
@@ -401,7 +426,9 @@ static int build_revisions(struct merge *m)
 		for (size_t i = 0; i < COUNT(revision_cols); i++, sep = ", ")
 			buf_addf(&m->b, "%sr.%s AS %s", sep, revision_cols[i],
 				 revision_cols[i]);
-		buf_addf(&m->b, " FROM db%d.revisions r WHERE 1", k);
+		add(m, ", ");
+		add_cluster(m, k, "revisions", "r");
+		buf_addf(&m->b, " AS cluster FROM db%d.revisions r WHERE 1", k);
 		for (int j = 1; j <= m->n; j++)
 			if (j != k)
 			{
@@ -410,6 +437,10 @@ static int build_revisions(struct merge *m)
 					 " o.namespace = r.namespace AND"
 					 " o.release = r.release AND"
 					 " o.revision = r.revision AND ", j);
+				add_cluster(m, j, "revisions", "o");
+				add(m, " = ");
+				add_cluster(m, k, "revisions", "r");
+				add(m, " AND ");
 				add(m, STATUS_RANK("o.status"));
 				add(m, j < k ? " >= " : " > ");
 				add(m, STATUS_RANK("r.status") ")");
@@ -425,32 +456,39 @@ static int build_rest(struct merge *m)
 {
 	static const struct {
 		const char *name, *cols, *glue;
+		bool cluster;
 	} t[] = {
 		{ "sources", "path, partition, offset, updated_at",
-		  " UNION ALL " },
-		{ "release_keys", "namespace, release", " UNION " },
+		  " UNION ALL ", false },
+		{ "release_keys", "namespace, release", " UNION ", true },
 		{ "workload_releases", "namespace, workload, release_namespace,"
-		  " release", " UNION " },
+		  " release", " UNION ", true },
 	};
 	static const char none[] = "SELECT NULL AS namespace, NULL AS"
-		" workload, NULL AS release_namespace, NULL AS release WHERE 0";
+		" workload, NULL AS release_namespace, NULL AS release,"
+		" NULL AS cluster WHERE 0";
 
 	for (size_t i = 0; i < COUNT(t); i++) {
 		const char *sep = "";
 
-		buf_addf(&m->b, "CREATE TEMP VIEW %s AS SELECT %s FROM (",
-			 t[i].name, t[i].cols);
+		buf_addf(&m->b, "CREATE TEMP VIEW %s AS SELECT %s%s FROM (",
+			 t[i].name, t[i].cols, t[i].cluster ? ", cluster" : "");
 		for (int k = 1; k <= m->n; k++)
 			if (has(m, k, t[i].name, NULL)) {
-				buf_addf(&m->b, "%sSELECT %s FROM db%d.%s", sep,
-					 t[i].cols, k, t[i].name);
+				buf_addf(&m->b, "%sSELECT %s", sep, t[i].cols);
+				if (t[i].cluster) {
+					add(m, ", ");
+					add_cluster(m, k, t[i].name, t[i].name);
+					add(m, " AS cluster");
+				}
+				buf_addf(&m->b, " FROM db%d.%s", k, t[i].name);
 				sep = t[i].glue;
 			}
 		if (!*sep)      /* workload_releases: version 1 files only */
 			buf_addf(&m->b, "%s", none);
 		buf_addf(&m->b, ");");
 	}
-	add(m, "CREATE TEMP VIEW timeline AS" SQL_TIMELINE_SELECT ";");
+	add(m, "CREATE TEMP VIEW timeline AS" SQL_TIMELINE_SELECT_CLUSTER ";");
 	return run(m, "views");
 }
 

@@ -32,7 +32,7 @@ struct store_reader {
 	int64_t heap_bytes;     /* 0 = none */
 	int length;             /* SQLITE_LIMIT_LENGTH set */
 	bool timed_out;
-	int version;            /* the file's schema version */
+	int cluster_col;        /* incidents.cluster: 0 unknown, 1 no, 2 yes */
 	FILE *log;
 	char refused[160];      /* what the authorizer turned down */
 };
@@ -372,7 +372,6 @@ int store_open_read(const char *path, const struct store_read_opts *o,
 		store_close(st);
 		return RT_EDB;
 	}
-	st->rd->version = v;
 	if ((rc = store_check_schema(st, v))) {
 		snprintf(err, errlen, "%s: %s", path, st->errmsg);
 		store_close(st);
@@ -511,10 +510,27 @@ out:
 	return ret;
 }
 
-/* Whether the file has clusters (version 5 on). */
-static bool clustered(const struct store *st)
+/* Whether the incidents read have a cluster column: a file of version 5
+ * on, or the merged view of several (merge.c). Asked once. */
+static bool clustered(struct store *st)
 {
-	return !st->rd || st->rd->version >= 5;
+	sqlite3_stmt *s;
+
+	if (!st->rd)
+		return true;
+	if (!st->rd->cluster_col) {
+		st->rd->cluster_col = 1;
+		if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM"
+				       " pragma_table_info('incidents')"
+				       " WHERE name = 'cluster'", -1, &s,
+				       NULL) == SQLITE_OK) {
+			if (sqlite3_step(s) == SQLITE_ROW &&
+			    sqlite3_column_int(s, 0))
+				st->rd->cluster_col = 2;
+			sqlite3_finalize(s);
+		}
+	}
+	return st->rd->cluster_col == 2;
 }
 
 int store_has_clusters(struct store *st)

@@ -24,7 +24,9 @@
 	"'unixepoch') || printf('.%06dZ', ((" X ") / 1000) % 1000000))"
 
 /* The timeline view (also made over merged databases, store/merge.c). */
-#define SQL_TIMELINE_SELECT \
+/* The timeline's SELECT. RC and OC join revisions of the incident's own
+ * cluster (empty before version 5, which had none). */
+#define SQL_TIMELINE_SELECT_OF(RC, OC) \
 	" SELECT e.incident_id AS incident_id, e.first_seen AS ts," \
 	"  'event' AS entry, e.id AS event_id, e.revision AS revision," \
 	"  e.object_kind AS object_kind, e.object_name AS object_name," \
@@ -36,15 +38,18 @@
 	" SELECT i.id, r.updated_at, 'revision', NULL, r.revision, 'Release'," \
 	"  i.release, r.status, r.description, NULL, NULL, NULL, r.updated_at," \
 	"  r.updated_ns" \
-	" FROM incidents i JOIN revisions r ON r.release = i.release" \
+	" FROM incidents i JOIN revisions r ON r.release = i.release" RC \
 	"  AND (r.namespace = i.namespace OR (r.namespace = '' AND NOT EXISTS" \
-	"   (SELECT 1 FROM revisions o WHERE o.namespace = i.namespace" \
+	"   (SELECT 1 FROM revisions o WHERE" OC " o.namespace = i.namespace" \
 	"    AND o.release = i.release)))" \
 	" WHERE r.updated_ns > 0 AND r.revision >= i.revision" \
 	"  AND (r.revision = i.revision OR r.updated_ns + 1000000000 > i.opened_ns)" \
 	"  AND r.updated_ns <= i.last_ns" \
 	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)" \
 	" ORDER BY 1, ts_ns, entry DESC, event_id"
+#define SQL_TIMELINE_SELECT SQL_TIMELINE_SELECT_OF("", "")
+#define SQL_TIMELINE_SELECT_CLUSTER SQL_TIMELINE_SELECT_OF( \
+	" AND r.cluster = i.cluster", " o.cluster = i.cluster AND")
 
 /* Migration N brings user_version N-1 to N. Append, never edit. */
 static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
@@ -181,28 +186,7 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" release_namespace, release FROM workload_releases;"
 	"DROP TABLE workload_releases;"
 	"ALTER TABLE workload_releases_v5 RENAME TO workload_releases;"
-	"CREATE VIEW timeline AS"
-	" SELECT e.incident_id AS incident_id, e.first_seen AS ts,"
-	"  'event' AS entry, e.id AS event_id, e.revision AS revision,"
-	"  e.object_kind AS object_kind, e.object_name AS object_name,"
-	"  e.reason AS reason, e.message AS message, e.severity AS severity,"
-	"  e.tags AS tags, e.count AS count, e.ts AS last_seen,"
-	"  e.first_ns AS ts_ns"
-	" FROM events e WHERE e.incident_id IS NOT NULL"
-	" UNION ALL"
-	" SELECT i.id, r.updated_at, 'revision', NULL, r.revision, 'Release',"
-	"  i.release, r.status, r.description, NULL, NULL, NULL, r.updated_at,"
-	"  r.updated_ns"
-	" FROM incidents i JOIN revisions r ON r.release = i.release"
-	"  AND r.cluster = i.cluster"
-	"  AND (r.namespace = i.namespace OR (r.namespace = '' AND NOT EXISTS"
-	"   (SELECT 1 FROM revisions o WHERE o.cluster = i.cluster"
-	"    AND o.namespace = i.namespace AND o.release = i.release)))"
-	" WHERE r.updated_ns > 0 AND r.revision >= i.revision"
-	"  AND (r.revision = i.revision OR r.updated_ns + 1000000000 > i.opened_ns)"
-	"  AND r.updated_ns <= i.last_ns"
-	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)"
-	" ORDER BY 1, ts_ns, entry DESC, event_id;",
+	"CREATE VIEW timeline AS" SQL_TIMELINE_SELECT_CLUSTER ";",
 };
 
 /* Statements prepared once per writer connection. */

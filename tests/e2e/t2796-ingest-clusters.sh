@@ -79,6 +79,23 @@ run_rt report --db "$DB" --all --cluster prod-us
 is "$(grep -c '<section class="incident"' "$OUT")" 3 "report --cluster prod-us: three incidents"
 is "$(grep -c '<h2>Incident [0-9]*: prod-us:' "$OUT")" 3 "all of prod-us"
 
+# several databases read as one keep the clusters apart: c.db's two and
+# one.db's default cluster are three sets, and a copy of c.db overlaps
+cp "$DB" "$T/copy.db"
+run_rt incidents --db "$DB" --db "$T/one.db" --db "$T/copy.db" -o json
+is "$RC" 0 "incidents over three databases"
+is "$(jq -r 'group_by(.cluster) | map("\(.[0].cluster):\(length)") | join(",")' "$OUT")" \
+	":3,prod-eu:3,prod-us:3" "merged: three incidents per cluster, the copy counted once"
+run_rt incidents --db "$DB" --db "$T/one.db" --cluster prod-us -o json
+is "$(jq -r 'map(.cluster) | unique | join(",")' "$OUT")" prod-us "merged --cluster prod-us"
+run_rt query --db "$DB" --db "$T/copy.db" -o json "SELECT cluster, count(*) AS n FROM events GROUP BY 1 ORDER BY 1"
+is "$(jq -c 'map([.cluster, .n])' "$OUT")" '[["prod-eu",30],["prod-us",30]]' \
+	"merged events: one per cluster and key"
+run_rt query --db "$DB" --db "$T/copy.db" -o json "SELECT count(*) AS n FROM timeline t JOIN incidents i
+ ON i.id = t.incident_id WHERE t.entry = 'revision'"
+is "$(jq '.[0].n' "$OUT")" "$(q "$DB" "SELECT count(*) AS n FROM timeline WHERE entry = 'revision'" | jq '.[0].n')" \
+	"merged timeline: each incident its own cluster's revisions"
+
 # Helm history in one cluster only: the other's release has none
 H=$S/hook-configmap-race
 run_rt ingest --db "$T/h.db" --cluster a "$H/events.ndjson" "$H/fluentbit.ndjson"
