@@ -271,6 +271,55 @@ static void test_keys(void)
 	   "without a time the position tells lines apart");
 }
 
+/*
+ * The cluster is part of an event's identity and of a workload mapping:
+ * the same uid, line or mapping from two clusters is two of them, also in
+ * one batch. The default (empty) cluster adds nothing: these keys are
+ * what revtrail computed before clusters existed, so databases stored
+ * then still dedupe.
+ */
+static void test_cluster_keys(void)
+{
+	static const char *const tag[] = { "crashloop" };
+	struct corr_batch *b = corr_batch_new(false);
+	struct rt_record r = event("u1", "m", MIN, MIN, 1), eu, us;
+	struct rt_class c = { 0 };
+
+	is_int(corr_event_key(&r), 0xbe82e013123a2b65ULL,
+	       "an Event's key in the default cluster is the one of before");
+	r.uid = RT_STR_NULL;
+	is_int(corr_event_key(&r), 0xf0d44409c3008906ULL,
+	       "a line's too");
+	r = event("u1", "m", MIN, MIN, 1);
+	eu = us = r;
+	eu.cluster = S("prod-eu");
+	us.cluster = S("prod-us");
+	ok(corr_event_key(&eu) != corr_event_key(&r) &&
+	   corr_event_key(&eu) != corr_event_key(&us),
+	   "one uid in three clusters: three keys");
+	r.uid = eu.uid = RT_STR_NULL;
+	ok(corr_event_key(&eu) != corr_event_key(&r),
+	   "one log line in two clusters: two keys");
+
+	c.ntags = 1;
+	c.tags[0] = tag[0];
+	eu = us = event("u1", "m", MIN, MIN, 1);
+	eu.cluster = S("prod-eu");
+	us.cluster = S("prod-us");
+	eu.release = us.release = S("payments");
+	corr_batch_add(b, &eu, &c);
+	corr_batch_add(b, &us, &c);
+	corr_batch_add(b, &eu, &c);
+	is_int(b->nev, 2, "a batch of two clusters: one event each");
+	is_int(b->dups, 1, "the repeat in prod-eu merged");
+	ok(rt_str_eq(b->ev[0].cluster, "prod-eu") &&
+	   rt_str_eq(b->ev[1].cluster, "prod-us"), "each keeps its cluster");
+	is_int(b->naliases, 2, "the same workload mapping, once per cluster");
+	ok(b->naliases == 2 && rt_str_eq(b->aliases[1].cluster, "prod-us"),
+	   "with its cluster");
+	corr_batch_free(b);
+}
+
 int main(void)
 {
 	test_gap();
@@ -278,5 +327,6 @@ int main(void)
 	test_batch();
 	test_batch_copies();
 	test_keys();
+	test_cluster_keys();
 	return done_testing();
 }
