@@ -38,6 +38,12 @@ has timeline incident_id ts entry event_id revision object_kind object_name reas
 	message severity tags count last_seen ts_ns
 has sources path partition offset updated_at
 has release_keys namespace release
+# since version 5: the cluster of every release key, '' by default
+has incidents cluster
+has events cluster
+has revisions cluster
+has release_keys cluster
+has workload_releases namespace workload release_namespace release cluster
 has meta key value
 run_rt query --db "$DB" -o json "SELECT type FROM sqlite_master WHERE name = 'timeline'"
 is "$(jq -r '.[0].type' "$OUT")" view "timeline is a view"
@@ -59,6 +65,9 @@ zero "incidents: status open/closed, a severity name" \
 zero "incidents: ISO-8601 UTC times with microseconds" \
 	"SELECT 1 FROM incidents WHERE opened_at NOT LIKE $ISO OR last_seen_at NOT LIKE $ISO
 	 OR (closed_at IS NOT NULL AND closed_at NOT LIKE $ISO) OR last_seen_at < opened_at"
+zero "cluster: text, the default '' without --cluster" \
+	"SELECT 1 FROM (SELECT cluster AS c FROM incidents UNION ALL SELECT cluster FROM events
+	 UNION ALL SELECT cluster FROM revisions) WHERE c IS NOT '' OR typeof(c) <> 'text'"
 zero "incidents: closed_at set exactly when closed" \
 	"SELECT 1 FROM incidents WHERE (status = 'closed') <> (closed_at IS NOT NULL)"
 zero "incidents: JSON columns are valid JSON arrays" \
