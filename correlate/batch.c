@@ -375,10 +375,13 @@ static int add_manifest_aliases(struct corr_batch *b,
 				const struct rt_revision *r,
 				struct rt_str cluster)
 {
-	const char *p = r->manifest_objects.p, *e = p + r->manifest_objects.n;
+	const char *p = r->manifest_objects.p, *e;
 	int err = 0;
 
-	while (p && p < e && !err) {
+	if (!p)    /* no manifest: NULL + 0 is undefined behaviour */
+		return 0;
+	e = p + r->manifest_objects.n;
+	while (p < e && !err) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		const char *s1 = memchr(p, '/', (size_t)((nl ? nl : e) - p));
 		const char *s2 = s1 ? memchr(s1 + 1, '/',
