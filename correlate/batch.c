@@ -282,8 +282,18 @@ static bool hint_wins(struct rt_str ns, struct rt_str rel,
 	return c ? c < 0 : cmp_str(rel, e->hint_release) < 0;
 }
 
+/* Whether a version names the object e does: a release hint is a label
+ * of its own object, and says nothing of another one a reused uid names. */
+static bool same_object(const struct corr_event *e, const struct rt_record *rec)
+{
+	return !cmp_str(e->kind, rec->kind) && !cmp_str(e->name, rec->name) &&
+	       !cmp_str(e->pod, rec->pod);
+}
+
 /* A duplicate within the batch: the greatest version's text, the widest
- * times and count, every tag. */
+ * times and count, every tag; release hints of the versions that name its
+ * object. As across batches (store/commit.c), so the row does not depend
+ * on whether the versions came in one batch or two. */
 static int merge_dup(struct corr_batch *b, struct corr_event *e,
 		     const struct rt_record *rec, const struct rt_class *cls,
 		     int64_t first, int64_t last)
@@ -295,11 +305,12 @@ static int merge_dup(struct corr_batch *b, struct corr_event *e,
 	corr_event_version(e, &mine);
 	if (corr_version_cmp(&theirs, &mine) > 0) {
 		struct corr_event old = *e;
+		bool same = same_object(&old, rec);
 
 		err = fill_event(b, e, rec, cls);
 		e->severity = old.severity > cls->severity ? old.severity :
 			cls->severity;
-		if (hint_wins(old.hint_ns, old.hint_release, e)) {
+		if (same && hint_wins(old.hint_ns, old.hint_release, e)) {
 			e->hint_release = old.hint_release;
 			e->hint_ns = old.hint_ns;
 		}
@@ -307,7 +318,8 @@ static int merge_dup(struct corr_batch *b, struct corr_event *e,
 	} else {
 		if (cls->severity > e->severity)
 			e->severity = cls->severity;
-		if (hint_wins(rec->release_ns, rec->release, e)) {
+		if (same_object(e, rec) &&
+		    hint_wins(rec->release_ns, rec->release, e)) {
 			e->hint_release = keep(b, rec->release, &err);
 			e->hint_ns = keep(b, rec->release_ns, &err);
 		}

@@ -74,4 +74,44 @@ for dir in "$VD"/*/; do
 		ok cmp "$T/$v-ref.snap" "$T/$v-shuf$seed.snap"
 	done
 done
+
+# reused-uid-label: one uid, two pods, the release label on the lesser
+# copy only. The row is the greater copy's pod with that pod's own
+# attribution, also when the other copy comes in a later batch of the
+# same run (a FIFO whose second half is written once the first half's
+# batch is committed), in either order.
+V=$VD/reused-uid-label
+committed() {   # committed DB N: until N events are stored, 10 s at most
+	i=0
+	while [ $i -lt 100 ]; do
+		"$REVTRAIL" query --db "$1" -o csv "SELECT count(*) FROM events" > "$T/n" 2>/dev/null &&
+			[ "$(tail -n 1 "$T/n")" -ge "$2" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+for first in thumbs encoder; do
+	second=thumbs n=1
+	[ $first = thumbs ] && second=encoder n=2
+	db=$T/reused-$first.db
+	rm -f "$T/fifo"
+	mkfifo "$T/fifo"
+	exec 3<>"$T/fifo"
+	"$REVTRAIL" ingest --db "$db" "$V/helm-list.json" "$T/fifo" > /dev/null 2>&1 3>&- &
+	pid=$!
+	cat "$V/exporter-$first.ndjson" >&3
+	ok committed "$db" $n
+	cat "$V/exporter-$second.ndjson" >&3
+	exec 3>&-
+	wait $pid
+	is "$?" 0 "reused uid, $first first: ingest"
+	snapshot "$db" "reused-$first"
+	ok cmp "$T/reused-uid-label-ref.snap" "$T/reused-$first.snap"
+done
+run_rt query --db "$T/reused-uid-label-ref.db" -o csv \
+	"SELECT object_name, release, attribution, revision FROM events ORDER BY object_name"
+is "$(tail -n +2 "$OUT" | tr '\n' ' ')" \
+	"encoder-6d8f7c9b5-t4k9x,encoder,workload,0 thumbs-5f7c9d8b6-q2w8z,gallery,label,4 " \
+	"the greater copy's pod, attributed by its own labels (none)"
 done_testing
