@@ -29,6 +29,7 @@
 #include "revtrail/correlate.h"
 #include "revtrail/store.h"
 #include "revtrail/kafka.h"
+#include "revtrail/log.h"
 
 #define POLL_MS 100
 #define STATUS_DEFAULT_S 10
@@ -75,6 +76,7 @@ struct consume {
 	uint64_t last_msgs;
 	double rate;
 	int64_t open_incidents;     /* -1 = unknown */
+	FILE *vlog[2];              /* -v: the decoder's and the store's lines */
 };
 
 static int64_t now_ms(void)
@@ -91,8 +93,8 @@ static int64_t now_ms(void)
 static int writer_failed(struct consume *c, int err)
 {
 	if (!c->reported)
-		fprintf(stderr, "revtrail consume: %s\n", store_errmsg(c->st)[0] ?
-			store_errmsg(c->st) : rt_strerror(err));
+		rt_log(RT_LOG_ERROR, "store", "%s", store_errmsg(c->st)[0] ?
+		       store_errmsg(c->st) : rt_strerror(err));
 	c->reported = true;
 	return err;
 }
@@ -110,7 +112,7 @@ static int hook_stored_offset(void *ctx, const char *topic, int32_t part,
 	if (rc == 1)
 		*next = -1;
 	if (rc < 0)
-		fprintf(stderr, "revtrail consume: %s\n", store_errmsg(c->st));
+		rt_log(RT_LOG_ERROR, "store", "%s", store_errmsg(c->st));
 	return rc < 0 ? rc : 0;
 }
 
@@ -145,10 +147,9 @@ static int check_fence(struct store *st, const struct ingest_kafka_part *p)
 		return rc;
 	if (rc == 0 && cur == p->start)
 		return 0;
-	fprintf(stderr, "revtrail consume: %s[%d]: the database holds offset "
-		"%" PRId64 ", this consumer expected %" PRId64 "; another "
-		"writer uses this database\n", p->topic, p->partition, cur,
-		p->start);
+	rt_log(RT_LOG_ERROR, "store", "%s[%d]: the database holds offset %"
+	       PRId64 ", this consumer expected %" PRId64 "; another writer "
+	       "uses this database", p->topic, p->partition, cur, p->start);
 	return RT_EDB;
 }
 
@@ -244,18 +245,19 @@ static int64_t open_incidents(struct consume *c)
 	return n;
 }
 
-static void status_line(struct consume *c, const struct ingest_kafka_lag *lag,
-			size_t nlag, size_t assigned)
+static void status_text(FILE *f, struct consume *c,
+			const struct ingest_kafka_lag *lag, size_t nlag,
+			size_t assigned)
 {
 	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
 	int64_t total = 0;
 	bool known = false;
 
-	fprintf(stderr, "consume: %.0f msg/s, %" PRIu64 " messages, %" PRIu64
+	fprintf(f, "%.0f msg/s, %" PRIu64 " messages, %" PRIu64
 		" records, %" PRIu64 " tagged, %" PRIu64 " rejects, ",
 		c->rate, s->messages, s->records, tagged(c), s->rejects);
 	if (c->open_incidents >= 0)
-		fprintf(stderr, "%" PRId64 " incidents open, ",
+		fprintf(f, "%" PRId64 " incidents open, ",
 			c->open_incidents);
 	for (size_t i = 0; i < nlag; i++)
 		if (lag[i].lag >= 0) {
@@ -263,21 +265,37 @@ static void status_line(struct consume *c, const struct ingest_kafka_lag *lag,
 			known = true;
 		}
 	if (known)
-		fprintf(stderr, "lag %" PRId64, total);
+		fprintf(f, "lag %" PRId64, total);
 	else
-		fputs("lag ?", stderr);
+		fputs("lag ?", f);
 	for (size_t i = 0; i < nlag && i < 8; i++) {
 		if (lag[i].lag >= 0)
-			fprintf(stderr, " %s[%d]=%" PRId64, lag[i].topic,
+			fprintf(f, " %s[%d]=%" PRId64, lag[i].topic,
 				lag[i].partition, lag[i].lag);
 		else
-			fprintf(stderr, " %s[%d]=?", lag[i].topic,
+			fprintf(f, " %s[%d]=?", lag[i].topic,
 				lag[i].partition);
 	}
 	if (assigned > 8)
-		fprintf(stderr, " (+%zu more)", assigned - 8);
-	fprintf(stderr, ", %zu partitions, brokers %s\n", assigned,
+		fprintf(f, " (+%zu more)", assigned - 8);
+	fprintf(f, ", %zu partitions, brokers %s", assigned,
 		s->brokers_down ? "DOWN" : "up");
+}
+
+/* One status line, written whole. */
+static void status_line(struct consume *c, const struct ingest_kafka_lag *lag,
+			size_t nlag, size_t assigned)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	status_text(f, c, lag, nlag, assigned);
+	if (fclose(f) == 0)
+		rt_log(RT_LOG_INFO, "consume", "%s", text);
+	free(text);
 }
 
 static void json_num(FILE *f, const char *key, int64_t v, bool comma)
@@ -363,19 +381,19 @@ static void summary(struct consume *c, double secs)
 	const struct store_stats *st = &stv;
 
 	store_writer_stats(c->w, &stv);
-	fprintf(stderr, "consume: %" PRIu64 " messages in %.1f s (%.0f/s), %"
-		PRIu64 " records, %" PRIu64 " tagged, %" PRIu64 " rejected, %"
-		PRIu64 " redelivered and skipped\n", s->messages, secs,
-		secs > 0 ? s->messages / secs : 0.0, s->records, tagged(c),
-		s->rejects, s->redelivered);
-	fprintf(stderr, "consume: events %" PRIu64 " new, %" PRIu64
-		" updated; incidents %" PRIu64 " opened, %" PRIu64
-		" updated; %" PRIu64 " batches; %" PRIu64 " rebalances\n",
-		st->events_new, st->events_updated, st->incidents_opened,
-		st->incidents_updated, s->batches, s->rebalances);
+	rt_log(RT_LOG_INFO, "consume", "%" PRIu64 " messages in %.1f s "
+	       "(%.0f/s), %" PRIu64 " records, %" PRIu64 " tagged, %" PRIu64
+	       " rejected, %" PRIu64 " redelivered and skipped", s->messages,
+	       secs, secs > 0 ? s->messages / secs : 0.0, s->records,
+	       tagged(c), s->rejects, s->redelivered);
+	rt_log(RT_LOG_INFO, "consume", "events %" PRIu64 " new, %" PRIu64
+	       " updated; incidents %" PRIu64 " opened, %" PRIu64
+	       " updated; %" PRIu64 " batches; %" PRIu64 " rebalances",
+	       st->events_new, st->events_updated, st->incidents_opened,
+	       st->incidents_updated, s->batches, s->rebalances);
 	if (c->limit_hits)
-		fprintf(stderr, "consume: %" PRIu64 " regex limit hits\n",
-			c->limit_hits);
+		rt_log(RT_LOG_WARN, "consume", "%" PRIu64 " regex limit hits",
+		       c->limit_hits);
 }
 
 /* ---- options --------------------------------------------------------- */
@@ -388,6 +406,7 @@ static const char usage_text[] =
 	"         [-e] [--gap DUR] [--regap] [--keep-untagged] [--cluster NAME]\n"
 	"         [--rules PATH]...\n"
 	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
+	"         [--log-format text|json]\n"
 	"\n"
 	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
 	"  -F reads key=value lines so secrets stay off the command line.\n"
@@ -397,6 +416,7 @@ static const char usage_text[] =
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
 	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP, OPT_CLUSTER,
+	OPT_LOG_FORMAT,
 };
 
 static const struct option long_opts[] = {
@@ -416,6 +436,7 @@ static const struct option long_opts[] = {
 	{ "regap", no_argument, NULL, OPT_REGAP },
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
+	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -434,6 +455,7 @@ struct consume_args {
 	const char *db;
 	bool keep;
 	long status_s;
+	int log_format;         /* enum rt_log_format */
 };
 
 static int parse_uint(const char *s, long max, long *out)
@@ -512,6 +534,11 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 	case OPT_REGAP:
 		a->so.regap = true;
 		return -1;
+	case OPT_LOG_FORMAT:
+		if ((a->log_format = rt_log_format_from_name(arg)) < 0)
+			return cli_usage_error("consume", "--log-format wants "
+					       "text or json, got '%s'", arg);
+		return -1;
 	case 'h':
 		fputs(usage_text, stdout);
 		return CLI_OK;
@@ -587,13 +614,14 @@ static int run(struct consume *c)
 	char err[1024];
 
 	if (ingest_kafka_start(c->k, err, sizeof(err))) {
-		fprintf(stderr, "revtrail consume: %s\n", err);
+		rt_log(RT_LOG_ERROR, "consume", "%s", err);
 		return CLI_USAGE;
 	}
 	c->started_ms = c->last_ms = now_ms();
 	next_report = c->started_ms + (c->status_ms ? c->status_ms : 10000);
 	while (!stop_flag) {
 		rc = ingest_kafka_poll(c->k, POLL_MS);
+		rt_log_tick();
 		if (rc)
 			break;
 		if ((c->status_ms || c->stats_path) && now_ms() >= next_report) {
@@ -603,14 +631,13 @@ static int run(struct consume *c)
 		}
 	}
 	if (rc < 0) {
-		fprintf(stderr, "revtrail consume: stopping: %s\n",
-			rt_strerror(rc));
+		rt_log(RT_LOG_ERROR, "consume", "stopping: %s", rt_strerror(rc));
 		ingest_kafka_close(c->k);
 		return CLI_FAIL;
 	}
 	if (stop_flag)
-		fputs("consume: signal received: committing and leaving the "
-		      "group\n", stderr);
+		rt_log(RT_LOG_INFO, "consume", "signal received: committing and "
+		       "leaving the group");
 	/* Commit first so the final figures show the partitions caught up. */
 	rc = ingest_kafka_flush(c->k);
 	if (c->stats_path)
@@ -630,11 +657,16 @@ static int setup(struct consume *c, struct consume_args *a)
 	a->so.rules = c->rules;
 	a->so.release_ns = a->io.release_ns;
 	a->so.release_name = a->io.release_name;
-	a->so.log = a->io.verbose;
+	if (a->io.verbose) {        /* -v lines are log lines too */
+		c->vlog[0] = rt_log_stream(RT_LOG_INFO, "ingest");
+		c->vlog[1] = rt_log_stream(RT_LOG_INFO, "store");
+		a->io.verbose = c->vlog[0] ? c->vlog[0] : stderr;
+		a->so.log = c->vlog[1] ? c->vlog[1] : stderr;
+	}
 	c->db_path = cli_db_path(a->db);
 	if ((rc = store_open(c->db_path, 0, &a->so, &c->st, err,
 			     sizeof(err)))) {
-		fprintf(stderr, "revtrail consume: %s\n", err);
+		rt_log(RT_LOG_ERROR, "store", "%s", err);
 		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
 	if (store_regapped_from(c->st))
@@ -646,7 +678,7 @@ static int setup(struct consume *c, struct consume_args *a)
 	    !(c->slot[0].b = corr_batch_new(a->keep)) ||
 	    !(c->slot[1].b = corr_batch_new(a->keep)) ||
 	    store_writer_new(c->st, &c->stats, &c->w)) {
-		fputs("revtrail consume: out of memory\n", stderr);
+		rt_log(RT_LOG_ERROR, "consume", "out of memory");
 		return CLI_FAIL;
 	}
 	store_writer_set_check(c->w, writer_check, c);
@@ -656,7 +688,7 @@ static int setup(struct consume *c, struct consume_args *a)
 	a->ko.hooks = (struct ingest_kafka_hooks){
 		c, hook_stored_offset, hook_record, hook_commit, hook_durable };
 	if (!(c->k = ingest_kafka_new(&a->ko, err, sizeof(err)))) {
-		fprintf(stderr, "revtrail consume: %s\n", err);
+		rt_log(RT_LOG_ERROR, "consume", "%s", err);
 		return CLI_USAGE;
 	}
 	if ((rc = apply_props(c->k, a)))
@@ -672,6 +704,7 @@ int cmd_consume(int argc, char **argv)
 
 	if ((rc = parse_args(&a, &c.stats_path, argc, argv)) >= 0)
 		return rc;
+	rt_log_setup((enum rt_log_format)a.log_format, NULL);
 	c.status_ms = a.status_s == -2 ? 0 : a.status_s > 0 ?
 		(unsigned)a.status_s * 1000 : STATUS_DEFAULT_S * 1000;
 	c.open_incidents = -1;
@@ -696,5 +729,9 @@ int cmd_consume(int argc, char **argv)
 	store_close(c.ro);
 	store_close(c.st);
 	rules_free(c.rules);
+	for (int i = 0; i < 2; i++)
+		if (c.vlog[i])
+			fclose(c.vlog[i]);
+	rt_log_flush();
 	return rc;
 }

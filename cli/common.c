@@ -13,6 +13,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "revtrail/log.h"
+
+/* Errors go through rt_log once the command logs that way (consume). */
+static void rules_error(const char *err)
+{
+	if (rt_log_active())
+		rt_log(RT_LOG_ERROR, "rules", "%s", err);
+	else
+		fprintf(stderr, "%s: %s\n", rt_prog, err);
+}
 
 struct rules *cli_load_rules(const struct cli_rules_opts *o)
 {
@@ -20,7 +30,7 @@ struct rules *cli_load_rules(const struct cli_rules_opts *o)
 	struct rules *r = rules_new();
 
 	if (!r) {
-		fprintf(stderr, "%s: out of memory\n", rt_prog);
+		rules_error("out of memory");
 		return NULL;
 	}
 	if (!o->no_default && rules_load_builtin(r, err, sizeof(err)))
@@ -32,7 +42,7 @@ struct rules *cli_load_rules(const struct cli_rules_opts *o)
 		goto fail;
 	return r;
 fail:
-	fprintf(stderr, "%s: %s\n", rt_prog, err);
+	rules_error(err);
 	rules_free(r);
 	return NULL;
 }
@@ -50,13 +60,16 @@ const char *cli_db_path(const char *flag)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
-	fprintf(stderr, "revtrail %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (rt_log_active())
+		rt_log(RT_LOG_ERROR, cmd, "%s", msg);
+	else
+		fprintf(stderr, "revtrail %s: %s\n", cmd, msg);
 	return CLI_USAGE;
 }
 
@@ -213,8 +226,12 @@ void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns)
 
 	cli_format_duration(old_ns, a, sizeof(a));
 	cli_format_duration(new_ns, b, sizeof(b));
-	fprintf(stderr, "%s: --regap: every incident recomputed for the gap "
-		"%s (was %s)\n", cmd, b, a);
+	if (rt_log_active())
+		rt_log(RT_LOG_INFO, cmd, "--regap: every incident recomputed "
+		       "for the gap %s (was %s)", b, a);
+	else
+		fprintf(stderr, "%s: --regap: every incident recomputed for "
+			"the gap %s (was %s)\n", cmd, b, a);
 }
 
 /* "2024-11-03": midnight UTC that day. */

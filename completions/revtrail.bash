@@ -25,8 +25,8 @@ _revtrail()
 	report) opts="--db -o --all -n --namespace --cluster --help" ;;
 	query) opts="--db -o --no-headers --timeout --max-memory --help" ;;
 	consume) opts="-b -t -G -X -F --db --start --batch-messages --batch-ms
-		--status-interval --stats-json -e --gap --regap --keep-untagged
-		--cluster $input --help" ;;
+		--status-interval --stats-json --log-format -e --gap --regap
+		--keep-untagged --cluster $input --help" ;;
 	classify) opts="--all $input --help" ;;
 	rules) opts="list check test --rules --no-default-rules -v --help" ;;
 	*) return ;;
@@ -46,6 +46,9 @@ _revtrail()
 		return ;;
 	--start)
 		COMPREPLY=($(compgen -W "group earliest latest" -- "$cur"))
+		return ;;
+	--log-format)
+		COMPREPLY=($(compgen -W "text json" -- "$cur"))
 		return ;;
 	--format)
 		COMPREPLY=($(compgen -W "k8s-event exporter cri docker fluentbit

@@ -30,6 +30,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "revtrail/kafka.h"
+#include "revtrail/log.h"
 
 /* What the source knows of one partition it has seen. */
 struct kpart {
@@ -44,7 +45,6 @@ struct kpart {
 
 struct ingest_kafka {
 	struct ingest_kafka_opts o;
-	FILE *log;
 	rd_kafka_conf_t *conf;  /* owned until start hands it to rd_kafka_new */
 	rd_kafka_t *rk;
 
@@ -75,18 +75,21 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void logf_(struct ingest_kafka *k, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void logf_(struct ingest_kafka *k, const char *fmt, ...)
+/* The source's lines (component "kafka"); librdkafka's own come through
+ * on_log as "librdkafka". State changes are info, the rest name their
+ * level. */
+#define logf_(k, ...) log_at((k), RT_LOG_INFO, __VA_ARGS__)
+static void log_at(struct ingest_kafka *k, enum rt_log_level level,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void log_at(struct ingest_kafka *k, enum rt_log_level level,
+		   const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("consume: ", k->log);
+	(void)k;
 	va_start(ap, fmt);
-	vfprintf(k->log, fmt, ap);
+	rt_logv(level, "kafka", fmt, ap);
 	va_end(ap);
-	fputc('\n', k->log);
-	fflush(k->log);
 }
 
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
@@ -306,8 +309,8 @@ static void on_offset_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 	if (!err || err == RD_KAFKA_RESP_ERR__NO_OFFSET)
 		return;
 	k->st.kafka_commit_errors++;
-	logf_(k, "kafka offset commit failed (database is ahead, no loss): %s",
-	      rd_kafka_err2str(err));
+	log_at(k, RT_LOG_WARN, "offset commit failed (database is ahead, no "
+	       "loss): %s", rd_kafka_err2str(err));
 }
 
 /* One line per distinct error, at most one every 5 s for repeats: a
@@ -318,11 +321,14 @@ static void report_error(struct ingest_kafka *k, rd_kafka_resp_err_t err,
 	int64_t now = now_ms();
 
 	k->st.errors++;
+	/* brokers_down() said it already, in words. */
+	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+		return;
 	if (err == k->last_err && now - k->last_err_ms < 5000)
 		return;
 	k->last_err = err;
 	k->last_err_ms = now;
-	logf_(k, "kafka: %s (%s)", what, rd_kafka_err2name(err));
+	log_at(k, RT_LOG_WARN, "%s (%s)", what, rd_kafka_err2name(err));
 }
 
 static void brokers_down(struct ingest_kafka *k)
@@ -330,7 +336,7 @@ static void brokers_down(struct ingest_kafka *k)
 	if (k->st.brokers_down)
 		return;
 	k->st.brokers_down = true;
-	logf_(k, "all brokers are down; retrying with backoff, nothing is "
+	log_at(k, RT_LOG_WARN, "all brokers are down; retrying with backoff, nothing is "
 	      "committed meanwhile");
 }
 
@@ -372,6 +378,16 @@ static void probe(struct ingest_kafka *k)
 		brokers_down(k);
 }
 
+/* librdkafka's own lines, which it would print as "%3|...|FAIL|..." on
+ * stderr: the same format, level and escaping as everything else. Called
+ * from librdkafka's threads (rt_log is thread-safe). */
+static void on_log(const rd_kafka_t *rk, int level, const char *fac,
+		   const char *buf)
+{
+	(void)rk;
+	rt_log_fac(rt_log_level_from_syslog(level), "librdkafka", fac, buf);
+}
+
 static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
 	struct ingest_kafka *k = opaque;
@@ -379,7 +395,7 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 
 	if (err == RD_KAFKA_RESP_ERR__FATAL) {
 		rd_kafka_fatal_error(rk, fatal, sizeof(fatal));
-		logf_(k, "kafka fatal error: %s", fatal);
+		log_at(k, RT_LOG_ERROR, "fatal error: %s", fatal);
 		if (!k->fatal)
 			k->fatal = RT_EKAFKA;
 		return;
@@ -458,7 +474,8 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 			rc = k->o.hooks.stored_offset(k->o.hooks.ctx, p->topic,
 						      p->partition, &next);
 		if (rc) {
-			logf_(k, "%s[%d]: cannot read the stored offset: %s",
+			log_at(k, RT_LOG_ERROR, "%s[%d]: cannot read the "
+			       "stored offset: %s",
 			      p->topic, p->partition, rt_strerror(rc));
 			k->fatal = rc;
 			next = -1;
@@ -482,7 +499,7 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 		rd_kafka_error_t *e = rd_kafka_incremental_assign(rk, parts);
 
 		if (e) {
-			logf_(k, "incremental assign: %s",
+			log_at(k, RT_LOG_ERROR, "incremental assign: %s",
 			      rd_kafka_error_string(e));
 			rd_kafka_error_destroy(e);
 		}
@@ -505,7 +522,7 @@ static void on_revoke(struct ingest_kafka *k, rd_kafka_t *rk,
 	 * partitions next starts after them. A lost assignment may already
 	 * belong to someone else, so Kafka is not told then. */
 	if (!k->fatal && flush(k, lost ? TELL_NONE : TELL_SYNC) == 0 && lost)
-		logf_(k, "assignment lost; batch kept in the database only");
+		log_at(k, RT_LOG_WARN, "assignment lost; batch kept in the database only");
 	for (int i = 0; i < parts->cnt; i++) {
 		struct kpart *p = part_find(k, parts->elems[i].topic,
 					    parts->elems[i].partition);
@@ -519,7 +536,7 @@ static void on_revoke(struct ingest_kafka *k, rd_kafka_t *rk,
 		rd_kafka_error_t *e = rd_kafka_incremental_unassign(rk, parts);
 
 		if (e) {
-			logf_(k, "incremental unassign: %s",
+			log_at(k, RT_LOG_ERROR, "incremental unassign: %s",
 			      rd_kafka_error_string(e));
 			rd_kafka_error_destroy(e);
 		}
@@ -567,7 +584,6 @@ struct ingest_kafka *ingest_kafka_new(const struct ingest_kafka_opts *opts,
 		k->o.batch_ms = INGEST_KAFKA_BATCH_MS;
 	if (!k->o.batch_bytes)
 		k->o.batch_bytes = INGEST_KAFKA_BATCH_BYTES;
-	k->log = opts->log ? opts->log : stderr;
 	if (!(k->conf = rd_kafka_conf_new()) ||
 	    conf_defaults(k, err, errsz) ||
 	    (opts->brokers &&
@@ -645,6 +661,7 @@ int ingest_kafka_start(struct ingest_kafka *k, char *err, size_t errsz)
 	}
 	rd_kafka_conf_set_opaque(k->conf, k);
 	rd_kafka_conf_set_error_cb(k->conf, on_error);
+	rd_kafka_conf_set_log_cb(k->conf, on_log);
 	rd_kafka_conf_set_rebalance_cb(k->conf, on_rebalance);
 	rd_kafka_conf_set_offset_commit_cb(k->conf, on_offset_commit);
 	/* rd_kafka_new owns conf from here on, even when it fails. */
@@ -679,15 +696,15 @@ static void kafka_commit(struct ingest_kafka *k,
 	e = rd_kafka_commit(k->rk, l, sync ? 0 : 1);
 	if (sync && e && e != RD_KAFKA_RESP_ERR__NO_OFFSET) {
 		k->st.kafka_commit_errors++;
-		logf_(k, "kafka offset commit failed (database is ahead, "
-		      "no loss): %s", rd_kafka_err2str(e));
+		log_at(k, RT_LOG_WARN, "offset commit failed (database is "
+		       "ahead, no loss): %s", rd_kafka_err2str(e));
 	}
 	rd_kafka_topic_partition_list_destroy(l);
 }
 
 static int db_failed(struct ingest_kafka *k, int rc)
 {
-	logf_(k, "database commit failed: %s; stopping, a restart resumes "
+	log_at(k, RT_LOG_ERROR, "database commit failed: %s; stopping, a restart resumes "
 	      "from the last committed batch", rt_strerror(rc));
 	return k->fatal = rc;
 }
@@ -974,7 +991,7 @@ int ingest_kafka_close(struct ingest_kafka *k)
 	rc = flush(k, down ? TELL_NONE : TELL_SYNC);
 	q = rd_kafka_queue_new(k->rk);
 	if ((e = rd_kafka_consumer_close_queue(k->rk, q))) {
-		logf_(k, "close: %s", rd_kafka_error_string(e));
+		log_at(k, RT_LOG_WARN, "close: %s", rd_kafka_error_string(e));
 		rd_kafka_error_destroy(e);
 	} else {
 		while (!rd_kafka_consumer_closed(k->rk) && now_ms() < end) {
@@ -984,8 +1001,8 @@ int ingest_kafka_close(struct ingest_kafka *k)
 				close_event(k, ev);
 		}
 		if (!rd_kafka_consumer_closed(k->rk))
-			logf_(k, "close: the group did not answer; leaving "
-			      "anyway");
+			log_at(k, RT_LOG_WARN, "close: the group did not answer; "
+			       "leaving anyway");
 	}
 	rd_kafka_queue_destroy(q);
 	if (!rc)

@@ -16,6 +16,8 @@
  * Lifecycle: ingest_kafka_new, ingest_kafka_set / ingest_kafka_load_file
  * (librdkafka properties), ingest_kafka_start, then ingest_kafka_poll in a
  * loop, ingest_kafka_close (commit, leave the group), ingest_kafka_free.
+ * State changes and errors, and librdkafka's own log lines, go to rt_log
+ * (log.h) as components "kafka" and "librdkafka".
  */
 #ifndef REVTRAIL_KAFKA_H
 #define REVTRAIL_KAFKA_H
@@ -102,7 +104,6 @@ struct ingest_kafka_opts {
 	struct ingest *in;              /* decoder; not owned */
 	struct rt_arena *arena;         /* records' strings; not owned */
 	struct ingest_kafka_hooks hooks;
-	FILE *log;                      /* state changes, errors; NULL = stderr */
 };
 
 struct ingest_kafka_stats {

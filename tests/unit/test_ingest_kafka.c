@@ -179,7 +179,6 @@ static int consumer_start(struct consumer *c, struct db *db, const char *group,
 	o.hooks = (struct ingest_kafka_hooks){ c, stored_offset, on_record,
 					       commit, async_mode ? durable : NULL };
 	c->async = async_mode;
-	o.log = stderr;
 	if (!(c->k = ingest_kafka_new(&o, err, sizeof(err)))) {
 		printf("# new: %s\n", err);
 		return -1;
