@@ -6,7 +6,7 @@ FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
 	build-essential pkg-config libpcre2-dev librdkafka-dev libcjson-dev \
-	libsqlite3-dev zlib1g-dev \
+	libsqlite3-dev zlib1g-dev libmicrohttpd-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -16,7 +16,8 @@ RUN make clean && make -j"$(nproc)" \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-	libpcre2-8-0 librdkafka1 libcjson1 libsqlite3-0 zlib1g ca-certificates \
+	libpcre2-8-0 librdkafka1 libcjson1 libsqlite3-0 zlib1g libmicrohttpd12 \
+	ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 revtrail \
  && useradd --system --uid 10001 --gid revtrail --home-dir /var/lib/revtrail \

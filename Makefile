@@ -3,7 +3,7 @@
 #   make demo                  install missing packages (as root), build, run on examples/
 #   make test                  the same install step, then unit + end-to-end tests (prove)
 #   make test SANITIZE=address,undefined
-#   make unit-MODULE           one module's unit tests (core, ingest, rules, correlate, store)
+#   make unit-MODULE           one module's unit tests (core, ingest, rules, correlate, store, cli)
 #   make fuzz                  libFuzzer harnesses (clang), FUZZ_SECONDS each
 #   make bench | clean
 #   make install | uninstall   PREFIX=/usr/local DESTDIR= (binary, man page,
@@ -21,7 +21,8 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 SYSCONFDIR ?= /etc
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libpcre2-8 rdkafka libcjson sqlite3 zlib
+# libmicrohttpd: the HTTP server of consume --http (cli/http.c says why)
+PKGS := libpcre2-8 rdkafka libcjson sqlite3 zlib libmicrohttpd
 
 # A library pkg-config cannot find stops the build here, by name, rather
 # than as a missing header later. test and demo install what is missing
@@ -97,8 +98,12 @@ deps_rules := core rules
 deps_correlate := core rules correlate
 deps_pipeline := core ingest rules correlate pipeline
 deps_store := core rules correlate store
+deps_cli := core
 unit_mod = $(word 2,$(subst _, ,$(notdir $(1))))
+# cli's unit tests link the files they test, not main()
+cli_unit_objs := $(B)/cli/metrics.o
 unit_objs = $(foreach m,$(deps_$(call unit_mod,$(1))),$(call obj_of,$(m))) \
+	$(if $(filter cli,$(call unit_mod,$(1))),$(cli_unit_objs)) \
 	$(if $(filter rules correlate pipeline store,$(call unit_mod,$(1))),$(B)/rules/builtin_packs.o)
 
 .SECONDEXPANSION:
@@ -141,7 +146,7 @@ fuzz: $(FUZZ_BIN)
 bench: $(BIN)
 	tests/bench/run.sh $(abspath $(BIN))
 
-$(B)/cli/main.o: override CFLAGS += -DREVTRAIL_VERSION='"$(VERSION)"'
+$(B)/cli/main.o $(B)/cli/http.o: override CFLAGS += -DREVTRAIL_VERSION='"$(VERSION)"'
 
 # The unit names the binary by its installed path.
 INSTALLED := $(BINDIR)/revtrail \

@@ -12,8 +12,9 @@
  * the writer correlates and stores the last one (two batches, swapped at
  * each hand-over). The source tells Kafka of a batch only once the writer
  * reports it written (the durable hook). It also prints the periodic
- * status line and writes --stats-json. SIGINT/SIGTERM only set a flag; the
- * loop then commits, leaves the group and returns 0.
+ * status line and writes --stats-json, and with --http publishes its
+ * figures for the server's thread (cli/http.c, cli/metrics.c). SIGINT/SIGTERM
+ * only set a flag; the loop then commits, leaves the group and returns 0.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +26,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "http.h"
+#include "metrics.h"
 #include "rows.h"
 #include "revtrail/correlate.h"
 #include "revtrail/store.h"
@@ -34,7 +37,11 @@
 #define POLL_MS 100
 #define STATUS_DEFAULT_S 10
 #define MAX_PROPS 256
-#define MAX_LAGS 256
+#define MAX_LAGS METRICS_MAX_PARTS
+/* --http: the figures are published this often, open incidents counted
+ * (a query) at most this often. */
+#define PUBLISH_MS 1000
+#define INCIDENTS_MS 5000
 
 static volatile sig_atomic_t stop_flag;
 
@@ -77,6 +84,12 @@ struct consume {
 	double rate;
 	int64_t open_incidents;     /* -1 = unknown */
 	FILE *vlog[2];              /* -v: the decoder's and the store's lines */
+
+	/* --http */
+	struct metrics *m;
+	struct http *http;
+	struct metrics_snap *snap;  /* filled here, copied by publish */
+	int64_t next_publish_ms, next_incidents_ms;
 };
 
 static int64_t now_ms(void)
@@ -396,6 +409,105 @@ static void summary(struct consume *c, double secs)
 		       c->limit_hits);
 }
 
+/* ---- --http ---------------------------------------------------------- */
+
+/* On the writer thread, after each commit. */
+static void writer_done(void *ctx, int err, int64_t ns)
+{
+	struct consume *c = ctx;
+
+	if (!err)
+		metrics_observe_commit(c->m, (double)ns / 1e9);
+}
+
+static void fill_parts(struct metrics_snap *m, struct ingest_kafka *k)
+{
+	static struct ingest_kafka_lag lag[MAX_LAGS];
+	size_t assigned = ingest_kafka_lags(k, lag, MAX_LAGS);
+
+	m->assigned = assigned;
+	m->nparts = assigned < MAX_LAGS ? assigned : MAX_LAGS;
+	for (size_t i = 0; i < m->nparts; i++) {
+		struct metrics_part *p = &m->parts[i];
+
+		snprintf(p->topic, sizeof(p->topic), "%s", lag[i].topic);
+		p->partition = lag[i].partition;
+		p->committed = lag[i].committed;
+		p->high = lag[i].high;
+		p->lag = lag[i].lag;
+	}
+}
+
+/* The figures, for the server's thread to copy. */
+static void publish(struct consume *c, int64_t now)
+{
+	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
+	const struct ingest_stats *is = ingest_stats(c->in);
+	struct metrics_snap *m = c->snap;
+	struct store_stats st;
+
+	store_writer_stats(c->w, &st);
+	if (now >= c->next_incidents_ms) {
+		c->open_incidents = open_incidents(c);
+		c->next_incidents_ms = now + INCIDENTS_MS;
+	}
+	*m = (struct metrics_snap){
+		.messages = s->messages, .bytes = s->bytes,
+		.records = s->records, .tagged = tagged(c),
+		.batches = s->batches, .redelivered = s->redelivered,
+		.rejects_empty = s->empty,
+		.rejects_undecodable = s->rejects - s->empty,
+		.truncated = is->truncated, .bad_utf8 = is->bad_utf8,
+		.binary = is->binary, .events_new = st.events_new,
+		.events_updated = st.events_updated,
+		.incidents_opened = st.incidents_opened,
+		.rebalances = s->rebalances,
+		.kafka_commit_errors = s->kafka_commit_errors,
+		.kafka_errors = s->errors, .incidents_open = c->open_incidents,
+		.brokers_down = s->brokers_down,
+	};
+	fill_parts(m, c->k);
+	metrics_publish(c->m, m);
+}
+
+/* Each turn of the loop: the heartbeat /healthz reads, and now and then
+ * the figures. */
+static void metrics_tick(struct consume *c)
+{
+	int64_t now = now_ms();
+
+	if (!c->m)
+		return;
+	metrics_progress(c->m, now);
+	if (now >= c->next_publish_ms) {
+		publish(c, now);
+		c->next_publish_ms = now + PUBLISH_MS;
+	}
+}
+
+/* Before anything slow (rules, the database's migration): /healthz
+ * answers while revtrail starts. */
+static int start_http(struct consume *c, const char *addr, int64_t ready_lag)
+{
+	char err[512];
+	int rc;
+
+	if (!(c->m = malloc(sizeof(*c->m))))
+		goto nomem;
+	metrics_init(c->m, ready_lag);
+	metrics_progress(c->m, now_ms());
+	if (!(c->snap = malloc(sizeof(*c->snap))))
+		goto nomem;
+	if ((rc = http_start(addr, c->m, &c->http, err, sizeof(err)))) {
+		rt_log(RT_LOG_ERROR, "http", "%s", err);
+		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
+	}
+	return 0;
+nomem:
+	rt_log(RT_LOG_ERROR, "http", "out of memory");
+	return CLI_FAIL;
+}
+
 /* ---- options --------------------------------------------------------- */
 
 static const char usage_text[] =
@@ -406,7 +518,7 @@ static const char usage_text[] =
 	"         [-e] [--gap DUR] [--regap] [--keep-untagged] [--cluster NAME]\n"
 	"         [--rules PATH]...\n"
 	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
-	"         [--log-format text|json]\n"
+	"         [--log-format text|json] [--http ADDR:PORT] [--ready-lag N]\n"
 	"\n"
 	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
 	"  -F reads key=value lines so secrets stay off the command line.\n"
@@ -416,7 +528,7 @@ static const char usage_text[] =
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
 	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP, OPT_CLUSTER,
-	OPT_LOG_FORMAT,
+	OPT_LOG_FORMAT, OPT_HTTP, OPT_READY_LAG,
 };
 
 static const struct option long_opts[] = {
@@ -437,6 +549,8 @@ static const struct option long_opts[] = {
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+	{ "http", required_argument, NULL, OPT_HTTP },
+	{ "ready-lag", required_argument, NULL, OPT_READY_LAG },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -456,6 +570,8 @@ struct consume_args {
 	bool keep;
 	long status_s;
 	int log_format;         /* enum rt_log_format */
+	const char *http;       /* --http ADDR:PORT */
+	long ready_lag;         /* -1: twice the batch */
 };
 
 static int parse_uint(const char *s, long max, long *out)
@@ -534,6 +650,14 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 	case OPT_REGAP:
 		a->so.regap = true;
 		return -1;
+	case OPT_HTTP:
+		a->http = arg;
+		return -1;
+	case OPT_READY_LAG:
+		if (parse_uint(arg, 1000000000, &a->ready_lag))
+			return cli_usage_error("consume", "bad --ready-lag '%s' "
+					       "(messages)", arg);
+		return -1;
 	case OPT_LOG_FORMAT:
 		if ((a->log_format = rt_log_format_from_name(arg)) < 0)
 			return cli_usage_error("consume", "--log-format wants "
@@ -556,6 +680,7 @@ static int parse_args(struct consume_args *a, const char **stats_path,
 {
 	int opt, rc;
 
+	a->ready_lag = -1;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "b:t:G:X:F:d:evh", long_opts,
 				  NULL)) != -1) {
@@ -619,9 +744,12 @@ static int run(struct consume *c)
 	}
 	c->started_ms = c->last_ms = now_ms();
 	next_report = c->started_ms + (c->status_ms ? c->status_ms : 10000);
+	if (c->m)
+		metrics_set_state(c->m, METRICS_RUNNING);
 	while (!stop_flag) {
 		rc = ingest_kafka_poll(c->k, POLL_MS);
 		rt_log_tick();
+		metrics_tick(c);
 		if (rc)
 			break;
 		if ((c->status_ms || c->stats_path) && now_ms() >= next_report) {
@@ -630,6 +758,8 @@ static int run(struct consume *c)
 						  10000);
 		}
 	}
+	if (c->m)
+		metrics_set_state(c->m, METRICS_STOPPING);
 	if (rc < 0) {
 		rt_log(RT_LOG_ERROR, "consume", "stopping: %s", rt_strerror(rc));
 		ingest_kafka_close(c->k);
@@ -683,6 +813,8 @@ static int setup(struct consume *c, struct consume_args *a)
 	}
 	store_writer_set_check(c->w, writer_check, c);
 	c->topics = &a->topics;
+	if (c->m)
+		store_writer_set_done(c->w, writer_done, c);
 	a->ko.in = c->in;
 	a->ko.arena = &c->arena;
 	a->ko.hooks = (struct ingest_kafka_hooks){
@@ -705,12 +837,16 @@ int cmd_consume(int argc, char **argv)
 	if ((rc = parse_args(&a, &c.stats_path, argc, argv)) >= 0)
 		return rc;
 	rt_log_setup((enum rt_log_format)a.log_format, NULL);
+	if (a.ready_lag < 0)
+		a.ready_lag = 2L * (a.ko.batch_messages ? a.ko.batch_messages :
+				    INGEST_KAFKA_BATCH_MESSAGES);
 	c.status_ms = a.status_s == -2 ? 0 : a.status_s > 0 ?
 		(unsigned)a.status_s * 1000 : STATUS_DEFAULT_S * 1000;
 	c.open_incidents = -1;
 	rt_arena_init(&c.arena);
 	stop_flag = 0;
-	if (!(rc = setup(&c, &a))) {
+	if ((!a.http || !(rc = start_http(&c, a.http, a.ready_lag))) &&
+	    !(rc = setup(&c, &a))) {
 		catch_signals();
 		rc = run(&c);
 		if (c.started_ms)
@@ -718,6 +854,7 @@ int cmd_consume(int argc, char **argv)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 	}
+	http_stop(c.http);              /* it reads c.m */
 	store_writer_free(c.w);         /* its batches name the source's topics */
 	ingest_kafka_free(c.k);
 	for (int i = 0; i < 2; i++) {
@@ -732,6 +869,10 @@ int cmd_consume(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		if (c.vlog[i])
 			fclose(c.vlog[i]);
+	if (c.m)
+		metrics_release(c.m);
+	free(c.m);
+	free(c.snap);
 	rt_log_flush();
 	return rc;
 }

@@ -186,7 +186,9 @@ static int conf_defaults(struct ingest_kafka *k, char *err, size_t errsz)
 		{ "enable.auto.commit", "false" },
 		{ "enable.auto.offset.store", "false" },
 		{ "auto.offset.reset", "earliest" },
-		{ "enable.partition.eof", "false" },
+		/* A partition read to its end is known to be caught up,
+		 * even one nothing was ever read from (lag 0, /readyz). */
+		{ "enable.partition.eof", "true" },
 		/* A dead peer's partitions move within 10 s, not 45. */
 		{ "session.timeout.ms", "10000" },
 		{ "heartbeat.interval.ms", "3000" },
@@ -590,9 +592,7 @@ struct ingest_kafka *ingest_kafka_new(const struct ingest_kafka_opts *opts,
 	     ingest_kafka_set(k, "bootstrap.servers", opts->brokers, err,
 			      errsz)) ||
 	    (opts->group &&
-	     ingest_kafka_set(k, "group.id", opts->group, err, errsz)) ||
-	    (opts->exit_at_end &&
-	     ingest_kafka_set(k, "enable.partition.eof", "true", err, errsz))) {
+	     ingest_kafka_set(k, "group.id", opts->group, err, errsz))) {
 		ingest_kafka_free(k);
 		return NULL;
 	}
@@ -824,6 +824,7 @@ static int decode(struct ingest_kafka *k, const rd_kafka_message_t *m,
 
 	if (!m->payload || !m->len) {   /* a tombstone: nothing to read */
 		k->st.rejects++;
+		k->st.empty++;
 		return 0;
 	}
 	rc = ingest_decode_message(k->o.in, m->payload, m->len, m->key,
@@ -1032,6 +1033,11 @@ size_t ingest_kafka_lags(struct ingest_kafka *k, struct ingest_kafka_lag *out,
 				    k->rk, p->topic, p->partition, &lo, &hi) ||
 			    hi < 0)
 				hi = -1;
+			/* Nothing read, nothing stored, and at the end: none
+			 * of it is ours to read (a quiet topic, --start
+			 * latest). */
+			if (pos < 0 && p->at_end)
+				pos = hi;
 			out[n] = (struct ingest_kafka_lag){
 				.topic = p->topic, .partition = p->partition,
 				.committed = p->committed, .high = hi,

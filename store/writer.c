@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "revtrail/store.h"
 
@@ -28,6 +29,8 @@ struct store_writer {
 	struct store_stats *stats;
 	store_writer_check_fn check;    /* before each commit, or NULL */
 	void *check_ctx;
+	store_writer_done_fn done;      /* after each commit, or NULL */
+	void *done_ctx;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -54,11 +57,20 @@ static void stats_add(struct store_stats *to, const struct store_stats *from)
 	to->events_no_release += from->events_no_release;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 /* With w->mu held: the job, or else the idle work, outside the lock. */
 static void writer_step(struct store_writer *w)
 {
 	if (w->job) {
 		struct store_stats s = { 0 };
+		int64_t start = mono_ns();
 		int err = 0;
 
 		pthread_mutex_unlock(&w->mu);
@@ -66,6 +78,8 @@ static void writer_step(struct store_writer *w)
 			err = w->check(w->check_ctx, w->st, w->job);
 		if (!err)
 			err = store_commit(w->st, w->job, &s);
+		if (w->done)
+			w->done(w->done_ctx, err, mono_ns() - start);
 		pthread_mutex_lock(&w->mu);
 		if (!err)
 			stats_add(w->stats, &s);
@@ -154,6 +168,15 @@ int store_writer_wait(struct store_writer *w)
 	err = idle_locked(w, true);
 	pthread_mutex_unlock(&w->mu);
 	return err;
+}
+
+void store_writer_set_done(struct store_writer *w, store_writer_done_fn fn,
+			   void *ctx)
+{
+	pthread_mutex_lock(&w->mu);
+	w->done = fn;
+	w->done_ctx = ctx;
+	pthread_mutex_unlock(&w->mu);
 }
 
 void store_writer_set_check(struct store_writer *w, store_writer_check_fn fn,

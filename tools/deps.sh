@@ -3,12 +3,12 @@
 # Debian it installs what is missing; otherwise it names the command to run.
 set -eu
 PKGS="build-essential pkg-config libpcre2-dev librdkafka-dev libcjson-dev
-libsqlite3-dev zlib1g-dev sqlite3 jq perl python3 time"
+libsqlite3-dev zlib1g-dev libmicrohttpd-dev sqlite3 jq perl python3 time curl"
 missing=""
-for lib in libpcre2-8 rdkafka libcjson sqlite3 zlib; do
+for lib in libpcre2-8 rdkafka libcjson sqlite3 zlib libmicrohttpd; do
 	pkg-config --exists "$lib" 2>/dev/null || missing="$missing $lib"
 done
-for cmd in cc make prove jq sqlite3 python3 /usr/bin/time; do
+for cmd in cc make prove jq sqlite3 python3 /usr/bin/time curl; do
 	command -v "$cmd" >/dev/null 2>&1 || missing="$missing $cmd"
 done
 [ -z "$missing" ] && exit 0

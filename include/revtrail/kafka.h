@@ -111,6 +111,7 @@ struct ingest_kafka_stats {
 	uint64_t bytes;         /* value bytes */
 	uint64_t records;       /* records decoded from them */
 	uint64_t rejects;       /* messages that gave no record */
+	uint64_t empty;         /* ... of them empty values (tombstones) */
 	uint64_t redelivered;   /* below the stored offset: skipped */
 	uint64_t batches;       /* committed to the database */
 	uint64_t kafka_commit_errors;

@@ -100,6 +100,12 @@ typedef int (*store_writer_check_fn)(void *ctx, struct store *st,
 				     struct corr_batch *b);
 void store_writer_set_check(struct store_writer *w, store_writer_check_fn fn,
 			    void *ctx);
+/* Runs on the writer thread after each commit (check included), with its
+ * result and the nanoseconds it took (consume's metrics). Set it before
+ * the first submit. */
+typedef void (*store_writer_done_fn)(void *ctx, int err, int64_t ns);
+void store_writer_set_done(struct store_writer *w, store_writer_done_fn fn,
+			   void *ctx);
 /* Waits, ends the thread, frees. Accepts NULL. */
 void store_writer_free(struct store_writer *w);
 

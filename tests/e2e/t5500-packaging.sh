@@ -2,7 +2,8 @@
 # make install/uninstall into a DESTDIR (binary, man page, completions,
 # systemd unit and its sysusers.d user, example config); --version names the
 # libraries; the man page renders and names every command and every long
-# option of every command's --help; the completion scripts parse.
+# option of every command's --help; the completion scripts parse; the
+# Kubernetes manifests probe and scrape consume --http.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$T/root
@@ -65,6 +66,18 @@ if command -v zsh >/dev/null 2>&1; then
 else
 	echo "ok $((_n + 1)) # SKIP no zsh to parse _revtrail"; _n=$((_n + 1))
 fi
+
+# the Kubernetes manifests: consume --http, probed and scraped on its port
+"$REVTRAIL" consume --help >"$T/consume-help" 2>&1
+if python3 -c 'import yaml' 2>/dev/null; then
+	is "$(python3 "$ROOT/tests/e2e/manifests.py" "$T/consume-help" "$ROOT"/deploy/kubernetes/*.yaml 2>&1)" "" \
+		"manifests: httpGet probes on --http's port, Prometheus annotations, resources, headless Service"
+else
+	echo "ok $((_n + 1)) # SKIP no python3-yaml to read the manifests"; _n=$((_n + 1))
+fi
+for f in "$ROOT"/deploy/kubernetes/*.yaml; do
+	unlike "$(cat "$f")" 'exec:|stat -c' "$(basename "$f"): no shell probes"
+done
 
 ok make -s -C "$ROOT" uninstall PREFIX=/usr DESTDIR="$D"
 is "$(find "$D" -type f | wc -l | tr -d ' ')" 0 "uninstall removes every file it installed"

@@ -1,0 +1,191 @@
+/* What consume --http serves (cli/metrics.c), without a socket: the
+ * Prometheus text exposition of a snapshot (every sample's metric has its
+ * # TYPE, labels escaped, the histogram cumulative) and the /healthz and
+ * /readyz verdicts in each state. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cli/metrics.h"
+#include "tap.h"
+
+static const struct metrics_build build = { "0.1.0", "2.0.2", "3.40.1",
+					    1730644867.0 };
+
+/* The value of the sample line that starts with "name " or "name{...} "
+ * exactly as given; -1 when there is none. */
+static double sample(const char *text, const char *series)
+{
+	size_t n = strlen(series);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		if (!strncmp(l, series, n) && l[n] == ' ')
+			return strtod(l + n + 1, NULL);
+	return -1;
+}
+
+/* Every sample line's metric (its name up to '{' or ' ', less a
+ * histogram's _bucket/_sum/_count) has a # TYPE line before it. */
+static int untyped_samples(const char *text)
+{
+	int bad = 0;
+	char *copy = strdup(text), *save = NULL;
+
+	for (char *l = strtok_r(copy, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char name[256], want[300];
+		size_t n = strcspn(l, "{ ");
+
+		if (l[0] == '#' || n >= sizeof(name))
+			continue;
+		memcpy(name, l, n);
+		name[n] = '\0';
+		for (const char *suf = "_bucket\0_sum\0_count\0"; *suf;
+		     suf += strlen(suf) + 1) {
+			size_t k = strlen(suf);
+
+			if (n > k && !strcmp(name + n - k, suf) &&
+			    strstr(text, "_seconds histogram") &&
+			    !strncmp(name, "revtrail_commit_duration_seconds",
+				     n - k))
+				name[n - k] = '\0';
+		}
+		snprintf(want, sizeof(want), "# TYPE %s ", name);
+		if (!strstr(text, want)) {
+			printf("# no TYPE for: %s\n", l);
+			bad++;
+		}
+	}
+	free(copy);
+	return bad;
+}
+
+static void fill(struct metrics_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->state = METRICS_RUNNING;
+	s->progress_ms = 100000;
+	s->messages = 705;
+	s->records = 700;
+	s->tagged = 640;
+	s->rejects_empty = 5;
+	s->batches = 3;
+	s->incidents_open = 12;
+	s->assigned = 2;
+	s->nparts = 2;
+	s->parts[0] = (struct metrics_part){ "k8s-events", 0, 300, 310, 10 };
+	s->parts[1] = (struct metrics_part){ "we\"ird\\to\npic", 1, 7, -1, -1 };
+}
+
+static void test_render(void)
+{
+	static struct metrics m;
+	struct metrics_snap *s = &m.snap;
+	struct metrics_hist h;
+	int64_t lag;
+	size_t len = 0;
+	char *text;
+
+	metrics_init(&m, 100);
+	fill(s);
+	metrics_observe_commit(&m, 0.003);
+	metrics_observe_commit(&m, 0.2);
+	metrics_observe_commit(&m, 60);
+	{
+		struct metrics_snap copy;
+
+		metrics_copy(&m, &copy, &h, &lag);
+		text = metrics_render(&copy, &h, &build, &len);
+	}
+	ok(text && len == strlen(text), "rendered, length returned");
+	is_int(untyped_samples(text), 0, "every sample's metric has # TYPE");
+	ok(text[len - 1] == '\n', "ends in a newline");
+	is_int(sample(text, "revtrail_messages_total"), 705, "messages");
+	is_int(sample(text, "revtrail_records_tagged_total"), 640, "tagged");
+	is_int(sample(text, "revtrail_rejects_total{reason=\"empty\"}"), 5,
+	       "rejects by reason");
+	is_int(sample(text, "revtrail_batches_total"), 3, "batches");
+	is_int(sample(text, "revtrail_incidents_open"), 12, "incidents open");
+	is_int(sample(text, "revtrail_brokers_down"), 0, "brokers_down 0");
+	is_int(sample(text, "revtrail_partition_lag{topic=\"k8s-events\","
+		      "partition=\"0\"}"), 10, "lag of a partition");
+	ok(strstr(text, "topic=\"we\\\"ird\\\\to\\npic\"") != NULL,
+	   "a label value escaped (quote, backslash, newline)");
+	ok(!strstr(text, "partition_lag{topic=\"we"),
+	   "an unknown lag is left out, not -1");
+	is_int(sample(text, "revtrail_commit_duration_seconds_bucket{le=\"0.001\"}"),
+	       0, "histogram: none under 1 ms");
+	is_int(sample(text, "revtrail_commit_duration_seconds_bucket{le=\"0.005\"}"),
+	       1, "histogram: cumulative 5 ms");
+	is_int(sample(text, "revtrail_commit_duration_seconds_bucket{le=\"0.25\"}"),
+	       2, "histogram: cumulative 250 ms");
+	is_int(sample(text, "revtrail_commit_duration_seconds_bucket{le=\"30\"}"),
+	       2, "histogram: a minute is over every bound");
+	is_int(sample(text, "revtrail_commit_duration_seconds_bucket{le=\"+Inf\"}"),
+	       3, "histogram: +Inf counts all");
+	is_int(sample(text, "revtrail_commit_duration_seconds_count"), 3,
+	       "histogram: count");
+	ok(sample(text, "revtrail_commit_duration_seconds_sum") > 60.2,
+	   "histogram: sum");
+	ok(strstr(text, "revtrail_build_info{version=\"0.1.0\",librdkafka="
+		  "\"2.0.2\",sqlite=\"3.40.1\"} 1\n") != NULL, "build_info");
+	free(text);
+
+	s->incidents_open = -1;
+	s->brokers_down = true;
+	text = metrics_render(s, &h, &build, &len);
+	ok(sample(text, "revtrail_incidents_open") < 0,
+	   "unknown open incidents: no sample");
+	is_int(sample(text, "revtrail_brokers_down"), 1, "brokers_down 1");
+	is_int(untyped_samples(text), 0, "still every sample typed");
+	free(text);
+	metrics_release(&m);
+}
+
+static void test_probes(void)
+{
+	static struct metrics_snap s;
+	char why[256];
+
+	fill(&s);
+	strcpy(s.parts[1].topic, "k8s-logs");
+	s.parts[1].lag = 5;
+	ok(metrics_healthy(&s, 100000 + METRICS_STALL_MS, why, sizeof(why)),
+	   "healthy: the loop came round within the bound (%s)", why);
+	ok(!metrics_healthy(&s, 100001 + METRICS_STALL_MS, why, sizeof(why)),
+	   "not healthy past it (%s)", why);
+	ok(metrics_ready(&s, 100000, 15, why, sizeof(why)),
+	   "ready: assigned, lag 15 within 15 (%s)", why);
+	ok(!metrics_ready(&s, 100000, 14, why, sizeof(why)) &&
+	   strstr(why, "lag 15"), "not ready over the bound (%s)", why);
+	ok(!metrics_ready(&s, 100001 + METRICS_STALL_MS, 100, why, sizeof(why)),
+	   "not ready when stuck (%s)", why);
+	s.parts[1].lag = -1;
+	ok(!metrics_ready(&s, 100000, 100, why, sizeof(why)) &&
+	   strstr(why, "not known"), "not ready with a lag unknown (%s)", why);
+	s.parts[1].lag = 0;
+	s.brokers_down = true;
+	ok(!metrics_ready(&s, 100000, 100, why, sizeof(why)) &&
+	   strstr(why, "brokers"), "not ready with the brokers down (%s)", why);
+	ok(metrics_healthy(&s, 100000, why, sizeof(why)),
+	   "but healthy: an outage is no reason to restart");
+	s.brokers_down = false;
+	s.assigned = s.nparts = 0;
+	ok(!metrics_ready(&s, 100000, 100, why, sizeof(why)) &&
+	   strstr(why, "no partitions"), "not ready unassigned (%s)", why);
+	s.state = METRICS_STARTING;
+	ok(metrics_healthy(&s, 1 << 30, why, sizeof(why)),
+	   "healthy while starting, however long");
+	ok(!metrics_ready(&s, 0, 100, why, sizeof(why)), "not ready (%s)", why);
+	s.state = METRICS_STOPPING;
+	ok(metrics_healthy(&s, 1 << 30, why, sizeof(why)),
+	   "healthy while shutting down");
+	ok(!metrics_ready(&s, 0, 100, why, sizeof(why)), "not ready (%s)", why);
+}
+
+int main(void)
+{
+	test_render();
+	test_probes();
+	return done_testing();
+}
