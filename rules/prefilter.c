@@ -1248,13 +1248,16 @@ static size_t scan_main(struct scan *s, uint64_t *high)
 		hi = _mm_or_si128(hi, v);
 		_mm_storeu_si128((__m128i *)h, _mm_or_si128(
 			_mm_and_si128(even, low), _mm_slli_epi64(odd, 32)));
-		if (!(test_bit(gate, h[0]) | test_bit(gate, h[1]) |
-		      test_bit(gate, h[2]) | test_bit(gate, h[3])))
-			continue;
-		for (unsigned k = 0; k < 4; k++)
-			if (test_bit(gate, h[k]))
-				check_pos(s, q + 4 * k,
-					  load64(t + q + 4 * k) | FOLD64, true);
+		/* One branch for the four; the passes are then known. */
+		for (unsigned m = (unsigned)(test_bit(gate, h[0]) |
+					     test_bit(gate, h[1]) << 1 |
+					     test_bit(gate, h[2]) << 2 |
+					     test_bit(gate, h[3]) << 3);
+		     m; m &= m - 1) {
+			size_t pos = q + 4 * (unsigned)__builtin_ctz(m);
+
+			check_pos(s, pos, load64(t + pos) | FOLD64, true);
+		}
 	}
 	*high |= (unsigned)_mm_movemask_epi8(hi) ? HIGH64 : 0;
 #else
