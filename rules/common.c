@@ -35,7 +35,10 @@ static const char common_words[] =
 	" read write send sent receive received check checking found"
 	" login logout auth token cache hit miss query select insert table"
 	" thread worker task job queue retry retrying next after before"
-	" start stop end begin finish finished load loaded loading ";
+	" start stop end begin finish finished load loaded loading"
+	" caller call called reconcile reconciler reconciling reconciled"
+	" duration generation configuration deployment replicaset attempt"
+	" health healthy ";
 
 static uint32_t slots[COMMON_SLOTS];     /* 0: empty */
 static unsigned char rarity[256];       /* lit_rarity, by byte */
