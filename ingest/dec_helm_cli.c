@@ -406,7 +406,9 @@ static inline unsigned el_mask(const char *p)
 }
 #endif
 
-/* From i on, 16 bytes a step, then byte by byte. */
+/* From i on, 16 bytes a step; the last positions from the block that
+ * ends with the text (looking at a position twice finds nothing new), or
+ * byte by byte in a text shorter than a block. */
 static bool helm_or_elease_from(const char *p, size_t n, size_t i)
 {
 #ifdef __SSE2__
@@ -414,6 +416,14 @@ static bool helm_or_elease_from(const char *p, size_t n, size_t i)
 		for (unsigned m = el_mask(p + i); m; m &= m - 1)
 			if (helm_or_elease_at(p, n, i + (unsigned)__builtin_ctz(m)))
 				return true;
+	if (n >= 17) {
+		for (unsigned m = i + 1 < n ? el_mask(p + n - 17) : 0; m;
+		     m &= m - 1)
+			if (helm_or_elease_at(p, n,
+					      n - 17 + (unsigned)__builtin_ctz(m)))
+				return true;
+		return false;
+	}
 #endif
 	for (; i + 1 < n; i++)
 		if (p[i] == 'e' && p[i + 1] == 'l' && helm_or_elease_at(p, n, i))
