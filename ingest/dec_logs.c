@@ -21,6 +21,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "frame.h"
 #include "json_scan.h"
@@ -411,18 +412,29 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 		rec->type = level_num(strtod(lvl.val, NULL));
 }
 
+/* Bit k of cause_first[c]: cause_keys[k] starts with c. */
+_Static_assert(sizeof(cause_keys) / sizeof(cause_keys[0]) - 1 <= 16,
+	       "a bit of cause_first for each cause key");
+static uint16_t cause_first[256];
+static once_flag cause_first_built = ONCE_FLAG_INIT;
+
+static void build_cause_first(void)
+{
+	for (int k = 0; cause_keys[k]; k++)
+		cause_first[(unsigned char)cause_keys[k][0]] |= (uint16_t)(1u << k);
+}
+
 /* The length of the cause key p[0..n) starts with, followed by its closing
- * '"', or 0. Each key is compared as far as it agrees, which is a byte or
- * two for most text: a JSON line holds many strings that start like one
- * ("request_id" and "reason"), and this runs on every candidate. */
+ * '"', or 0. Only the keys that start with p[0], each compared as far as
+ * it agrees, which is a byte or two for most text: a JSON line holds many
+ * strings that start like one ("request_id" and "reason"), and this runs
+ * on every candidate. */
 static size_t cause_key_len(const char *p, size_t n)
 {
-	for (int k = 0; cause_keys[k]; k++) {
-		const char *c = cause_keys[k];
+	for (unsigned m = cause_first[(unsigned char)p[0]]; m; m &= m - 1) {
+		const char *c = cause_keys[__builtin_ctz(m)];
 		size_t i = 0;
 
-		if (c[0] != p[0])
-			continue;
 		while (c[i] && i < n && p[i] == c[i])
 			i++;
 		if (!c[i] && i < n && p[i] == '"')
@@ -455,6 +467,7 @@ static bool deferrable(struct rt_str content)
 	const char *p = content.p;
 	size_t n = content.n, i = 0;
 
+	call_once(&cause_first_built, build_cause_first);
 #ifdef __SSE2__
 	const __m128i bs = _mm_set1_epi8('\\'), q = _mm_set1_epi8('"'),
 		      e = _mm_set1_epi8('e'), r = _mm_set1_epi8('r'),
