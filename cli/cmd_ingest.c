@@ -22,6 +22,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "revtrail/log.h"
 #include "rows.h"
 #include "revtrail/correlate.h"
 #include "revtrail/store.h"
@@ -81,6 +83,28 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* A line on stderr: "ingest: MSG" ("ingest: warning: MSG", "revtrail
+ * ingest: MSG" for an error) for a terminal, or with --log-format a log
+ * line with time, level and component. */
+static void say(enum rt_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(enum rt_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (rt_log_active()) {
+		rt_logv(level, "ingest", fmt, ap);
+	} else {
+		fputs(level == RT_LOG_ERROR ? "revtrail ingest: " :
+		      level == RT_LOG_WARN ? "ingest: warning: " : "ingest: ",
+		      stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
+
 /* Records that will never be part of an incident, counted for the
  * summary (and named with -v): Helm history that names no release, tagged
  * records without a time. */
@@ -115,7 +139,7 @@ static int on_record(void *ctx, struct rt_record *rec)
 	note_unjoinable(r, rec, &cls);
 	r->fresh = true;
 	if (err) {
-		fputs("revtrail ingest: out of memory\n", stderr);
+		say(RT_LOG_ERROR, "out of memory");
 		return CLI_FAIL;
 	}
 	return 0;
@@ -124,8 +148,8 @@ static int on_record(void *ctx, struct rt_record *rec)
 static int commit_failed(struct run *r, int err)
 {
 	r->failed = true;
-	fprintf(stderr, "revtrail ingest: %s\n", store_errmsg(r->st)[0] ?
-		store_errmsg(r->st) : rt_strerror(err));
+	say(RT_LOG_ERROR, "%s", store_errmsg(r->st)[0] ?
+	    store_errmsg(r->st) : rt_strerror(err));
 	return CLI_FAIL;
 }
 
@@ -196,44 +220,44 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 	const struct corr_batch *b = r->b, *o = r->spare;
 	const struct store_stats *s = &r->stats;
 
-	fprintf(stderr, "ingest: %" PRIu64 " records, %" PRIu64 " tagged, %"
+	say(RT_LOG_INFO, "%" PRIu64 " records, %" PRIu64 " tagged, %"
 		PRIu64 " rejected, %" PRIu64 " untagged (%s), %" PRIu64
-		" helm records\n", is->records, b->tagged + o->tagged,
+		" helm records", is->records, b->tagged + o->tagged,
 		is->rejects, b->untagged + o->untagged,
 		b->keep_untagged ? "kept" : "not stored", b->helm + o->helm);
-	fprintf(stderr, "ingest: events %" PRIu64 " new, %" PRIu64
+	say(RT_LOG_INFO, "events %" PRIu64 " new, %" PRIu64
 		" updated; revisions %" PRIu64 "; incidents %" PRIu64
 		" opened, %" PRIu64 " updated, %" PRIu64 " merged; %" PRIu64
-		" batches\n", s->events_new, s->events_updated, s->revisions,
+		" batches", s->events_new, s->events_updated, s->revisions,
 		s->incidents_opened, s->incidents_updated, s->incidents_merged,
 		s->batches);
 	if (r->limit_hits)
-		fprintf(stderr, "ingest: %" PRIu64 " regex limit hits\n",
+		say(RT_LOG_INFO, "%" PRIu64 " regex limit hits",
 			r->limit_hits);
 	if (r->helm_no_release)
-		fprintf(stderr, "ingest: warning: %" PRIu64 " Helm history "
+		say(RT_LOG_WARN, "%" PRIu64 " Helm history "
 			"record%s name%s no release: %s dropped; pass --release "
-			"NAMESPACE/NAME (helm history NAME -n NAMESPACE)\n",
+			"NAMESPACE/NAME (helm history NAME -n NAMESPACE)",
 			r->helm_no_release, r->helm_no_release == 1 ? "" : "s",
 			r->helm_no_release == 1 ? "s" : "",
 			r->helm_no_release == 1 ? "its revisions are" :
 			"their revisions are");
 	if (r->no_time)
-		fprintf(stderr, "ingest: warning: %" PRIu64 " tagged record%s "
-			"without a time: stored, but %s no incident\n",
+		say(RT_LOG_WARN, "%" PRIu64 " tagged record%s "
+			"without a time: stored, but %s no incident",
 			r->no_time, r->no_time == 1 ? "" : "s",
 			r->no_time == 1 ? "it joins" : "they join");
 	if (s->events_no_release)
-		fprintf(stderr, "ingest: warning: %" PRIu64 " tagged event%s "
+		say(RT_LOG_WARN, "%" PRIu64 " tagged event%s "
 			"of no known release: stored, but %s no incident until "
-			"a release label or Helm history names %s\n",
+			"a release label or Helm history names %s",
 			s->events_no_release, s->events_no_release == 1 ? "" : "s",
 			s->events_no_release == 1 ? "it joins" : "they join",
 			s->events_no_release == 1 ? "it" : "them");
 	if (is->times_out_of_range)
-		fprintf(stderr, "ingest: warning: %" PRIu64 " record%s with a "
+		say(RT_LOG_WARN, "%" PRIu64 " record%s with a "
 			"time out of range (before 1970 or after 2261): stored, "
-			"the time as unknown\n", is->times_out_of_range,
+			"the time as unknown", is->times_out_of_range,
 			is->times_out_of_range == 1 ? "" : "s");
 }
 
@@ -257,7 +281,7 @@ static int check_inputs(const char *db, char **paths, int n)
 						       k ? " file" : "");
 		}
 	}
-	if (n == 0 && isatty(0))
+	if (n == 0 && isatty(0) && !rt_log_active())
 		fputs("revtrail ingest: reading stdin (end with Ctrl-D; name "
 		      "FILEs to read files)\n", stderr);
 	return 0;
@@ -268,9 +292,12 @@ static const char usage_text[] =
 	"                       [--cluster NAME] [--regap] [--keep-untagged]\n"
 	"                       [--rules PATH]... [--no-default-rules]\n"
 	"                       [--format NAME] [--max-record BYTES]\n"
-	"                       [-v] [FILE...]\n";
+	"                       [-v] [--log-format text|json] [FILE...]\n";
 
-enum { OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_REGAP, OPT_CLUSTER };
+enum {
+	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_REGAP, OPT_CLUSTER,
+	OPT_LOG_FORMAT,
+};
 
 static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, 'd' },
@@ -278,6 +305,7 @@ static const struct option long_opts[] = {
 	{ "regap", no_argument, NULL, OPT_REGAP },
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
+	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -334,7 +362,8 @@ int cmd_ingest(int argc, char **argv)
 	bool keep = false;
 	struct ingest *in = NULL;
 	char err[1024];
-	int opt, rc;
+	int opt, rc, log_format = -1;
+	FILE *vlog[2] = { NULL, NULL };
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "d:vh", long_opts, NULL)) != -1) {
@@ -357,6 +386,12 @@ int cmd_ingest(int argc, char **argv)
 				return CLI_USAGE;
 			r.cluster = rt_str_make(optarg, strlen(optarg));
 			break;
+		case OPT_LOG_FORMAT:
+			if ((log_format = rt_log_format_from_name(optarg)) < 0)
+				return cli_usage_error("ingest", "--log-format "
+						       "wants text or json, "
+						       "got '%s'", optarg);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return CLI_OK;
@@ -369,6 +404,15 @@ int cmd_ingest(int argc, char **argv)
 			}
 		}
 	}
+	/* Without --log-format: the lines a terminal wants, as before. */
+	if (log_format >= 0) {
+		rt_log_setup((enum rt_log_format)log_format, NULL);
+		if (io.verbose) {
+			vlog[0] = rt_log_stream(RT_LOG_INFO, "ingest");
+			vlog[1] = rt_log_stream(RT_LOG_INFO, "store");
+			io.verbose = vlog[0] ? vlog[0] : stderr;
+		}
+	}
 	if (check_inputs(cli_db_path(db), argv + optind, argc - optind))
 		return CLI_USAGE;
 	if (!(r.rules = cli_load_rules(&ro)))
@@ -376,12 +420,12 @@ int cmd_ingest(int argc, char **argv)
 	so.rules = r.rules;
 	so.release_ns = io.release_ns;
 	so.release_name = io.release_name;
-	so.log = io.verbose;
+	so.log = vlog[1] ? vlog[1] : io.verbose;
 	stop_flag = 0;
 	rc = CLI_FAIL;
 	if ((rc = store_open(cli_db_path(db), 0, &so, &r.st, err,
 			     sizeof(err)))) {
-		fprintf(stderr, "revtrail ingest: %s\n", err);
+		say(RT_LOG_ERROR, "%s", err);
 		rc = rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 		goto out;
 	}
@@ -393,13 +437,14 @@ int cmd_ingest(int argc, char **argv)
 	if (!(in = ingest_new(&io)) || !(r.b = corr_batch_new(keep)) ||
 	    !(r.spare = corr_batch_new(keep)) ||
 	    store_writer_new(r.st, &r.stats, &r.w)) {
-		fputs("revtrail ingest: out of memory\n", stderr);
+		say(RT_LOG_ERROR, "out of memory");
 		goto out;
 	}
 	rt_arena_init(&r.arena);
 	r.in = in;
 	r.verbose = io.verbose;
-	cli_progress_start(&r.progress, argv + optind, argc - optind);
+	if (log_format < 0)     /* a live line is no log line */
+		cli_progress_start(&r.progress, argv + optind, argc - optind);
 	rc = ingest_all(&r, in, argv + optind, argc - optind);
 	cli_progress_end(&r.progress);
 	summary(&r, ingest_stats(in));
@@ -411,5 +456,9 @@ out:
 	ingest_free(in);
 	store_close(r.st);
 	rules_free(r.rules);
+	for (int i = 0; i < 2; i++)
+		if (vlog[i])
+			fclose(vlog[i]);
+	rt_log_flush();
 	return rc;
 }

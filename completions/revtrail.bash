@@ -17,8 +17,8 @@ _revtrail()
 
 	local input="--format --max-record --rules --no-default-rules --release -v"
 	case $cmd in
-	ingest) opts="--db --gap --regap --keep-untagged --cluster $input
-		--help" ;;
+	ingest) opts="--db --gap --regap --keep-untagged --cluster --log-format
+		$input --help" ;;
 	incidents) opts="--db -o --open -n --namespace -A --all-namespaces
 		--release --cluster --since --no-headers --color --help" ;;
 	show) opts="--db -o --color --cluster --help" ;;

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,27 @@
 #include <unistd.h>
 
 #include "revtrail/ingest.h"
+#include "revtrail/log.h"
+
+/* "revtrail CMD: NAME: problem", or a log line when the command logs
+ * that way (ingest --log-format). */
+static void file_error(enum rt_log_level level, const char *name,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void file_error(enum rt_log_level level, const char *name,
+		       const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (rt_log_active())
+		rt_log(level, "ingest", "%s: %s", name, msg);
+	else
+		fprintf(stderr, "%s: %s: %s\n", rt_prog, name, msg);
+}
 
 /* 128 KiB reads: large enough that syscalls vanish from profiles, small
  * enough that the buffer stays in L2 between the kernel's copy and the
@@ -100,8 +122,7 @@ static int feed_fd(const struct feed *f, int fd)
 			continue;
 		}
 		if (n < 0) {
-			fprintf(stderr, "%s: %s: %s\n", rt_prog, f->name,
-				strerror(errno));
+			file_error(RT_LOG_ERROR, f->name, "%s", strerror(errno));
 			return RT_EIO;
 		}
 		if (n == 0)
@@ -236,8 +257,8 @@ static int feed_mapped(const struct feed *f, int fd, off_t off, off_t size)
 	}
 	sigaction(SIGBUS, &old, NULL);
 	if (bus_hit)
-		fprintf(stderr, "%s: %s: the file shrank while it was "
-			"read\n", rt_prog, f->name);
+		file_error(RT_LOG_WARN, f->name, "the file shrank while it was "
+			   "read");
 	if (rc || lseek(fd, off, SEEK_SET) < 0)
 		return rc;
 	return feed_fd(f, fd);
@@ -280,8 +301,8 @@ int ingest_read_paths(struct ingest *in, char **paths, int npaths,
 		int rc;
 
 		if (fd < 0) {
-			fprintf(stderr, "%s: %s: %s\n", rt_prog, paths[i],
-				strerror(errno));
+			file_error(RT_LOG_ERROR, paths[i], "%s",
+				   strerror(errno));
 			status = RT_EIO;
 			continue;
 		}
