@@ -1132,23 +1132,36 @@ pair_mask256(const unsigned char *t, const unsigned char (*lo)[32],
 	return (unsigned)_mm256_movemask_epi8(eq);
 }
 
-/* The whole 32-position blocks, then scan_pairs for the rest: a
- * Kubernetes Event's raw JSON (600 bytes, scanned for the raw field's
- * pairs) takes half the blocks. */
+/* The whole 32-position blocks, then the block that ends with the text
+ * (scan_pairs for a text shorter than one): a Kubernetes Event's raw JSON
+ * (600 bytes, scanned for the raw field's pairs) takes half the blocks,
+ * and a CRI line's, where the SSE2 pass took up to two 16-byte blocks
+ * more, one block fewer. */
 static inline __attribute__((always_inline, target("avx2"))) uint64_t
 scan_pairs256(struct scan *s, const __m128i *lo, const __m128i *hi,
 	      unsigned np)
 {
 	__m256i seen = _mm256_setzero_si256();
 	size_t i = 0;
+	unsigned mask;
 
 	for (; i + 33 <= s->n; i += 32)
-		for (unsigned mask = pair_mask256(s->t + i, s->pf->spair_lo32,
-						  s->pf->spair_hi32, np, &seen);
+		for (mask = pair_mask256(s->t + i, s->pf->spair_lo32,
+					 s->pf->spair_hi32, np, &seen);
 		     mask; mask &= mask - 1)
 			verify_short(s, i + (unsigned)__builtin_ctz(mask));
-	return (_mm256_movemask_epi8(seen) ? HIGH64 : 0) |
-	       scan_pairs(s, lo, hi, np, i);
+	if (i < 32)     /* a text shorter than a block and its next byte */
+		return scan_pairs(s, lo, hi, np, i);
+	/* The positions left (those with a byte after them) from the block
+	 * that ends with the text, less the ones looked at, as scan_pairs
+	 * ends; its bytes are the text's last but one, all a K or S sign's
+	 * first byte can be at. */
+	mask = i + 1 < s->n ? pair_mask256(s->t + s->n - 33, s->pf->spair_lo32,
+					   s->pf->spair_hi32, np, &seen) >>
+			      (33 - (s->n - i)) : 0;
+	for (; mask; mask &= mask - 1)
+		verify_short(s, i + (unsigned)__builtin_ctz(mask));
+	return _mm256_movemask_epi8(seen) ? HIGH64 : 0;
 }
 
 static __attribute__((target("avx2"))) uint64_t
