@@ -320,6 +320,12 @@ static void print_head(struct show *s)
 	}
 	if (!strcmp(col(s, I_ATTR), "workload"))
 		fputs("Release:    inferred from the workload name\n", f);
+	else if (!strcmp(col(s, I_ATTR), "manifest"))
+		fputs("Release:    its objects are listed in the release's "
+		      "manifest\n", f);
+	else if (!strcmp(col(s, I_ATTR), "owner"))
+		fputs("Release:    its pods' owner references name a workload "
+		      "of the release\n", f);
 	fputs("\nDiagnosis:  ", f);
 	cli_put_text(f, s->col[I_DIAG] ? col(s, I_DIAG) : "none");
 	fputc('\n', f);

@@ -6,10 +6,14 @@
  *      the HelmChart X itself;
  *   3. the release another record of the same workload was labelled with
  *      (a CRI log line of pod haproxy-6c8d9f7b5-w9xqz belongs to release
- *      edge when the exporter's events of that Deployment's pods say so);
+ *      edge when the exporter's events of that Deployment's pods say so),
+ *      else the release whose decoded manifest lists the object or its
+ *      workload -- the workload its owner reference names when the input
+ *      carries one (via owner when that is not what the name gives);
  *   4. the longest release known in the namespace that is the object's name
  *      or prefixes it at a '-' boundary (payments-api-7d9c8f4b6-4kx2m);
- *   5. the workload name (pod suffixes stripped), marked inferred.
+ *   5. the workload name (the owner's, or pod suffixes stripped), marked
+ *      inferred.
  * A record without any object falls back to `ingest --release NS/NAME`.
  */
 #include <string.h>
@@ -17,7 +21,8 @@
 #include "revtrail/correlate.h"
 
 static const char *const via_names[] = {
-	"none", "label", "job", "option", "prefix", "workload",
+	"none", "label", "job", "option", "manifest", "owner", "prefix",
+	"workload",
 };
 
 const char *corr_via_name(int via)
@@ -177,6 +182,25 @@ struct rt_str corr_helm_job_release(const struct corr_registry *reg,
 	return rest;
 }
 
+static bool rts_same(struct rt_str a, struct rt_str b)
+{
+	return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+/* Kinds whose name is, or leads to, a workload name. */
+static bool workload_kind(struct rt_str kind)
+{
+	static const char *const kinds[] = {
+		"Pod", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet",
+		"Job", "CronJob",
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (rt_str_eq(kind, kinds[i]))
+			return true;
+	return false;
+}
+
 /* Objects outside any namespace belong to no release. */
 static bool cluster_scoped(struct rt_str kind)
 {
@@ -191,6 +215,77 @@ static bool cluster_scoped(struct rt_str kind)
 		if (rt_str_eq(kind, kinds[i]))
 			return true;
 	return false;
+}
+
+struct rt_str corr_owner_workload(struct rt_str owner_kind,
+				  struct rt_str owner_name,
+				  struct rt_str template_hash)
+{
+	if (!owner_name.n || cluster_scoped(owner_kind) ||
+	    rt_str_eq(owner_kind, "Node"))
+		return RT_STR_NULL;
+	/* <deployment>-<pod-template-hash>: the hash is exact when the
+	 * pod's labels gave it */
+	if (rt_str_eq(owner_kind, "ReplicaSet") && template_hash.n &&
+	    owner_name.n > template_hash.n + 1 &&
+	    owner_name.p[owner_name.n - template_hash.n - 1] == '-' &&
+	    !memcmp(owner_name.p + owner_name.n - template_hash.n,
+		    template_hash.p, template_hash.n))
+		return rt_str_make(owner_name.p, owner_name.n - template_hash.n - 1);
+	return corr_workload_name(owner_kind, owner_name, RT_STR_NULL);
+}
+
+struct rt_str corr_object_workload(struct rt_str kind, struct rt_str name,
+				   struct rt_str template_hash,
+				   struct rt_str owner)
+{
+	return owner.n ? owner : corr_workload_name(kind, name, template_hash);
+}
+
+struct rt_str corr_object_key(struct rt_str kind, struct rt_str name,
+			      char *buf, size_t size)
+{
+	if (!name.n || cluster_scoped(kind))
+		return RT_STR_NULL;
+	if (!kind.n || workload_kind(kind))
+		return corr_workload_name(kind, name, RT_STR_NULL);
+	if (kind.n + 1 + name.n > size)
+		return RT_STR_NULL;
+	memcpy(buf, kind.p, kind.n);
+	buf[kind.n] = '/';
+	memcpy(buf + kind.n + 1, name.p, name.n);
+	return rt_str_make(buf, kind.n + 1 + name.n);
+}
+
+/* The release a learned mapping gives: the object itself as a decoded
+ * manifest lists it ("ConfigMap/x"), else its workload -- the one its
+ * owner reference names when known, then via CORR_VIA_OWNER unless the
+ * name says the same. */
+static bool alias_attr(const struct corr_registry *reg, struct rt_str ns,
+		       struct rt_str template_hash, struct rt_str owner,
+		       struct corr_attr *out)
+{
+	char buf[512];
+	struct rt_str key, own, w;
+	int via = CORR_VIA_LABEL;
+
+	if (!reg)
+		return false;
+	if (out->kind.n && !workload_kind(out->kind)) {
+		key = corr_object_key(out->kind, out->name, buf, sizeof(buf));
+		if (key.n && corr_registry_alias_find(reg, ns, key,
+				&out->release_ns, &out->release, &via)) {
+			out->via = via;
+			return true;
+		}
+	}
+	own = corr_workload_name(out->kind, out->name, template_hash);
+	w = corr_object_workload(out->kind, out->name, template_hash, owner);
+	if (!corr_registry_alias_find(reg, ns, w, &out->release_ns,
+				      &out->release, &via))
+		return false;
+	out->via = rts_same(w, own) ? via : CORR_VIA_OWNER;
+	return true;
 }
 
 /* helm-controller jobs run in the HelmChart's namespace; the release lives
@@ -210,7 +305,7 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		    struct rt_str ns, struct rt_str kind, struct rt_str name,
 		    struct rt_str pod, struct rt_str hint_release,
 		    struct rt_str hint_ns, struct rt_str template_hash,
-		    struct corr_attr *out)
+		    struct rt_str owner, struct corr_attr *out)
 {
 	const struct corr_release *rel;
 	struct rt_str r;
@@ -263,12 +358,8 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		out->via = CORR_VIA_JOB;
 		return;
 	}
-	r = corr_workload_name(out->kind, out->name, template_hash);
-	if (corr_registry_alias_find(reg, ns, r, &out->release_ns,
-				     &out->release)) {
-		out->via = CORR_VIA_LABEL;
+	if (alias_attr(reg, ns, template_hash, owner, out))
 		return;
-	}
 	rel = reg ? corr_registry_longest_prefix(reg, ns, out->name) : NULL;
 	if (rel) {
 		out->release = rt_str_make(out->name.p, strlen(rel->name));
@@ -276,28 +367,10 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		out->via = CORR_VIA_PREFIX;
 		return;
 	}
-	out->release = corr_workload_name(out->kind, out->name, template_hash);
+	out->release = corr_object_workload(out->kind, out->name, template_hash,
+					    owner);
 	out->release_ns = ns;
 	out->via = out->release.n ? CORR_VIA_WORKLOAD : CORR_VIA_NONE;
-}
-
-/* Kinds whose name is, or leads to, a workload name. */
-static bool workload_kind(struct rt_str kind)
-{
-	static const char *const kinds[] = {
-		"Pod", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet",
-		"Job", "CronJob",
-	};
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (rt_str_eq(kind, kinds[i]))
-			return true;
-	return false;
-}
-
-static bool rts_same(struct rt_str a, struct rt_str b)
-{
-	return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
 }
 
 bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out)
@@ -318,7 +391,10 @@ bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out)
 	    rt_str_has_prefix(name, "helm-operation-"))
 		return false;
 	out->ns = rec->ns;
-	out->workload = corr_workload_name(kind, name, rec->template_hash);
+	out->workload = corr_object_workload(kind, name, rec->template_hash,
+		corr_owner_workload(rec->owner_kind, rec->owner_name,
+				    rec->template_hash));
+	out->via = CORR_VIA_LABEL;
 	out->rel_ns = rec->release_ns.n ? rec->release_ns : rec->ns;
 	out->rel = rec->release;
 	out->cluster = rec->cluster;

@@ -212,6 +212,9 @@ static int fill_event(struct corr_batch *b, struct corr_event *e,
 	e->hint_release = keep(b, rec->release, &err);
 	e->hint_ns = keep(b, rec->release_ns, &err);
 	e->template_hash = keep(b, rec->template_hash, &err);
+	e->owner = keep(b, corr_owner_workload(rec->owner_kind,
+					       rec->owner_name,
+					       rec->template_hash), &err);
 	e->cluster = keep(b, rec->cluster, &err);
 	e->source = rec->pos.source;
 	e->offset = rec->pos.kafka_offset >= 0 ? (uint64_t)rec->pos.kafka_offset :
@@ -376,12 +379,14 @@ int corr_batch_position(struct corr_batch *b, const char *source,
 	return 0;
 }
 
-static int add_alias(struct corr_batch *b, const struct rt_record *rec);
+static int put_alias(struct corr_batch *b, struct corr_alias *a);
 
 /*
- * The workloads a release's manifest creates belong to it, whatever their
- * names and labels: each "Kind/ns/name" line becomes a workload -> release
- * mapping, as if a record of that workload carried the release's labels.
+ * The objects a release's manifest creates belong to it, whatever their
+ * names and labels: each "Kind/ns/name" line becomes a mapping to the
+ * release (corr_object_key: a workload by its name, so its pods follow,
+ * any other namespaced object as "Kind/name"). A workload named like its
+ * release in its own namespace needs none: the name says it.
  */
 static int add_manifest_aliases(struct corr_batch *b,
 				const struct rt_revision *r,
@@ -398,20 +403,23 @@ static int add_manifest_aliases(struct corr_batch *b,
 		const char *s1 = memchr(p, '/', (size_t)((nl ? nl : e) - p));
 		const char *s2 = s1 ? memchr(s1 + 1, '/',
 					     (size_t)((nl ? nl : e) - s1 - 1)) : NULL;
-		struct rt_record t;
+		struct corr_alias a = { .rel_ns = r->ns, .rel = r->release,
+					.cluster = cluster,
+					.via = CORR_VIA_MANIFEST };
+		char buf[512];
 
 		if (!nl)
 			nl = e;
 		if (s2) {
-			rt_record_init(&t);
-			t.kind = rt_str_make(p, (size_t)(s1 - p));
-			t.ns = s2 > s1 + 1 ? rt_str_make(s1 + 1, (size_t)(s2 - s1 - 1)) :
-			       r->ns;
-			t.name = rt_str_make(s2 + 1, (size_t)(nl - s2 - 1));
-			t.release = r->release;
-			t.release_ns = r->ns;
-			t.cluster = cluster;
-			err = add_alias(b, &t);
+			a.ns = s2 > s1 + 1 ?
+				rt_str_make(s1 + 1, (size_t)(s2 - s1 - 1)) : r->ns;
+			a.workload = corr_object_key(
+				rt_str_make(p, (size_t)(s1 - p)),
+				rt_str_make(s2 + 1, (size_t)(nl - s2 - 1)),
+				buf, sizeof(buf));
+			if (a.workload.n && (cmp_str(a.workload, a.rel) ||
+					     cmp_str(a.ns, a.rel_ns)))
+				err = put_alias(b, &a);
 		}
 		p = nl + 1;
 	}
@@ -463,6 +471,7 @@ static uint64_t alias_hash(const struct corr_alias *a)
 	h = hash_str(h, a->workload);
 	h = hash_str(h, a->rel_ns);
 	h = hash_str(h, a->rel);
+	h = corr_hash(h, &a->via, sizeof(a->via));
 	return hash_str(h, a->cluster);
 }
 
@@ -470,6 +479,8 @@ static bool alias_eq(const struct corr_alias *x, const struct corr_alias *y)
 {
 	const struct rt_str *a = &x->ns, *b = &y->ns;
 
+	if (x->via != y->via)
+		return false;
 	for (int i = 0; i < 5; i++)     /* ns .. cluster */
 		if (a[i].n != b[i].n ||
 		    (a[i].n && memcmp(a[i].p, b[i].p, a[i].n) != 0))
@@ -519,16 +530,14 @@ static int alias_grow(struct corr_batch *b)
 }
 
 /* Keeps each distinct workload -> release mapping of the batch once. */
-static int add_alias(struct corr_batch *b, const struct rt_record *rec)
+static int put_alias(struct corr_batch *b, struct corr_alias *ap)
 {
-	struct corr_alias a;
+	struct corr_alias a = *ap;
 	uint64_t h;
 	size_t i;
 	bool found;
 	int err = 0;
 
-	if (!corr_record_alias(rec, &a))
-		return 0;
 	/* a log stream repeats one pod's mapping line after line */
 	if (b->alias_last && b->alias_last <= b->naliases &&
 	    alias_eq(&b->aliases[b->alias_last - 1], &a))
@@ -561,6 +570,13 @@ static int add_alias(struct corr_batch *b, const struct rt_record *rec)
 	b->alias_slots[i] = (h & ~0xffffffffULL) | (uint64_t)b->naliases;
 	b->alias_last = b->naliases;
 	return 0;
+}
+
+static int add_alias(struct corr_batch *b, const struct rt_record *rec)
+{
+	struct corr_alias a;
+
+	return corr_record_alias(rec, &a) ? put_alias(b, &a) : 0;
 }
 
 int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
@@ -633,7 +649,7 @@ void corr_batch_attribute(struct corr_batch *b,
 
 		corr_attribute(reg, o, e->ns, e->kind, e->name, e->pod,
 			       e->hint_release, e->hint_ns, e->template_hash,
-			       &e->attr);
+			       e->owner, &e->attr);
 		r = corr_release_at(corr_registry_find(reg, e->attr.release_ns,
 						       e->attr.release),
 				    e->first_ns);

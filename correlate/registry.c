@@ -21,6 +21,7 @@
 /* A learned workload -> release mapping (see correlate.h). */
 struct alias {
 	char *ns, *workload, *rel_ns, *rel;
+	int via;                       /* CORR_VIA_LABEL or CORR_VIA_MANIFEST */
 };
 
 struct corr_registry {
@@ -565,15 +566,20 @@ static int alias_grow(struct corr_registry *reg)
 	return 0;
 }
 
-/* (ns, rel) ordering: the smaller pair wins a conflict. */
-static int pair_cmp(const struct alias *a, struct rt_str ns, struct rt_str rel)
+/* A label beats a manifest, then the smaller (ns, rel) pair wins. */
+static int pair_cmp(const struct alias *a, struct rt_str ns, struct rt_str rel,
+		    int via)
 {
-	int c = cmp_str(a->rel_ns, ns);
+	int c;
 
+	if (a->via != via)
+		return a->via < via ? -1 : 1;
+	c = cmp_str(a->rel_ns, ns);
 	return c ? c : cmp_str(a->rel, rel);
 }
 
-static int alias_set(struct alias *a, struct rt_str rel_ns, struct rt_str rel)
+static int alias_set(struct alias *a, struct rt_str rel_ns, struct rt_str rel,
+		     int via)
 {
 	char *n = dup_str(rel_ns), *r = dup_str(rel);
 
@@ -586,12 +592,13 @@ static int alias_set(struct alias *a, struct rt_str rel_ns, struct rt_str rel)
 	free(a->rel);
 	a->rel_ns = n;
 	a->rel = r;
+	a->via = via;
 	return 0;
 }
 
 int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 			      struct rt_str workload, struct rt_str rel_ns,
-			      struct rt_str rel, bool *changed)
+			      struct rt_str rel, int via, bool *changed)
 {
 	struct alias *a;
 	size_t i;
@@ -599,21 +606,23 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 	*changed = false;
 	if (!ns.n || !workload.n || !rel_ns.n || !rel.n)
 		return RT_EINVAL;
+	if (via != CORR_VIA_MANIFEST)
+		via = CORR_VIA_LABEL;
 	if ((reg->acount + 1) * 2 > reg->naslots && alias_grow(reg))
 		return RT_ENOMEM;
 	i = alias_slot(reg->aslots, reg->naslots, ns, workload);
 	a = reg->aslots[i];
 	if (a) {
-		if (pair_cmp(a, rel_ns, rel) <= 0)
+		if (pair_cmp(a, rel_ns, rel, via) <= 0)
 			return 0;
-		if (alias_set(a, rel_ns, rel))
+		if (alias_set(a, rel_ns, rel, via))
 			return RT_ENOMEM;
 		*changed = true;
 		return 0;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a || !(a->ns = dup_str(ns)) || !(a->workload = dup_str(workload)) ||
-	    alias_set(a, rel_ns, rel)) {
+	    alias_set(a, rel_ns, rel, via)) {
 		alias_free(a);
 		return RT_ENOMEM;
 	}
@@ -625,7 +634,7 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 
 bool corr_registry_alias_find(const struct corr_registry *reg,
 			      struct rt_str ns, struct rt_str workload,
-			      struct rt_str *rel_ns, struct rt_str *rel)
+			      struct rt_str *rel_ns, struct rt_str *rel, int *via)
 {
 	const struct alias *a;
 
@@ -636,6 +645,8 @@ bool corr_registry_alias_find(const struct corr_registry *reg,
 		return false;
 	*rel_ns = rt_str_make(a->rel_ns, strlen(a->rel_ns));
 	*rel = rt_str_make(a->rel, strlen(a->rel));
+	if (via)
+		*via = a->via;
 	return true;
 }
 

@@ -2,9 +2,10 @@
  * helm_manifest.c: the objects a release's rendered manifest creates, read
  * cheaply from the YAML Helm stores (documents separated by `---` lines,
  * `kind:` at column 0, `name:`/`namespace:` one level under `metadata:`).
- * The correlator maps workloads among them to the release, so a chart
- * whose workloads carry no release label and no release-name prefix (a
- * Deployment `router` of release `fission`) still finds its release.
+ * The correlator maps them to the release (workloads by name, other
+ * objects by kind and name), so a chart whose workloads carry no release
+ * label and no release-name prefix (a Deployment `router` of release
+ * `fission`) still finds its release, and so do its Services, claims...
  * Not a YAML parser: flow style and anchors are not read, and are rare in
  * rendered manifests.
  */

@@ -286,8 +286,8 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	sqlite3_bind_int64(s, 23, e->first_ns);
 	sqlite3_bind_int64(s, 24, e->last_ns);
 	sqlite3_bind_int(s, 25, e->attr.via);
-	bind_rts(s, 26, corr_workload_name(e->attr.kind, e->attr.name,
-					   RT_STR_NULL));
+	bind_rts(s, 26, corr_object_workload(e->attr.kind, e->attr.name,
+					     RT_STR_NULL, e->owner));
 	st->pending.events_new++;
 	if (e->ntags && (e->attr.via == CORR_VIA_NONE || !e->attr.release.n))
 		st->pending.events_no_release++;
@@ -335,8 +335,8 @@ static int update_event(struct store *st, const struct corr_event *e,
 		bind_rts(s, 20, e->container);
 		bind_rts(s, 21, e->type);
 		sqlite3_bind_text(s, 22, fields, -1, SQLITE_STATIC);
-		bind_rts(s, 23, corr_workload_name(e->attr.kind, e->attr.name,
-						   RT_STR_NULL));
+		bind_rts(s, 23, corr_object_workload(e->attr.kind, e->attr.name,
+						     RT_STR_NULL, e->owner));
 	}
 	sqlite3_bind_int64(s, 24, x->id);
 	st->pending.events_updated++;

@@ -153,6 +153,7 @@ static int move_row(struct store *st, sqlite3_stmt *s, struct moves *m)
 	const char *kind = col_text(s, 1), *name = col_text(s, 2);
 	const char *pod = col_text(s, 3);
 	const char *ons = col_text(s, 5), *orel = col_text(s, 6);
+	const char *w = col_text(s, 7);
 	struct corr_attr a;
 	struct moved *x;
 
@@ -160,7 +161,7 @@ static int move_row(struct store *st, sqlite3_stmt *s, struct moves *m)
 		       rt_str_make(kind, strlen(kind)),
 		       rt_str_make(name, strlen(name)),
 		       rt_str_make(pod, strlen(pod)), RT_STR_NULL, RT_STR_NULL,
-		       RT_STR_NULL, &a);
+		       RT_STR_NULL, rt_str_make(w, strlen(w)), &a);
 	if (a.via == CORR_VIA_NONE ||
 	    (a.via == sqlite3_column_int(s, 4) && rts_is(a.release_ns, ons) &&
 	     rts_is(a.release, orel)))
@@ -376,6 +377,7 @@ static int write_alias(struct store *st, const struct corr_alias *a)
 	bind_rts(s, 2, a->workload);
 	bind_rts(s, 3, a->rel_ns);
 	bind_rts(s, 4, a->rel);
+	sqlite3_bind_int(s, 5, a->via);
 	return db_done(st, s, "workload release");
 }
 
@@ -389,7 +391,7 @@ int aliases_merge(struct store *st, struct corr_batch *b)
 		bool chg;
 
 		err = corr_registry_alias_merge(st->reg, a->ns, a->workload,
-						a->rel_ns, a->rel, &chg);
+						a->rel_ns, a->rel, a->via, &chg);
 		if (err == RT_EINVAL)
 			err = 0;
 		if (err || !chg)
@@ -397,8 +399,10 @@ int aliases_merge(struct store *st, struct corr_batch *b)
 		ns = scratch_dup(st, a->ns.p, a->ns.n);
 		w = scratch_dup(st, a->workload.p, a->workload.n);
 		err = ns && w ? write_alias(st, a) : RT_ENOMEM;
+		/* "ConfigMap/x": the events of object x may move */
 		if (!err)
-			err = reattribute_related(st, ns, w);
+			err = reattribute_related(st, ns, strchr(w, '/') ?
+						  strchr(w, '/') + 1 : w);
 	}
 	return err;
 }

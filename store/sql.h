@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -187,6 +187,14 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"DROP TABLE workload_releases;"
 	"ALTER TABLE workload_releases_v5 RENAME TO workload_releases;"
 	"CREATE VIEW timeline AS" SQL_TIMELINE_SELECT_CLUSTER ";",
+	/* 5 -> 6: attributions manifest (4) and owner (5) come before prefix
+	 * and workload, which move to 6 and 7; via >= 4 (events_workload)
+	 * is now every release that was found rather than stated. A
+	 * workload's mapping says whether a label or a manifest gave it. */
+	"UPDATE events SET via = via + 2 WHERE via >= 4;"
+	"UPDATE incidents SET via = via + 2 WHERE via >= 4;"
+	"ALTER TABLE workload_releases ADD COLUMN via INTEGER NOT NULL"
+	" DEFAULT 1;",
 };
 
 /* Statements prepared once per writer connection. */
@@ -252,22 +260,24 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" AND first_ns >= ?4 AND first_ns < ?5 AND revision <> ?1" \
 		" AND cluster = :cluster") \
 	X(EV_OF_WORKLOAD, "SELECT id, object_kind, object_name, pod, via," \
-		" release_namespace, release FROM events WHERE namespace = ?1" \
+		" release_namespace, release, workload FROM events" \
+		" WHERE namespace = ?1" \
 		" AND workload = ?2 AND via >= 4 AND cluster = :cluster") \
 	X(EV_OF_WORKLOADS, "SELECT id, object_kind, object_name, pod, via," \
-		" release_namespace, release FROM events WHERE namespace = ?1" \
+		" release_namespace, release, workload FROM events" \
+		" WHERE namespace = ?1" \
 		" AND workload >= ?2 AND workload < ?3 AND via >= 4" \
 		" AND cluster = :cluster") \
 	X(EV_REATTR, "UPDATE events SET release_namespace = ?1, release = ?2," \
 		" attribution = ?3, via = ?4 WHERE id = ?5") \
-	X(ALIAS_ALL, "SELECT namespace, workload, release_namespace, release" \
-		" FROM workload_releases WHERE cluster = :cluster") \
+	X(ALIAS_ALL, "SELECT namespace, workload, release_namespace, release," \
+		" via FROM workload_releases WHERE cluster = :cluster") \
 	X(ALIAS_SET, "INSERT INTO workload_releases(namespace, workload," \
-		" release_namespace, release, cluster)" \
-		" VALUES(?1, ?2, ?3, ?4, :cluster)" \
+		" release_namespace, release, via, cluster)" \
+		" VALUES(?1, ?2, ?3, ?4, ?5, :cluster)" \
 		" ON CONFLICT(cluster, namespace, workload) DO UPDATE SET" \
 		" release_namespace = excluded.release_namespace," \
-		" release = excluded.release") \
+		" release = excluded.release, via = excluded.via") \
 	X(EV_JOB_NS, "SELECT DISTINCT namespace FROM events" \
 		" WHERE release_namespace = ?1 AND release = ?2 AND via = ?3" \
 		" AND cluster = :cluster") \

@@ -238,7 +238,9 @@ static int load_aliases(struct store *st)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		if (corr_registry_alias_merge(st->reg, col_rts(s, 0),
 					      col_rts(s, 1), col_rts(s, 2),
-					      col_rts(s, 3), &chg) == RT_ENOMEM) {
+					      col_rts(s, 3),
+					      sqlite3_column_int(s, 4),
+					      &chg) == RT_ENOMEM) {
 			sqlite3_reset(s);
 			return RT_ENOMEM;
 		}

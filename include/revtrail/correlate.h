@@ -96,21 +96,25 @@ size_t corr_registry_count(const struct corr_registry *reg);
  * annotation (docs/formats.md §3.5): pods of Deployment `haproxy` labelled
  * app.kubernetes.io/instance=edge make every record of a `haproxy-*` pod
  * of that namespace belong to release edge, also the log lines that carry
- * no labels at all. Keyed by (namespace, workload name); when records
- * disagree the smallest (release namespace, release) wins, so arrival
- * order does not matter. Bounded by the number of workloads.
+ * no labels at all; and from the objects a decoded release manifest
+ * lists (via CORR_VIA_MANIFEST): its workloads by name, its other objects
+ * (ConfigMap, Service, ...) as "Kind/name", which no workload name can
+ * be. Keyed by (namespace, workload name); when records disagree a label
+ * beats a manifest, then the smallest (release namespace, release) wins,
+ * so arrival order does not matter. Bounded by the number of workloads.
  *
  * corr_registry_alias_merge sets *changed when the mapping of (ns, workload)
  * is new or changed. Returns 0, RT_EINVAL (an empty field) or RT_ENOMEM.
  */
 int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 			      struct rt_str workload, struct rt_str rel_ns,
-			      struct rt_str rel, bool *changed);
+			      struct rt_str rel, int via, bool *changed);
 /* The release of workload in ns; false when none was learned. The views
- * point into the registry (valid until its next change). */
+ * point into the registry (valid until its next change); *via (may be
+ * NULL) gets how it was learned. */
 bool corr_registry_alias_find(const struct corr_registry *reg,
 			      struct rt_str ns, struct rt_str workload,
-			      struct rt_str *rel_ns, struct rt_str *rel);
+			      struct rt_str *rel_ns, struct rt_str *rel, int *via);
 size_t corr_registry_alias_count(const struct corr_registry *reg);
 
 /* The revision in force at ts: the latest (by updated time, then number) with
@@ -131,6 +135,11 @@ enum corr_via {
 	                         * another record of the same workload */
 	CORR_VIA_JOB,           /* helm-install-X / helm-delete-X, HelmChart X */
 	CORR_VIA_OPTION,        /* ingest --release for records with no object */
+	/* From here on the release was found, not stated, and a name learned
+	 * later may claim the event (store: via >= CORR_VIA_MANIFEST). */
+	CORR_VIA_MANIFEST,      /* the object, or its workload, is listed in a
+	                         * release's decoded manifest */
+	CORR_VIA_OWNER,         /* the workload its owner reference names is */
 	CORR_VIA_PREFIX,        /* longest known release prefixing the name */
 	CORR_VIA_WORKLOAD,      /* workload name: inferred */
 };
@@ -153,15 +162,35 @@ struct corr_attr {
 /*
  * Which release an object belongs to (docs/architecture.md, "Correlation"): the
  * record's own label hint; a helm-controller job; the release its workload
- * was labelled with (corr_registry_alias_*); the longest known release
- * prefixing the name; else the workload name. Views point into the record
- * or the registry. Never fails.
+ * was labelled with or a decoded manifest lists (corr_registry_alias_*),
+ * the workload being the one its owner reference names when owner is
+ * set (corr_owner_workload); the longest known release prefixing the name;
+ * else the workload name. Views point into the record or the registry.
+ * Never fails.
  */
 void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		    struct rt_str ns, struct rt_str kind, struct rt_str name,
 		    struct rt_str pod, struct rt_str hint_release,
 		    struct rt_str hint_ns, struct rt_str template_hash,
-		    struct corr_attr *out);
+		    struct rt_str owner, struct corr_attr *out);
+
+/* The workload an owner reference names: a ReplicaSet's Deployment (the
+ * pod-template-hash cut), a CronJob's Job's CronJob, else the owner itself;
+ * empty for no owner or an owner outside namespaces (a static pod's
+ * Node). */
+struct rt_str corr_owner_workload(struct rt_str owner_kind,
+				  struct rt_str owner_name,
+				  struct rt_str template_hash);
+/* The workload key of an object (corr_record_alias, the store's workload
+ * column): the owner's workload when known, else corr_workload_name. */
+struct rt_str corr_object_workload(struct rt_str kind, struct rt_str name,
+				   struct rt_str template_hash,
+				   struct rt_str owner);
+/* The key a decoded manifest's object is mapped by: a workload's name, a
+ * namespaced object's "Kind/name" written into buf (empty when it does not
+ * fit); empty for an object outside namespaces. */
+struct rt_str corr_object_key(struct rt_str kind, struct rt_str name,
+			      char *buf, size_t size);
 
 /* The workload a pod/ReplicaSet name belongs to: strips the ReplicaSet hash
  * and pod suffix, a CronJob's schedule suffix, a StatefulSet ordinal. */
@@ -187,6 +216,7 @@ struct corr_event {
 	enum rt_severity severity;
 	struct rt_str ns, kind, name, pod, container, reason, type, message;
 	struct rt_str hint_release, hint_ns, template_hash;
+	struct rt_str owner;           /* corr_owner_workload, or empty */
 	struct rt_str cluster;         /* rt_record.cluster */
 	const char *source;            /* origin: path or topic */
 	uint64_t offset;
@@ -230,6 +260,7 @@ void corr_record_times(const struct rt_record *rec, int64_t *first,
 struct corr_alias {
 	struct rt_str ns, workload, rel_ns, rel;
 	struct rt_str cluster;         /* the record's: its own registry */
+	int via;                       /* CORR_VIA_LABEL or CORR_VIA_MANIFEST */
 };
 
 /* The mapping a record states, if any: a release hint on a pod, or on a

@@ -14,7 +14,7 @@ for order in "$V/release-secrets.json $V/events.ndjson" "$V/events.ndjson $V/rel
 	is "$RC" 0 "ingest"
 	run_rt query --db "$T/a.db" -o json "$INC"
 	is "$(jq -c 'map([.namespace, .release, .revision, .attribution])' "$OUT")" \
-		'[["fission","fission",3,"label"]]' "one incident: fission revision 3 ($(basename "${order%% *}") first)"
+		'[["fission","fission",3,"manifest"]]' "one incident: fission revision 3 ($(basename "${order%% *}") first)"
 	is "$(jq -c '.[0].pods | fromjson' "$OUT")" \
 		'["router-6f8b9d7c5-x2k4p","executor-7c9d5b8f6-m3n8q"]' "both workloads' pods"
 done

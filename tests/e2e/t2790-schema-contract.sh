@@ -43,7 +43,7 @@ has incidents cluster
 has events cluster
 has revisions cluster
 has release_keys cluster
-has workload_releases namespace workload release_namespace release cluster
+has workload_releases namespace workload release_namespace release cluster via
 has meta key value
 run_rt query --db "$DB" -o json "SELECT type FROM sqlite_master WHERE name = 'timeline'"
 is "$(jq -r '.[0].type' "$OUT")" view "timeline is a view"
@@ -105,6 +105,11 @@ zero "events: format names, origin source:offset" \
 zero "events: an incident's events are of its release" \
 	"SELECT 1 FROM events e JOIN incidents i ON i.id = e.incident_id
 	 WHERE e.release <> i.release OR e.release_namespace <> i.namespace"
+zero "attribution: one of the documented names, via its number" \
+	"SELECT 1 FROM (SELECT attribution AS a, via AS v FROM events WHERE release IS NOT NULL
+	 UNION ALL SELECT attribution, via FROM incidents) WHERE a IS NOT CASE v
+	 WHEN 1 THEN 'label' WHEN 2 THEN 'job' WHEN 3 THEN 'option' WHEN 4 THEN 'manifest'
+	 WHEN 5 THEN 'owner' WHEN 6 THEN 'prefix' WHEN 7 THEN 'workload' END"
 zero "events: severity names" \
 	"SELECT 1 FROM events WHERE severity NOT IN ('critical', 'error', 'warning', 'info')"
 zero "incident_objects: types and times" \

@@ -1,6 +1,7 @@
 #!/bin/sh
 # A database of schema version 4 (tests/data/schema/v4.sql, written by the
-# revtrail before clusters) migrates to version 5: its incidents, events
+# revtrail before clusters) migrates to version 5, then 6 (attributions
+# renumbered): its incidents, events
 # and revisions are unchanged and belong to the default cluster '', its
 # event identities still dedupe, and a new ingest continues its incidents
 # exactly as if everything had been ingested into a new database.
@@ -37,7 +38,7 @@ is "$(sqlite3 "$DB" 'PRAGMA user_version')" 4 "and they leave it at version 4"
 
 run_rt ingest --db "$DB" </dev/null
 is "$RC" 0 "ingest of nothing migrates"
-is "$(sqlite3 "$DB" 'PRAGMA user_version')" 5 "to version 5"
+is "$(sqlite3 "$DB" 'PRAGMA user_version')" 6 "to the current version, 6"
 sqlite3 -json "$DB" "$INC" >"$T/inc.after"
 sqlite3 -json "$DB" "$EV" >"$T/ev.after"
 sqlite3 -json "$DB" "$TL" >"$T/tl.after"
@@ -53,6 +54,15 @@ is "$(sqlite3 "$DB" "SELECT
  (SELECT count(*) FROM workload_releases WHERE cluster <> '')")" 0 \
 	"every row in the default cluster"
 is "$(sqlite3 "$DB" "SELECT count(*) FROM revisions")" 5 "revisions kept"
+# version 6 numbers attributions manifest 4, owner 5, prefix 6, workload 7
+is "$(sqlite3 "$DB" "SELECT count(*) FROM (SELECT via, attribution FROM events
+ UNION ALL SELECT via, attribution FROM incidents) WHERE attribution IS NOT NULL
+ AND via <> CASE attribution WHEN 'label' THEN 1 WHEN 'job' THEN 2
+ WHEN 'option' THEN 3 WHEN 'prefix' THEN 6 WHEN 'workload' THEN 7 END")" 0 \
+	"every via renumbered as its attribution says"
+is "$(sqlite3 "$DB" "SELECT count(*) FROM events WHERE via >= 6")" \
+	"$(sqlite3 "$DB" "SELECT count(*) FROM events WHERE attribution IN ('prefix', 'workload')")" \
+	"inferred events stay inferred"
 is "$(sqlite3 "$DB" "SELECT group_concat(name) FROM (SELECT name FROM
  pragma_index_info('events_ukey'))")" "ukey,cluster" "the event identity index holds the cluster"
 is "$(sqlite3 "$DB" "PRAGMA integrity_check")" ok "integrity_check"

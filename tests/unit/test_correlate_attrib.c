@@ -29,7 +29,7 @@ static void attr(const char *ns, const char *kind, const char *name,
 	struct corr_opts o = { 0 };
 
 	corr_attribute(reg, &o, S(ns), kind ? S(kind) : N, name ? S(name) : N,
-		       pod ? S(pod) : N, hint ? S(hint) : N, N, N, a);
+		       pod ? S(pod) : N, hint ? S(hint) : N, N, N, N, a);
 }
 
 static void check(const char *what, const char *ns, const char *kind,
@@ -129,7 +129,8 @@ static void alias(const char *ns, const char *w, const char *rns,
 {
 	bool chg = !want_chg;
 
-	is_int(corr_registry_alias_merge(reg, S(ns), S(w), S(rns), S(rel), &chg),
+	is_int(corr_registry_alias_merge(reg, S(ns), S(w), S(rns), S(rel),
+					 CORR_VIA_LABEL, &chg),
 	       0, "%s: merged", what);
 	is_int(chg, want_chg, "%s: changed %d", what, want_chg);
 }
@@ -141,7 +142,7 @@ static void test_alias(void)
 	struct rt_str rns, rel;
 	bool chg;
 
-	ok(!corr_registry_alias_find(reg, S("lb"), S("haproxy"), &rns, &rel),
+	ok(!corr_registry_alias_find(reg, S("lb"), S("haproxy"), &rns, &rel, NULL),
 	   "nothing learned yet");
 	check("before: inferred from the workload", "lb", "Pod",
 	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb", "haproxy",
@@ -149,12 +150,13 @@ static void test_alias(void)
 	alias("lb", "haproxy", "lb", "edge", true, "haproxy -> edge");
 	alias("lb", "haproxy", "lb", "edge", false, "stated again");
 	alias("lb", "haproxy", "lb", "zulu", false, "a larger release loses");
-	ok(corr_registry_alias_find(reg, S("lb"), S("haproxy"), &rns, &rel) &&
+	ok(corr_registry_alias_find(reg, S("lb"), S("haproxy"), &rns, &rel, NULL) &&
 	   rt_str_eq(rel, "edge") && rt_str_eq(rns, "lb"), "edge kept");
 	alias("lb", "haproxy", "lb", "alpha", true, "a smaller one wins: any order");
 	alias("lb", "haproxy", "lb", "edge", false, "edge again: no change");
 	is_int((int)corr_registry_alias_count(reg), 1, "one mapping");
-	is_int(corr_registry_alias_merge(reg, S("lb"), N, S("lb"), S("x"), &chg),
+	is_int(corr_registry_alias_merge(reg, S("lb"), N, S("lb"), S("x"),
+					 CORR_VIA_LABEL, &chg),
 	       RT_EINVAL, "an empty workload is refused");
 	alias("lb", "haproxy", "lb", "edge", false, "restore order: edge > alpha");
 	/* start over with a fresh registry for the precedence checks */
@@ -263,16 +265,79 @@ static void test_option(void)
 
 	o.release_ns = "prod";
 	o.release_name = "payments-api";
-	corr_attribute(reg, &o, N, N, N, N, N, N, N, &a);
+	corr_attribute(reg, &o, N, N, N, N, N, N, N, N, &a);
 	is_rts(a.release, "payments-api", "--release names objectless records");
 	is_int(a.via, CORR_VIA_OPTION, "via option");
 	corr_attribute(reg, &o, S("prod"), S("Pod"), S("orders-1-x"), N, N, N, N,
-		       &a);
+		       N, &a);
 	ok(a.via != CORR_VIA_OPTION, "--release does not override an object");
-	corr_attribute(reg, NULL, N, N, N, N, N, N, N, &a);
+	corr_attribute(reg, NULL, N, N, N, N, N, N, N, N, &a);
 	is_int(a.via, CORR_VIA_NONE, "no object, no option: no release");
 	is_str(corr_via_name(CORR_VIA_WORKLOAD), "workload", "via names");
 	is_int(corr_via_from_name("prefix"), CORR_VIA_PREFIX, "via from name");
+}
+
+/* Owner references and a manifest's objects: the workload an owner names,
+ * "Kind/name" keys for objects that are not workloads, and the order of
+ * evidence labels > manifest > owner > prefix. */
+static void test_manifest_owner(void)
+{
+	static const char cut[] = "reconciliation-engine-settlement-controller-"
+				  "manager-7b9c8dx2k4p";
+	struct corr_opts o = { 0 };
+	struct corr_attr a;
+	char buf[64];
+	bool chg;
+
+	is_rts(corr_owner_workload(S("ReplicaSet"), S("web-7d9c8f4b6"),
+				   S("7d9c8f4b6")), "web", "ReplicaSet: hash cut");
+	is_rts(corr_owner_workload(S("ReplicaSet"), S("web-7d9c8f4b6"), N),
+	       "web", "ReplicaSet: a hash-like segment cut");
+	is_rts(corr_owner_workload(S("StatefulSet"), S("journal"), N),
+	       "journal", "StatefulSet: itself");
+	is_rts(corr_owner_workload(S("Job"), S("nightly-28571430"), N),
+	       "nightly", "a CronJob's Job: the CronJob");
+	is_rts(corr_owner_workload(S("Node"), S("node-1"), N), "",
+	       "a static pod's Node: no workload");
+	is_rts(corr_object_key(S("ConfigMap"), S("router-config"), buf,
+			       sizeof(buf)), "ConfigMap/router-config",
+	       "a ConfigMap's key");
+	is_rts(corr_object_key(S("Deployment"), S("router"), buf, sizeof(buf)),
+	       "router", "a Deployment's key: its name");
+	is_rts(corr_object_key(S("ClusterRole"), S("router"), buf, sizeof(buf)),
+	       "", "a cluster-scoped object: none");
+
+	corr_registry_free(reg);
+	reg = corr_registry_new();
+	is_int(corr_registry_alias_merge(reg, S("pay"), S("reconciliation-engine-"
+		"settlement-controller-manager"), S("pay"), S("ledger"),
+		CORR_VIA_MANIFEST, &chg), 0, "a manifest's Deployment");
+	is_int(corr_registry_alias_merge(reg, S("pay"), S("PersistentVolumeClaim/"
+		"archive"), S("pay"), S("clearing"), CORR_VIA_MANIFEST, &chg), 0,
+	       "a manifest's claim");
+	corr_attribute(reg, &o, S("pay"), S("Pod"), S(cut), N, N, N,
+		       S("7b9c8d6f54"), N, &a);
+	is_int(a.via, CORR_VIA_WORKLOAD, "a cut pod name alone: inferred");
+	corr_attribute(reg, &o, S("pay"), S("Pod"), S(cut), N, N, N,
+		       S("7b9c8d6f54"), S("reconciliation-engine-settlement-"
+		       "controller-manager"), &a);
+	ok(rt_str_eq(a.release, "ledger") && a.via == CORR_VIA_OWNER,
+	   "its owner's workload: ledger, via owner");
+	check("the claim itself", "pay", "PersistentVolumeClaim", "archive",
+	      NULL, NULL, "pay", "clearing", CORR_VIA_MANIFEST);
+	check("a pod named like the claim is not it", "pay", "Pod",
+	      "archive-7d9c8f4b6-4kx2m", NULL, NULL, "pay", "archive",
+	      CORR_VIA_WORKLOAD);
+	alias("pay", "journal", "pay", "zzz", true, "journal labelled zzz");
+	is_int(corr_registry_alias_merge(reg, S("pay"), S("journal"), S("pay"),
+		S("aaa"), CORR_VIA_MANIFEST, &chg), 0, "and listed by aaa");
+	is_int(chg, 0, "a label beats a manifest, whatever the names");
+	check("journal-0", "pay", "Pod", "journal-0", NULL, NULL, "pay", "zzz",
+	      CORR_VIA_LABEL);
+	check("labels first", "pay", "PersistentVolumeClaim", "archive", NULL,
+	      "other", "pay", "other", CORR_VIA_LABEL);
+	is_str(corr_via_name(CORR_VIA_MANIFEST), "manifest", "manifest's name");
+	is_str(corr_via_name(CORR_VIA_OWNER), "owner", "owner's name");
 }
 
 int main(void)
@@ -284,6 +349,7 @@ int main(void)
 	test_alias();
 	test_record_alias();
 	test_job_pods();
+	test_manifest_owner();
 	corr_registry_free(reg);
 	return done_testing();
 }
