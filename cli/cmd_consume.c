@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "http.h"
 #include "metrics.h"
+#include "incidents_topic.h"
 #include "rows.h"
 #include "revtrail/correlate.h"
 #include "revtrail/store.h"
@@ -42,6 +43,8 @@
  * (a query) at most this often. */
 #define PUBLISH_MS 1000
 #define INCIDENTS_MS 5000
+/* How long exit waits for the incidents topic's last messages. */
+#define ITOPIC_FLUSH_MS 5000
 
 static volatile sig_atomic_t stop_flag;
 
@@ -75,6 +78,10 @@ struct consume {
 	struct ingest_kafka *k;
 	uint64_t limit_hits;
 	struct cli_topics *topics;  /* each record's cluster, by its topic */
+	struct itopic *itopic;      /* --incidents-topic, or NULL */
+	const char *itopic_name;
+	struct store_changes changes;
+	struct itopic_stats istats; /* its figures, kept at close */
 
 	/* status */
 	unsigned status_ms;
@@ -213,6 +220,24 @@ static int hook_commit(void *ctx, const struct ingest_kafka_part *parts,
 	return 0;
 }
 
+static struct store *reader(struct consume *c);
+
+/* The incidents the batches committed so far changed, to the incidents
+ * topic: after their commit, and never waiting for Kafka. The rows are
+ * read once the writer is idle (SQLite runs single-threaded: one thread
+ * in it at a time), which with no batch in flight is at most the end of
+ * a WAL copy. */
+static void produce_changes(struct consume *c)
+{
+	if (!c->itopic)
+		return;
+	store_writer_take_changes(c->w, &c->changes);
+	if (!c->changes.n && !itopic_stats(c->itopic).pending)
+		return;
+	store_writer_wait(c->w);
+	itopic_publish(c->itopic, reader(c), &c->changes);
+}
+
 static int hook_durable(void *ctx, bool wait)
 {
 	struct consume *c = ctx;
@@ -220,6 +245,8 @@ static int hook_durable(void *ctx, bool wait)
 
 	if (rc < 0)
 		return writer_failed(c, rc);
+	if (wait || rc == 1)
+		produce_changes(c);
 	return wait ? 1 : rc;
 }
 
@@ -239,11 +266,10 @@ static int count_row(void *ctx, int ncols, const char *const *names,
 	return 0;
 }
 
-/* Open incidents, read through a second, read-only connection (WAL lets
- * it read while the writer commits). -1 when it cannot be had. */
-static int64_t open_incidents(struct consume *c)
+/* A second, read-only connection (WAL lets it read while the writer
+ * commits, and it sees committed data only). NULL when it cannot be had. */
+static struct store *reader(struct consume *c)
 {
-	int64_t n = -1;
 	char err[256];
 
 	if (!c->ro && !c->ro_tried) {
@@ -251,7 +277,16 @@ static int64_t open_incidents(struct consume *c)
 		if (store_open_read(c->db_path, NULL, &c->ro, err, sizeof(err)))
 			c->ro = NULL;
 	}
-	if (!c->ro || store_query(c->ro, "SELECT count(*) FROM incidents "
+	return c->ro;
+}
+
+/* Open incidents; -1 when they cannot be read. */
+static int64_t open_incidents(struct consume *c)
+{
+	int64_t n = -1;
+	char err[256];
+
+	if (!reader(c) || store_query(c->ro, "SELECT count(*) FROM incidents "
 				  "WHERE status = 'open'", NULL, count_row,
 				  &n, err, sizeof(err)))
 		return -1;
@@ -349,6 +384,16 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "kafka_commit_errors", (int64_t)s->kafka_commit_errors,
 		 true);
 	json_num(f, "errors", (int64_t)s->errors, true);
+	if (c->itopic_name) {
+		struct itopic_stats is = c->itopic ? itopic_stats(c->itopic) :
+			c->istats;
+
+		json_num(f, "incidents_produced", (int64_t)is.produced, true);
+		json_num(f, "incidents_delivered", (int64_t)is.delivered,
+			 true);
+		json_num(f, "incidents_produce_failed", (int64_t)is.failed,
+			 true);
+	}
 	fprintf(f, ",\"brokers_down\":%s,\"partitions\":[",
 		s->brokers_down ? "true" : "false");
 	for (size_t i = 0; i < nlag; i++) {
@@ -407,6 +452,11 @@ static void summary(struct consume *c, double secs)
 	if (c->limit_hits)
 		rt_log(RT_LOG_WARN, "consume", "%" PRIu64 " regex limit hits",
 		       c->limit_hits);
+	if (c->itopic_name)
+		rt_log(RT_LOG_INFO, "consume", "incidents topic %s: %" PRIu64
+		       " messages produced, %" PRIu64 " delivered, %" PRIu64
+		       " failed", c->itopic_name, c->istats.produced,
+		       c->istats.delivered, c->istats.failed);
 }
 
 /* ---- --http ---------------------------------------------------------- */
@@ -506,6 +556,8 @@ static int start_http(struct consume *c, const char *addr, int64_t ready_lag)
 nomem:
 	rt_log(RT_LOG_ERROR, "http", "out of memory");
 	return CLI_FAIL;
+/* How long exit waits for the incidents topic's last messages. */
+#define ITOPIC_FLUSH_MS 5000
 }
 
 /* ---- options --------------------------------------------------------- */
@@ -515,20 +567,22 @@ static const char usage_text[] =
 	"         [-X PROP=VALUE]... [-F PROPERTIES_FILE]... [--db PATH]\n"
 	"         [--start group|earliest|latest] [--batch-messages N]\n"
 	"         [--batch-ms MS] [--status-interval SECONDS] [--stats-json FILE]\n"
-	"         [-e] [--gap DUR] [--regap] [--keep-untagged] [--cluster NAME]\n"
-	"         [--rules PATH]...\n"
+	"         [--incidents-topic TOPIC] [-e] [--gap DUR] [--regap]\n"
+	"         [--keep-untagged] [--cluster NAME] [--rules PATH]...\n"
 	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
 	"         [--log-format text|json] [--http ADDR:PORT] [--ready-lag N]\n"
 	"\n"
 	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
 	"  -F reads key=value lines so secrets stay off the command line.\n"
 	"  Offsets live in the database: a restart resumes exactly after the\n"
-	"  last committed batch. -e exits once every partition is read.\n";
+	"  last committed batch. -e exits once every partition is read.\n"
+	"  --incidents-topic produces each incident change, once committed, as\n"
+	"  JSON keyed CLUSTER/NAMESPACE/RELEASE/ID (a compacted topic).\n";
 
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
 	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP, OPT_CLUSTER,
-	OPT_LOG_FORMAT, OPT_HTTP, OPT_READY_LAG,
+	OPT_LOG_FORMAT, OPT_HTTP, OPT_READY_LAG, OPT_ITOPIC,
 };
 
 static const struct option long_opts[] = {
@@ -544,6 +598,7 @@ static const struct option long_opts[] = {
 	{ "batch-ms", required_argument, NULL, OPT_BATCH_MS },
 	{ "status-interval", required_argument, NULL, OPT_STATUS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
+	{ "incidents-topic", required_argument, NULL, OPT_ITOPIC },
 	{ "gap", required_argument, NULL, OPT_GAP },
 	{ "regap", no_argument, NULL, OPT_REGAP },
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
@@ -567,6 +622,7 @@ struct consume_args {
 	const char *prop[MAX_PROPS];
 	int nprops;
 	const char *db;
+	const char *itopic;         /* --incidents-topic */
 	bool keep;
 	long status_s;
 	int log_format;         /* enum rt_log_format */
@@ -597,6 +653,7 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 	case 'b': a->ko.brokers = arg; return -1;
 	case 'G': a->ko.group = arg; return -1;
 	case 'd': a->db = arg; return -1;
+	case OPT_ITOPIC: a->itopic = arg; return -1;
 	case 'e': a->ko.exit_at_end = true; return -1;
 	case OPT_KEEP: a->keep = true; return -1;
 	case OPT_STATS_JSON: return -1;   /* parse_args keeps the path */
@@ -732,6 +789,17 @@ static void catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The last committed changes, then a bounded flush. */
+static void close_itopic(struct consume *c)
+{
+	if (!c->itopic)
+		return;
+	store_writer_wait(c->w);
+	produce_changes(c);
+	c->istats = itopic_close(c->itopic, reader(c), ITOPIC_FLUSH_MS);
+	c->itopic = NULL;
+}
+
 static int run(struct consume *c)
 {
 	int64_t next_report;
@@ -752,6 +820,13 @@ static int run(struct consume *c)
 		metrics_tick(c);
 		if (rc)
 			break;
+		if (c->itopic) {
+			itopic_poll(c->itopic);
+			/* Changes the producer had no room for, again. */
+			if (itopic_stats(c->itopic).pending &&
+			    store_writer_done(c->w) == 1)
+				produce_changes(c);
+		}
 		if ((c->status_ms || c->stats_path) && now_ms() >= next_report) {
 			report(c, false);
 			next_report = now_ms() + (c->status_ms ? c->status_ms :
@@ -763,6 +838,7 @@ static int run(struct consume *c)
 	if (rc < 0) {
 		rt_log(RT_LOG_ERROR, "consume", "stopping: %s", rt_strerror(rc));
 		ingest_kafka_close(c->k);
+		close_itopic(c);
 		return CLI_FAIL;
 	}
 	if (stop_flag)
@@ -770,11 +846,36 @@ static int run(struct consume *c)
 		       "leaving the group");
 	/* Commit first so the final figures show the partitions caught up. */
 	rc = ingest_kafka_flush(c->k);
-	if (c->stats_path)
+	if (c->stats_path) {
+		if (c->itopic && !store_writer_wait(c->w))
+			produce_changes(c);
 		report(c, true);
+	}
 	if (ingest_kafka_close(c->k) && !rc)
 		rc = RT_EKAFKA;
+	close_itopic(c);
 	return rc ? CLI_FAIL : CLI_OK;
+}
+
+/* The producer gets the consumer's connection and security properties. */
+static int setup_itopic(struct consume *c, const struct consume_args *a)
+{
+	struct itopic_prop props[MAX_PROPS];
+	char err[1024];
+
+	for (int i = 0; i < a->nprops; i++)
+		props[i] = (struct itopic_prop){ a->prop_kind[i], a->prop[i] };
+	if (!(c->itopic = itopic_new(a->itopic, a->ko.brokers, props,
+				     a->nprops, err, sizeof(err)))) {
+		rt_log(RT_LOG_ERROR, "consume", "%s", err);
+		return CLI_USAGE;
+	}
+	c->itopic_name = a->itopic;
+	if (store_writer_track_incidents(c->w)) {
+		rt_log(RT_LOG_ERROR, "store", "%s", store_errmsg(c->st));
+		return CLI_FAIL;
+	}
+	return 0;
 }
 
 static int setup(struct consume *c, struct consume_args *a)
@@ -825,7 +926,7 @@ static int setup(struct consume *c, struct consume_args *a)
 	}
 	if ((rc = apply_props(c->k, a)))
 		return rc;
-	return 0;
+	return a->itopic ? setup_itopic(c, a) : 0;
 }
 
 int cmd_consume(int argc, char **argv)
@@ -855,6 +956,8 @@ int cmd_consume(int argc, char **argv)
 		signal(SIGTERM, SIG_DFL);
 	}
 	http_stop(c.http);              /* it reads c.m */
+	itopic_close(c.itopic, NULL, 0);    /* a setup that failed */
+	store_changes_free(&c.changes);
 	store_writer_free(c.w);         /* its batches name the source's topics */
 	ingest_kafka_free(c.k);
 	for (int i = 0; i < 2; i++) {

@@ -25,8 +25,9 @@ _revtrail()
 	report) opts="--db -o --all -n --namespace --cluster --help" ;;
 	query) opts="--db -o --no-headers --timeout --max-memory --help" ;;
 	consume) opts="-b -t -G -X -F --db --start --batch-messages --batch-ms
-		--status-interval --stats-json --log-format --http --ready-lag -e
-		--gap --regap --keep-untagged --cluster $input --help" ;;
+		--status-interval --stats-json --log-format --http --ready-lag
+		--incidents-topic -e --gap --regap --keep-untagged --cluster $input
+		--help" ;;
 	classify) opts="--all $input --help" ;;
 	rules) opts="list check test --rules --no-default-rules -v --help" ;;
 	*) return ;;

@@ -261,8 +261,8 @@ static char *trim(char *s)
 	return s;
 }
 
-int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
-			   char *err, size_t errsz)
+int ingest_kafka_props_file(const char *path, ingest_kafka_prop_fn fn,
+			    void *ctx, char *err, size_t errsz)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL, *s, *eq, sub[512];
@@ -285,8 +285,7 @@ int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
 			break;
 		}
 		*eq = '\0';
-		if ((rc = ingest_kafka_set(k, trim(s), trim(eq + 1), sub,
-					   sizeof(sub)))) {
+		if ((rc = fn(ctx, trim(s), trim(eq + 1), sub, sizeof(sub)))) {
 			set_err(err, errsz, "%s:%d: %s", path, lineno, sub);
 			break;
 		}
@@ -294,6 +293,18 @@ int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
 	free(line);
 	fclose(f);
 	return rc;
+}
+
+static int set_prop(void *ctx, const char *key, const char *val, char *err,
+		    size_t errsz)
+{
+	return ingest_kafka_set(ctx, key, val, err, errsz);
+}
+
+int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
+			   char *err, size_t errsz)
+{
+	return ingest_kafka_props_file(path, set_prop, k, err, errsz);
 }
 
 /* ---- callbacks ------------------------------------------------------- */

@@ -575,16 +575,18 @@ int store_incidents(struct store *st, const struct store_filter *f,
 int store_incident_part(struct store *st, int64_t id, enum store_part part,
 			store_row_fn fn, void *ctx)
 {
-	static const char *const sql[2][4] = { {
+	static const char *const sql[2][5] = { {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT_V4,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
 		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
 		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION_V4,
+		[STORE_PART_EXPORT] = SQL_INCIDENT_EXPORT,
 	}, {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
 		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
 		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION,
+		[STORE_PART_EXPORT] = SQL_INCIDENT_EXPORT,
 	} };
 	sqlite3_stmt *s;
 	int ret;

@@ -392,6 +392,14 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
  * cluster only then). */
 #define SQL_HAS_CLUSTERS \
 	"SELECT EXISTS (SELECT 1 FROM incidents WHERE cluster <> '')"
+/* SQL_INCIDENT and the pod count: one incident as consume publishes it
+ * (a writer's database: always the current schema). */
+#define SQL_INCIDENT_EXPORT \
+	"SELECT id, namespace, release, revision, status, severity, opened_at," \
+	" last_seen_at, closed_at, event_count, occurrences, tags, diagnosis," \
+	" title, revision_status, later_revisions, attribution, evidence," \
+	" remedy, pods, opened_ns, last_ns, cluster, pod_count FROM incidents" \
+	" WHERE id = ?1"
 #define SQL_INCIDENT_OBJECTS \
 	"SELECT object_kind, object_name, first_seen, last_seen, events," \
 	" first_ns, last_ns FROM incident_objects WHERE incident_id = ?1" \

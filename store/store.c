@@ -533,6 +533,10 @@ void store_close(struct store *st)
 	free(st->revdirty.k);
 	free(st->touched);
 	objmap_release(&st->objs);
+	if (st->chg) {
+		store_changes_free(st->chg);
+		free(st->chg);
+	}
 	free(st->rd);
 	free(st);
 }

@@ -92,6 +92,9 @@ struct store {
 	char errmsg[512];
 	struct store_reader *rd;          /* read.c: limits of a reader */
 	struct store_lock *lock;          /* lock.c: this writer's, or NULL */
+	struct store_changes *chg;        /* changes.c: this transaction's
+	                                   * changed incidents, or NULL */
+	bool chg_oom;
 
 	struct rt_arena scratch;          /* reset per commit */
 	struct store_intern intern;

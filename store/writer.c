@@ -40,6 +40,8 @@ struct store_writer {
 	bool idle_busy;                 /* ... running now */
 	unsigned waiting;               /* callers blocked for the writer */
 	bool quit;
+	bool track;                     /* store_track_incidents is on */
+	struct store_changes changes;   /* of committed batches, not taken */
 };
 
 static void stats_add(struct store_stats *to, const struct store_stats *from)
@@ -81,6 +83,12 @@ static void writer_step(struct store_writer *w)
 		if (w->done)
 			w->done(w->done_ctx, err, mono_ns() - start);
 		pthread_mutex_lock(&w->mu);
+		if (w->track) {
+			int e = store_changes_settle(w->st, err ? NULL :
+						     &w->changes);
+
+			err = err ? err : e;
+		}
 		if (!err)
 			stats_add(w->stats, &s);
 		w->err = err;
@@ -219,6 +227,30 @@ int store_writer_submit(struct store_writer *w, struct corr_batch *b)
 	return err;
 }
 
+int store_writer_track_incidents(struct store_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	idle_locked(w, true);
+	if (!(err = store_track_incidents(w->st)))
+		w->track = true;
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+void store_writer_take_changes(struct store_writer *w,
+			       struct store_changes *out)
+{
+	struct store_changes none = { 0 };
+
+	store_changes_free(out);
+	pthread_mutex_lock(&w->mu);
+	*out = w->changes;
+	w->changes = none;
+	pthread_mutex_unlock(&w->mu);
+}
+
 void store_writer_free(struct store_writer *w)
 {
 	if (!w)
@@ -231,5 +263,6 @@ void store_writer_free(struct store_writer *w)
 	pthread_join(w->thread, NULL);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
+	store_changes_free(&w->changes);
 	free(w);
 }

@@ -153,6 +153,13 @@ int ingest_kafka_set_kv(struct ingest_kafka *k, const char *kv, char *err,
 int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
 			   char *err, size_t errsz);
 
+/* The same file read for another client (consume's incidents producer):
+ * fn gets each key and value; its error (in err) stops the read. */
+typedef int (*ingest_kafka_prop_fn)(void *ctx, const char *key,
+				    const char *val, char *err, size_t errsz);
+int ingest_kafka_props_file(const char *path, ingest_kafka_prop_fn fn,
+			    void *ctx, char *err, size_t errsz);
+
 /* Creates the consumer and subscribes. Returns 0 or RT_EKAFKA/RT_EINVAL. */
 int ingest_kafka_start(struct ingest_kafka *k, char *err, size_t errsz);
 

@@ -109,6 +109,35 @@ void store_writer_set_done(struct store_writer *w, store_writer_done_fn fn,
 /* Waits, ends the thread, frees. Accepts NULL. */
 void store_writer_free(struct store_writer *w);
 
+/*
+ * The incidents committed batches changed (consume --incidents-topic):
+ * opened, extended, merged into, diagnosed, closed -- and deleted (merged
+ * into another, recomputed), which carry the cluster, namespace and
+ * release the row had.
+ */
+struct store_change {
+	int64_t id;
+	char *cluster, *ns, *release;   /* a deleted row's key; else NULL */
+};
+struct store_changes {
+	struct store_change *v;
+	size_t n, cap;
+};
+/* Starts collecting the changes of every transaction of this writer. */
+int store_track_incidents(struct store *st);
+/* After each store_commit: what its transaction changed goes to *to when
+ * it committed, is dropped when to is NULL (a failed commit). Returns 0,
+ * or RT_ENOMEM when some change could not be kept. */
+int store_changes_settle(struct store *st, struct store_changes *to);
+/* Sorts by id, each id once (with the key of a deletion, if one). */
+void store_changes_unique(struct store_changes *c);
+void store_changes_free(struct store_changes *c);
+/* The writer's: track (before the first submit), and take every change
+ * of the batches committed since the last take (*out emptied first). */
+int store_writer_track_incidents(struct store_writer *w);
+void store_writer_take_changes(struct store_writer *w,
+			       struct store_changes *out);
+
 /* Work for a moment with no batch to commit: copies a WAL of more than a
  * few MiB back into the database, so that store_close has little left to
  * do. Never waits; errors are left to the next commit. */

@@ -113,6 +113,8 @@ enum store_part {
 	STORE_PART_OBJECTS,     /* affected objects, first seen first */
 	STORE_PART_TIMELINE,    /* events and revisions in time order */
 	STORE_PART_REVISION,    /* the opening revision: updated_ns, status.. */
+	STORE_PART_EXPORT,      /* the incident and its pod_count (a database
+	                         * of the current schema only) */
 };
 /* Rows of one part of incident id. Returns 0 (also when no rows). */
 int store_incident_part(struct store *st, int64_t id, enum store_part part,

@@ -284,6 +284,85 @@ out:
 	fresh(db);
 }
 
+/* One batch through a tracking writer: the changes it reports. */
+static int submit_take(struct store_writer *w, struct corr_batch *b,
+		       const size_t *idx, size_t n, struct store_changes *c)
+{
+	int rc;
+
+	corr_batch_reset(b);
+	for (size_t i = 0; i < n; i++)
+		corr_batch_add(b, &recs[idx[i]].r, &recs[idx[i]].c);
+	if (!(rc = store_writer_submit(w, b)))
+		rc = store_writer_wait(w);
+	store_writer_take_changes(w, c);
+	store_changes_unique(c);
+	return rc;
+}
+
+/* consume --incidents-topic reads which incidents each committed batch
+ * changed: opened, extended, merged away (with the key it had), and none
+ * of a batch whose transaction was rolled back. */
+static void changes_tracked(const char *db)
+{
+	static const size_t first[] = { 0, 1, 6 }, later[] = { 7 },
+		bridge[] = { 8 };
+	struct corr_batch *b = corr_batch_new(false);
+	struct store_changes c = { 0 };
+	struct store_stats stats = { 0 };
+	struct store_writer *w = NULL;
+	struct store *st = NULL;
+	struct rec boom;
+	sqlite3 *h;
+	char err[512];
+
+	fresh(db);
+	if (!ok(store_open(db, 0, &(struct store_opts){ .rules = rules }, &st,
+			   err, sizeof(err)) == 0 &&
+		store_writer_new(st, &stats, &w) == 0 &&
+		store_writer_track_incidents(w) == 0, "a tracking writer"))
+		goto out;
+	is_int(submit_take(w, b, first, 3, &c), 0, "history and two events");
+	ok(c.n == 1 && c.v[0].id == 1 && !c.v[0].ns, "incident 1 opened");
+	is_int(submit_take(w, b, later, 1, &c), 0, "an event 16 minutes on");
+	ok(c.n == 2 && c.v[0].id == 1 && c.v[1].id == 2 && !c.v[1].ns,
+	   "incident 2 opened, and incident 1 closed (the records moved on "
+	   "past its gap)");
+	is_int(submit_take(w, b, first, 3, &c), 0, "the first batch again");
+	ok(c.n == 1 && c.v[0].id == 1, "reports the one incident it touched "
+	   "(its state, produced again, is the same)");
+	is_int(submit_take(w, b, bridge, 1, &c), 0, "an event between them");
+	ok(c.n == 2 && c.v[0].id == 1 && !c.v[0].ns, "incident 1 extended");
+	ok(c.n == 2 && c.v[1].id == 2 && c.v[1].ns &&
+	   !strcmp(c.v[1].ns, "prod") && !strcmp(c.v[1].release,
+						 "payments-api"),
+	   "incident 2 merged into it: deleted, with the key it had");
+
+	sqlite3_open(db, &h);
+	is_int(sqlite3_exec(h, "CREATE TRIGGER boom BEFORE INSERT ON events"
+			    " WHEN NEW.message = 'boom' BEGIN"
+			    " SELECT RAISE(ABORT, 'refused'); END", NULL, NULL,
+			    NULL), SQLITE_OK, "a trigger refuses one event");
+	sqlite3_close(h);
+	boom = recs[9];
+	boom.r.message = S("boom");
+	boom.r.uid = S("u-boom");
+	recs[nrecs] = boom;
+	{
+		const size_t failing[] = { 9, nrecs };
+
+		is_int(submit_take(w, b, failing, 2, &c), RT_EDB,
+		       "a batch whose commit fails after opening an incident");
+		is_int((long long)c.n, 0, "reports no change");
+	}
+out:
+	store_changes_free(&c);
+	store_writer_free(w);
+	store_close(st);
+	corr_batch_free(b);
+	fresh(db);
+}
+
 static const char *const dump_sql[] = {
 	"SELECT namespace, release, revision, status, severity, opened_at,"
 	" last_seen_at, closed_at, event_count, occurrences, tags, diagnosis,"
@@ -620,6 +699,7 @@ int main(void)
 	for (size_t i = 0; i < nrecs; i++)
 		order[i] = i;
 
+	changes_tracked(path);
 	fresh(path);
 	is_int(run(path, order, nrecs, nrecs, 0), 0, "one batch in file order");
 	ref = dump(path);

@@ -1,0 +1,459 @@
+/*
+ * incidents_topic.c: consume --incidents-topic. Each incident a committed
+ * batch changed (opened, extended, merged into, diagnosed, closed) is
+ * produced as one JSON object -- show -o json's incident plus pod_count --
+ * keyed CLUSTER/NAMESPACE/RELEASE/ID, so a compacted topic keeps each
+ * incident's current state; an incident deleted (merged into another)
+ * gets a tombstone under the key it had.
+ *
+ * Only committed changes reach here (the store's writer hands over those
+ * of batches whose transaction committed), and the row is read through a
+ * read-only connection, which sees committed data only: nothing is ever
+ * produced of a batch that failed. What is produced is the state now, so
+ * a change produced twice, or late, is harmless: the last message of a key
+ * is its current state. The producer is idempotent (acks=all), so a retry
+ * neither duplicates nor reorders a key's messages.
+ *
+ * Never blocking the consumer: a change the producer's queue cannot take
+ * now, or whose delivery failed, stays pending (by id; the newest state is
+ * read when it is tried again) and is counted, and errors are logged at
+ * most once every 10 s with a count.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "incidents_topic.h"
+#include "rows.h"
+#include "revtrail/kafka.h"
+#include "revtrail/log.h"
+
+#define LOG_EVERY_MS 10000
+#define MAX_PENDING 1000000
+
+struct itopic {
+	rd_kafka_t *rk;
+	char *topic;
+	struct store_changes pending;
+	struct itopic_stats st;
+	bool closing;
+	int64_t logged_ms;
+	uint64_t unlogged;              /* errors since the last line */
+};
+
+static const char *const json_cols[] = {
+	"tags", "later_revisions", "evidence", "pods", NULL,
+};
+
+/* Properties of a consumer only: a producer would warn about each. */
+static const char *const consumer_only[] = {
+	"group.", "partition.assignment.", "session.timeout.", "heartbeat.",
+	"coordinator.", "max.poll.", "enable.auto.", "auto.commit.",
+	"auto.offset.", "queued.", "fetch.", "isolation.level", "consume.",
+	"enable.partition.eof", "check.crcs", "offset.store.",
+	"allow.auto.create.topics",
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void failed(struct itopic *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Counts a failure; says so at most once per LOG_EVERY_MS (the messages
+ * name incidents, so the log's own folding of repeats would not). */
+static void failed(struct itopic *t, const char *fmt, ...)
+{
+	int64_t now = now_ms();
+	char msg[512];
+	va_list ap;
+
+	t->st.failed++;
+	if (t->logged_ms && now - t->logged_ms < LOG_EVERY_MS) {
+		t->unlogged++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (t->unlogged)
+		rt_log(RT_LOG_WARN, "incidents", "topic %s: %s (and %" PRIu64
+		       " more failures since the last report)", t->topic, msg,
+		       t->unlogged);
+	else
+		rt_log(RT_LOG_WARN, "incidents", "topic %s: %s", t->topic, msg);
+	t->logged_ms = now;
+	t->unlogged = 0;
+}
+
+static void change_free(struct store_change *e)
+{
+	free(e->cluster);
+	free(e->ns);
+	free(e->release);
+}
+
+static int pending_add(struct itopic *t, int64_t id, const char *cl,
+		       const char *ns, const char *rel)
+{
+	struct store_changes *c = &t->pending;
+	struct store_change *e;
+
+	if (c->n == MAX_PENDING)
+		return -1;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct store_change *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		c->v = v;
+		c->cap = cap;
+	}
+	e = &c->v[c->n];
+	e->id = id;
+	e->cluster = cl ? strdup(cl) : NULL;
+	e->ns = ns ? strdup(ns) : NULL;
+	e->release = rel ? strdup(rel) : NULL;
+	if ((cl && !e->cluster) || (ns && !e->ns) || (rel && !e->release)) {
+		change_free(e);
+		return -1;
+	}
+	c->n++;
+	return 0;
+}
+
+/* ---- delivery -------------------------------------------------------- */
+
+/* A tombstone's key names the release it had: parse it back to retry. */
+static void requeue(struct itopic *t, const rd_kafka_message_t *m)
+{
+	int64_t id = (int64_t)(intptr_t)m->_private;
+	char key[1024], *ns, *rel, *end;
+
+	if (m->payload) {
+		if (pending_add(t, id, NULL, NULL, NULL) == 0)
+			return;
+	} else if (m->key_len < sizeof(key)) {
+		memcpy(key, m->key, m->key_len);
+		key[m->key_len] = '\0';
+		if ((ns = strchr(key, '/')) && (rel = strchr(ns + 1, '/'))) {
+			*ns++ = '\0';
+			*rel++ = '\0';
+			if ((end = strrchr(rel, '/')))
+				*end = '\0';
+			if (pending_add(t, id, key, ns, rel) == 0)
+				return;
+		}
+	}
+	failed(t, "incident %" PRId64 " dropped: too many changes pending",
+	       id);
+}
+
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m,
+			void *opaque)
+{
+	struct itopic *t = opaque;
+
+	(void)rk;
+	if (!m->err) {
+		t->st.delivered++;
+		return;
+	}
+	failed(t, "not delivered: %s", rd_kafka_err2str(m->err));
+	if (!t->closing)
+		requeue(t, m);
+}
+
+/* librdkafka's own lines, as the consumer's (ingest/src_kafka.c). */
+static void on_log(const rd_kafka_t *rk, int level, const char *fac,
+		   const char *buf)
+{
+	(void)rk;
+	rt_log_fac(rt_log_level_from_syslog(level), "librdkafka", fac, buf);
+}
+
+static void on_error(rd_kafka_t *rk, int err, const char *reason,
+		     void *opaque)
+{
+	struct itopic *t = opaque;
+	char fatal[512];
+
+	if (err == RD_KAFKA_RESP_ERR__FATAL) {
+		rd_kafka_fatal_error(rk, fatal, sizeof(fatal));
+		rt_log(RT_LOG_ERROR, "incidents", "topic %s: the producer "
+		       "failed for good: %s; incidents are no longer produced "
+		       "(the database has them)", t->topic, fatal);
+	}
+	/* Others (brokers down, retried) show as undelivered messages. */
+	(void)reason;
+}
+
+/* ---- setup ----------------------------------------------------------- */
+
+static bool for_consumer(const char *key)
+{
+	for (size_t i = 0; i < sizeof(consumer_only) / sizeof(*consumer_only);
+	     i++)
+		if (!strncmp(key, consumer_only[i], strlen(consumer_only[i])))
+			return true;
+	return false;
+}
+
+static int set_prop(void *ctx, const char *key, const char *val, char *err,
+		    size_t errsz)
+{
+	if (for_consumer(key))
+		return 0;
+	if (rd_kafka_conf_set(ctx, key, val, err, errsz) != RD_KAFKA_CONF_OK)
+		return RT_EINVAL;
+	return 0;
+}
+
+static int set_kv(rd_kafka_conf_t *conf, const char *kv, char *err,
+		  size_t errsz)
+{
+	const char *eq = strchr(kv, '=');
+	char key[256];
+
+	if (!eq || (size_t)(eq - kv) >= sizeof(key)) {
+		snprintf(err, errsz, "expected KEY=VALUE, got '%s'", kv);
+		return RT_EINVAL;
+	}
+	memcpy(key, kv, (size_t)(eq - kv));
+	key[eq - kv] = '\0';
+	return set_prop(conf, key, eq + 1, err, errsz);
+}
+
+static rd_kafka_conf_t *producer_conf(struct itopic *t, const char *brokers,
+				      const struct itopic_prop *props,
+				      int nprops, char *err, size_t errsz)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char sub[512];
+	int rc = 0;
+
+	if (brokers)
+		rc = set_prop(conf, "bootstrap.servers", brokers, sub,
+			      sizeof(sub));
+	for (int i = 0; i < nprops && !rc; i++)
+		rc = props[i].kind == 'X' ?
+			set_kv(conf, props[i].arg, sub, sizeof(sub)) :
+			ingest_kafka_props_file(props[i].arg, set_prop, conf,
+						sub, sizeof(sub));
+	/* Last, so no property undoes them. */
+	if (!rc)
+		rc = set_prop(conf, "enable.idempotence", "true", sub,
+			      sizeof(sub)) ||
+			set_prop(conf, "acks", "all", sub, sizeof(sub)) ||
+			set_prop(conf, "client.id", "revtrail-incidents", sub,
+				 sizeof(sub));
+	if (rc) {
+		snprintf(err, errsz, "--incidents-topic producer: %s", sub);
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+	rd_kafka_conf_set_error_cb(conf, on_error);
+	rd_kafka_conf_set_log_cb(conf, on_log);
+	rd_kafka_conf_set_opaque(conf, t);
+	return conf;
+}
+
+struct itopic *itopic_new(const char *topic, const char *brokers,
+			  const struct itopic_prop *props, int nprops,
+			  char *err, size_t errsz)
+{
+	struct itopic *t = calloc(1, sizeof(*t));
+	rd_kafka_conf_t *conf;
+
+	if (!t || !(t->topic = strdup(topic))) {
+		snprintf(err, errsz, "out of memory");
+		free(t);
+		return NULL;
+	}
+	if (!*topic || strlen(topic) > 249) {
+		snprintf(err, errsz, "--incidents-topic wants a topic name, got "
+			 "'%s'", topic);
+		itopic_close(t, NULL, 0);
+		return NULL;
+	}
+	if (!(conf = producer_conf(t, brokers, props, nprops, err, errsz))) {
+		itopic_close(t, NULL, 0);
+		return NULL;
+	}
+	if (!(t->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, errsz))) {
+		rd_kafka_conf_destroy(conf);
+		itopic_close(t, NULL, 0);
+		return NULL;
+	}
+	return t;
+}
+
+/* ---- producing ------------------------------------------------------- */
+
+/* One incident read back: its JSON and the columns of its key. */
+struct row {
+	char *json;
+	size_t len;
+	char key[1024];
+	bool found;
+};
+
+static const char *col_text(int n, const char *const *names,
+			    const struct store_value *v, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return v[i].type == STORE_TEXT ? v[i].p : "";
+	return "";
+}
+
+static int on_row(void *ctx, int n, const char *const *names,
+		  const struct store_value *v)
+{
+	struct row *r = ctx;
+	FILE *f = open_memstream(&r->json, &r->len);
+
+	if (!f)
+		return RT_ENOMEM;
+	rows_json_object(f, n, names, v, json_cols);
+	if (fclose(f))
+		return RT_ENOMEM;
+	snprintf(r->key, sizeof(r->key), "%s/%s/%s/%" PRId64,
+		 col_text(n, names, v, "cluster"),
+		 col_text(n, names, v, "namespace"),
+		 col_text(n, names, v, "release"), v[0].i);
+	r->found = true;
+	return 0;
+}
+
+/* 0 when handed over, 1 when the queue is full (try later), -1 failed. */
+static int produce(struct itopic *t, int64_t id, const char *key,
+		   const char *json, size_t len)
+{
+	rd_kafka_resp_err_t err = rd_kafka_producev(
+		t->rk, RD_KAFKA_V_TOPIC(t->topic),
+		RD_KAFKA_V_KEY(key, strlen(key)),
+		RD_KAFKA_V_VALUE((void *)json, json ? len : 0),
+		RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+		RD_KAFKA_V_OPAQUE((void *)(intptr_t)id), RD_KAFKA_V_END);
+
+	if (!err) {
+		t->st.produced++;
+		return 0;
+	}
+	if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL)
+		return 1;
+	failed(t, "incident %" PRId64 " not produced: %s", id,
+	       rd_kafka_err2str(err));
+	return -1;
+}
+
+/* One change: the tombstone of a deleted key (unless the id now names a
+ * row under that same key), then the row as it is. 1 = try again later. */
+static int publish_one(struct itopic *t, struct store *ro,
+		       const struct store_change *e)
+{
+	struct row r = { 0 };
+	char gone[1024] = "";
+	int rc = 0;
+
+	if (e->ns)
+		snprintf(gone, sizeof(gone), "%s/%s/%s/%" PRId64,
+			 e->cluster ? e->cluster : "", e->ns, e->release, e->id);
+	if (store_incident_part(ro, e->id, STORE_PART_EXPORT, on_row, &r)) {
+		free(r.json);
+		failed(t, "incident %" PRId64 " not read: %s", e->id,
+		       store_errmsg(ro));
+		return 1;
+	}
+	if (*gone && (!r.found || strcmp(gone, r.key)))
+		rc = produce(t, e->id, gone, NULL, 0);
+	if (rc == 0 && r.found)
+		rc = produce(t, e->id, r.key, r.json, r.len);
+	free(r.json);
+	return rc;
+}
+
+void itopic_publish(struct itopic *t, struct store *ro,
+		    struct store_changes *c)
+{
+	struct store_changes *p = &t->pending;
+	size_t i, k = 0;
+
+	if (!t)
+		return;
+	for (i = 0; i < c->n; i++)
+		if (pending_add(t, c->v[i].id, c->v[i].cluster, c->v[i].ns,
+				c->v[i].release))
+			failed(t, "incident %" PRId64 " dropped: too many "
+			       "changes pending", c->v[i].id);
+	store_changes_free(c);
+	store_changes_unique(p);
+	for (i = 0; i < p->n && ro; i++) {
+		if (publish_one(t, ro, &p->v[i]) == 1)
+			break;          /* the rest waits for room */
+		change_free(&p->v[i]);
+	}
+	for (; i < p->n; i++)
+		p->v[k++] = p->v[i];
+	p->n = k;
+	t->st.pending = p->n;
+	rd_kafka_poll(t->rk, 0);
+}
+
+void itopic_poll(struct itopic *t)
+{
+	if (t)
+		rd_kafka_poll(t->rk, 0);
+}
+
+struct itopic_stats itopic_stats(const struct itopic *t)
+{
+	struct itopic_stats none = { 0 };
+
+	return t ? t->st : none;
+}
+
+struct itopic_stats itopic_close(struct itopic *t, struct store *ro,
+				 int timeout_ms)
+{
+	struct store_changes none = { 0 };
+	struct itopic_stats st = { 0 };
+
+	if (!t)
+		return st;
+	if (t->rk) {
+		itopic_publish(t, ro, &none);
+		rd_kafka_flush(t->rk, timeout_ms);
+		t->closing = true;
+		if (rd_kafka_outq_len(t->rk) > 0 || t->pending.n)
+			rt_log(RT_LOG_WARN, "incidents", "topic %s: %d messages "
+			       "not delivered and %zu changes not produced in "
+			       "%d ms; the database has them", t->topic,
+			       rd_kafka_outq_len(t->rk), t->pending.n,
+			       timeout_ms);
+		t->st.failed += t->pending.n;
+		t->logged_ms = now_ms();        /* said: the purge is quiet */
+		rd_kafka_purge(t->rk, RD_KAFKA_PURGE_F_QUEUE |
+			       RD_KAFKA_PURGE_F_INFLIGHT);
+		rd_kafka_poll(t->rk, 0);
+		rd_kafka_destroy(t->rk);
+	}
+	st = t->st;
+	st.pending = 0;
+	store_changes_free(&t->pending);
+	free(t->topic);
+	free(t);
+	return st;
+}
