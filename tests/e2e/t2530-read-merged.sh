@@ -106,6 +106,23 @@ is "$(jq -S 'map(del(.id))' "$OUT")" "$(cat "$T/merged.json")" "--db 'part-*.db'
 run_rt incidents --db "$T/part-*.db" --db "$T/part-a.db" -o json
 is "$(jq length "$OUT")" 3 "a file named twice is read once"
 
+# Clusters: the same release and events from two clusters are not the
+# overlap of one; they stay apart, each with its cluster.
+run_rt ingest --db "$T/eu.db" --cluster eu-1 "$H"/*
+run_rt ingest --db "$T/us.db" --cluster us-1 "$H"/*
+run_rt incidents --db "$T/eu.db" --db "$T/us.db" -o json
+is "$(jq -r 'map(.cluster + ":" + .release) | sort | join(" ")' "$OUT")" \
+	"eu-1:payments-api us-1:payments-api" "one incident per cluster, named"
+run_rt incidents --db "$T/eu.db" --db "$T/us.db" --cluster us-1 -o json
+is "$(jq -r 'map(.cluster) | join(" ")' "$OUT")" us-1 "--cluster filters the merged incidents"
+run_rt query --db "$T/eu.db" --db "$T/us.db" -o csv --no-headers \
+	"SELECT (SELECT count(*) FROM events) - 2 * (SELECT count(*) FROM db1.events), (SELECT count(DISTINCT cluster) FROM revisions)"
+is "$(cat "$OUT")" "0,2" "events and revisions of both clusters, none taken for the other's"
+run_rt incidents --db "$T/eu.db" --db "$T/us.db" -o json
+run_rt show --db "$T/eu.db" --db "$T/us.db" -o json "$(jq -r '.[0].id' "$OUT")"
+is "$(jq -r '[.incident.event_count, (.timeline | map(select(.entry == "revision")) | length)] | join(" ")' "$OUT")" \
+	"15 2" "show of a merged cluster's incident: its events, its cluster's revisions"
+
 # Errors: clear, non-zero.
 run_rt incidents --db "$T/nothing-*.db"
 is "$RC" 1 "a glob that matches nothing: exit 1"
