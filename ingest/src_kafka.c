@@ -349,8 +349,8 @@ static void brokers_down(struct ingest_kafka *k)
 	if (k->st.brokers_down)
 		return;
 	k->st.brokers_down = true;
-	log_at(k, RT_LOG_WARN, "all brokers are down; retrying with backoff, nothing is "
-	      "committed meanwhile");
+	log_at(k, RT_LOG_WARN, "all brokers are down; retrying with backoff, "
+	       "nothing is committed meanwhile");
 }
 
 static void brokers_up(struct ingest_kafka *k)
@@ -488,8 +488,8 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 						      p->partition, &next);
 		if (rc) {
 			log_at(k, RT_LOG_ERROR, "%s[%d]: cannot read the "
-			       "stored offset: %s",
-			      p->topic, p->partition, rt_strerror(rc));
+			       "stored offset: %s", p->topic, p->partition,
+			       rt_strerror(rc));
 			k->fatal = rc;
 			next = -1;
 		}
@@ -513,7 +513,7 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 
 		if (e) {
 			log_at(k, RT_LOG_ERROR, "incremental assign: %s",
-			      rd_kafka_error_string(e));
+			       rd_kafka_error_string(e));
 			rd_kafka_error_destroy(e);
 		}
 	} else {
@@ -535,7 +535,8 @@ static void on_revoke(struct ingest_kafka *k, rd_kafka_t *rk,
 	 * partitions next starts after them. A lost assignment may already
 	 * belong to someone else, so Kafka is not told then. */
 	if (!k->fatal && flush(k, lost ? TELL_NONE : TELL_SYNC) == 0 && lost)
-		log_at(k, RT_LOG_WARN, "assignment lost; batch kept in the database only");
+		log_at(k, RT_LOG_WARN, "assignment lost; batch kept in the "
+		       "database only");
 	for (int i = 0; i < parts->cnt; i++) {
 		struct kpart *p = part_find(k, parts->elems[i].topic,
 					    parts->elems[i].partition);
@@ -550,7 +551,7 @@ static void on_revoke(struct ingest_kafka *k, rd_kafka_t *rk,
 
 		if (e) {
 			log_at(k, RT_LOG_ERROR, "incremental unassign: %s",
-			      rd_kafka_error_string(e));
+			       rd_kafka_error_string(e));
 			rd_kafka_error_destroy(e);
 		}
 	} else {
@@ -715,8 +716,9 @@ static void kafka_commit(struct ingest_kafka *k,
 
 static int db_failed(struct ingest_kafka *k, int rc)
 {
-	log_at(k, RT_LOG_ERROR, "database commit failed: %s; stopping, a restart resumes "
-	      "from the last committed batch", rt_strerror(rc));
+	log_at(k, RT_LOG_ERROR, "database commit failed: %s; stopping, a "
+	       "restart resumes from the last committed batch",
+	       rt_strerror(rc));
 	return k->fatal = rc;
 }
 
@@ -1013,8 +1015,8 @@ int ingest_kafka_close(struct ingest_kafka *k)
 				close_event(k, ev);
 		}
 		if (!rd_kafka_consumer_closed(k->rk))
-			log_at(k, RT_LOG_WARN, "close: the group did not answer; "
-			       "leaving anyway");
+			log_at(k, RT_LOG_WARN, "close: the group did not "
+			       "answer; leaving anyway");
 	}
 	rd_kafka_queue_destroy(q);
 	if (!rc)
