@@ -3,7 +3,7 @@
 #   make demo                  install missing packages (as root), build, run on examples/
 #   make test                  the same install step, then unit + end-to-end tests (prove)
 #   make test SANITIZE=address,undefined
-#   make unit-MODULE           one module's unit tests (core, ingest, rules, correlate, store, cli)
+#   make unit-MODULE           one module's unit tests (core, ingest, rules, correlate, store, pipeline, cli)
 #   make fuzz                  libFuzzer harnesses (clang), FUZZ_SECONDS each
 #   make bench | clean
 #   make install | uninstall   PREFIX=/usr/local DESTDIR= (binary, man page,
@@ -61,8 +61,10 @@ BIN := revtrail
 endif
 
 # Layers, lowest first: core/ (arenas, strings, times) is below every
-# stage; each module links only the ones before it that it needs.
-MODULES := core ingest rules correlate pipeline store
+# stage; each module links only the ones before it that it needs. The
+# correlator and the store do not know each other (they share the plain
+# rows of revtrail/plan.h); pipeline/ runs both.
+MODULES := core ingest rules correlate store pipeline
 src_of = $(sort $(wildcard $(1)/*.c))
 obj_of = $(patsubst %.c,$(B)/%.o,$(call src_of,$(1)))
 LIB_OBJ := $(foreach m,$(MODULES),$(call obj_of,$(m))) $(B)/rules/builtin_packs.o
@@ -96,15 +98,15 @@ deps_core := core
 deps_ingest := core ingest
 deps_rules := core rules
 deps_correlate := core rules correlate
-deps_pipeline := core ingest rules correlate pipeline
-deps_store := core rules correlate store
+deps_store := core store
+deps_pipeline := core ingest rules correlate store pipeline
 deps_cli := core
 unit_mod = $(word 2,$(subst _, ,$(notdir $(1))))
 # cli's unit tests link the files they test, not main()
 cli_unit_objs := $(B)/cli/metrics.o
 unit_objs = $(foreach m,$(deps_$(call unit_mod,$(1))),$(call obj_of,$(m))) \
 	$(if $(filter cli,$(call unit_mod,$(1))),$(cli_unit_objs)) \
-	$(if $(filter rules correlate pipeline store,$(call unit_mod,$(1))),$(B)/rules/builtin_packs.o)
+	$(if $(filter rules correlate pipeline,$(call unit_mod,$(1))),$(B)/rules/builtin_packs.o)
 
 .SECONDEXPANSION:
 $(B)/tests/unit/%: $(B)/tests/unit/%.o $$(call unit_objs,%)

@@ -1,7 +1,7 @@
 /*
  * cluster.c: the names of clusters on the command line (--cluster, and
  * consume's -t TOPIC@CLUSTER), and which cluster a consumed record
- * belongs to. The store keys every release by its cluster (store/cluster.c).
+ * belongs to. The store keys every release by its cluster (pipeline/cluster.c).
  */
 #include <string.h>
 

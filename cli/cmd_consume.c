@@ -31,7 +31,7 @@
 #include "incidents_topic.h"
 #include "rows.h"
 #include "revtrail/correlate.h"
-#include "revtrail/store.h"
+#include "revtrail/writer.h"
 #include "revtrail/kafka.h"
 #include "revtrail/log.h"
 
@@ -64,13 +64,14 @@ struct slot {
 
 struct consume {
 	struct rules *rules;
-	struct store *st;           /* the writer's, but for assignments */
+	struct pipeline_db *db;
+	struct store *st;           /* db's: the writer's, but for assignments */
 	struct store *ro;           /* read-only handle for the status line */
 	bool ro_tried;
 	const char *db_path;
 	struct slot slot[2];        /* being filled, and with the writer */
 	int cur;                    /* the one being filled */
-	struct store_writer *w;
+	struct pipeline_writer *w;
 	bool reported;              /* a failed commit was printed */
 	struct rt_arena arena;
 	struct store_stats stats;   /* the writer's: read through it */
@@ -123,7 +124,7 @@ static int hook_stored_offset(void *ctx, const char *topic, int32_t part,
 			      int64_t *next)
 {
 	struct consume *c = ctx;
-	int rc = store_writer_wait(c->w);   /* the store is ours again */
+	int rc = pipeline_writer_wait(c->w);   /* the store is ours again */
 
 	if (rc)
 		return writer_failed(c, rc);
@@ -212,7 +213,7 @@ static int hook_commit(void *ctx, const struct ingest_kafka_part *parts,
 					 parts[i].partition, parts[i].next);
 	if (rc)
 		return rc;
-	if ((rc = store_writer_submit(c->w, s->b)))
+	if ((rc = pipeline_writer_submit(c->w, s->b)))
 		return writer_failed(c, rc);
 	c->cur ^= 1;
 	corr_batch_reset(c->slot[c->cur].b);
@@ -231,17 +232,17 @@ static void produce_changes(struct consume *c)
 {
 	if (!c->itopic)
 		return;
-	store_writer_take_changes(c->w, &c->changes);
+	pipeline_writer_take_changes(c->w, &c->changes);
 	if (!c->changes.n && !itopic_stats(c->itopic).pending)
 		return;
-	store_writer_wait(c->w);
+	pipeline_writer_wait(c->w);
 	itopic_publish(c->itopic, reader(c), &c->changes);
 }
 
 static int hook_durable(void *ctx, bool wait)
 {
 	struct consume *c = ctx;
-	int rc = wait ? store_writer_wait(c->w) : store_writer_done(c->w);
+	int rc = wait ? pipeline_writer_wait(c->w) : pipeline_writer_done(c->w);
 
 	if (rc < 0)
 		return writer_failed(c, rc);
@@ -361,7 +362,7 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	char tmp[4096];
 	FILE *f;
 
-	store_writer_stats(c->w, &st);
+	pipeline_writer_stats(c->w, &st);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", c->stats_path) >=
 	    (int)sizeof(tmp) || !(f = fopen(tmp, "w")))
 		return;
@@ -438,7 +439,7 @@ static void summary(struct consume *c, double secs)
 	struct store_stats stv;
 	const struct store_stats *st = &stv;
 
-	store_writer_stats(c->w, &stv);
+	pipeline_writer_stats(c->w, &stv);
 	rt_log(RT_LOG_INFO, "consume", "%" PRIu64 " messages in %.1f s "
 	       "(%.0f/s), %" PRIu64 " records, %" PRIu64 " tagged, %" PRIu64
 	       " rejected, %" PRIu64 " redelivered and skipped", s->messages,
@@ -496,7 +497,7 @@ static void publish(struct consume *c, int64_t now)
 	struct metrics_snap *m = c->snap;
 	struct store_stats st;
 
-	store_writer_stats(c->w, &st);
+	pipeline_writer_stats(c->w, &st);
 	if (now >= c->next_incidents_ms) {
 		c->open_incidents = open_incidents(c);
 		c->next_incidents_ms = now + INCIDENTS_MS;
@@ -614,7 +615,7 @@ static const struct option long_opts[] = {
 struct consume_args {
 	struct ingest_opts io;
 	struct cli_rules_opts ro;
-	struct store_opts so;
+	struct pipeline_opts so;
 	struct ingest_kafka_opts ko;
 	struct cli_topics topics;    /* -t TOPIC[@CLUSTER], --cluster */
 	/* -X and -F in command-line order: 'X' or 'F', then the argument. */
@@ -794,7 +795,7 @@ static void close_itopic(struct consume *c)
 {
 	if (!c->itopic)
 		return;
-	store_writer_wait(c->w);
+	pipeline_writer_wait(c->w);
 	produce_changes(c);
 	c->istats = itopic_close(c->itopic, reader(c), ITOPIC_FLUSH_MS);
 	c->itopic = NULL;
@@ -824,7 +825,7 @@ static int run(struct consume *c)
 			itopic_poll(c->itopic);
 			/* Changes the producer had no room for, again. */
 			if (itopic_stats(c->itopic).pending &&
-			    store_writer_done(c->w) == 1)
+			    pipeline_writer_done(c->w) == 1)
 				produce_changes(c);
 		}
 		if ((c->status_ms || c->stats_path) && now_ms() >= next_report) {
@@ -847,7 +848,7 @@ static int run(struct consume *c)
 	/* Commit first so the final figures show the partitions caught up. */
 	rc = ingest_kafka_flush(c->k);
 	if (c->stats_path) {
-		if (c->itopic && !store_writer_wait(c->w))
+		if (c->itopic && !pipeline_writer_wait(c->w))
 			produce_changes(c);
 		report(c, true);
 	}
@@ -871,7 +872,7 @@ static int setup_itopic(struct consume *c, const struct consume_args *a)
 		return CLI_USAGE;
 	}
 	c->itopic_name = a->itopic;
-	if (store_writer_track_incidents(c->w)) {
+	if (pipeline_writer_track_incidents(c->w)) {
 		rt_log(RT_LOG_ERROR, "store", "%s", store_errmsg(c->st));
 		return CLI_FAIL;
 	}
@@ -895,11 +896,12 @@ static int setup(struct consume *c, struct consume_args *a)
 		a->so.log = c->vlog[1] ? c->vlog[1] : stderr;
 	}
 	c->db_path = cli_db_path(a->db);
-	if ((rc = store_open(c->db_path, 0, &a->so, &c->st, err,
-			     sizeof(err)))) {
+	if ((rc = pipeline_db_open(c->db_path, &a->so, &c->db, err,
+				   sizeof(err)))) {
 		rt_log(RT_LOG_ERROR, "store", "%s", err);
 		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
+	c->st = pipeline_db_store(c->db);
 	if (store_regapped_from(c->st))
 		cli_note_regap("consume", store_regapped_from(c->st),
 			       a->so.gap_ns);
@@ -908,14 +910,14 @@ static int setup(struct consume *c, struct consume_args *a)
 	if (!(c->in = ingest_new(&a->io)) ||
 	    !(c->slot[0].b = corr_batch_new(a->keep)) ||
 	    !(c->slot[1].b = corr_batch_new(a->keep)) ||
-	    store_writer_new(c->st, &c->stats, &c->w)) {
+	    pipeline_writer_new(c->db, &c->stats, &c->w)) {
 		rt_log(RT_LOG_ERROR, "consume", "out of memory");
 		return CLI_FAIL;
 	}
-	store_writer_set_check(c->w, writer_check, c);
+	pipeline_writer_set_check(c->w, writer_check, c);
 	c->topics = &a->topics;
 	if (c->m)
-		store_writer_set_done(c->w, writer_done, c);
+		pipeline_writer_set_done(c->w, writer_done, c);
 	a->ko.in = c->in;
 	a->ko.arena = &c->arena;
 	a->ko.hooks = (struct ingest_kafka_hooks){
@@ -958,7 +960,7 @@ int cmd_consume(int argc, char **argv)
 	http_stop(c.http);              /* it reads c.m */
 	itopic_close(c.itopic, NULL, 0);    /* a setup that failed */
 	store_changes_free(&c.changes);
-	store_writer_free(c.w);         /* its batches name the source's topics */
+	pipeline_writer_free(c.w);      /* its batches name the source's topics */
 	ingest_kafka_free(c.k);
 	for (int i = 0; i < 2; i++) {
 		corr_batch_free(c.slot[i].b);
@@ -967,7 +969,7 @@ int cmd_consume(int argc, char **argv)
 	ingest_free(c.in);
 	rt_arena_release(&c.arena);
 	store_close(c.ro);
-	store_close(c.st);
+	pipeline_db_close(c.db);
 	rules_free(c.rules);
 	for (int i = 0; i < 2; i++)
 		if (c.vlog[i])

@@ -33,7 +33,7 @@
 #include "revtrail/log.h"
 #include "rows.h"
 #include "revtrail/correlate.h"
-#include "revtrail/store.h"
+#include "revtrail/writer.h"
 
 /* Events a batch holds before its commit. A commit rewrites every page it
  * touched, and the identity index is random, so larger batches write less:
@@ -57,8 +57,9 @@ static void on_signal(int sig)
 
 struct run {
 	struct rules *rules;
-	struct store *st;
-	struct store_writer *w;
+	struct pipeline_db *db;
+	struct store *st;           /* db's */
+	struct pipeline_writer *w;
 	struct corr_batch *b;           /* being filled */
 	struct corr_batch *spare;       /* with the writer, or free */
 	struct rt_arena arena;          /* the current chunk's records */
@@ -167,7 +168,7 @@ static int flush(struct run *r)
 		corr_batch_reset(b);
 		return 0;
 	}
-	if ((err = store_writer_submit(r->w, b)))
+	if ((err = pipeline_writer_submit(r->w, b)))
 		return commit_failed(r, err);
 	r->b = r->spare;
 	r->spare = b;
@@ -182,7 +183,7 @@ static void progress(struct run *r)
 	const struct ingest_stats *is = ingest_stats(r->in);
 	struct store_stats s;
 
-	store_writer_stats(r->w, &s);
+	pipeline_writer_stats(r->w, &s);
 	cli_progress_tick(&r->progress, is->records, is->bytes,
 			  r->b->tagged + r->spare->tagged, s.incidents_opened);
 }
@@ -342,7 +343,7 @@ static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
 		if (frc)
 			rc = frc;
 	}
-	if (!r->failed && (err = store_writer_wait(r->w)))
+	if (!r->failed && (err = pipeline_writer_wait(r->w)))
 		rc = commit_failed(r, err);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -356,7 +357,7 @@ int cmd_ingest(int argc, char **argv)
 {
 	struct ingest_opts io = { 0 };
 	struct cli_rules_opts ro = { 0 };
-	struct store_opts so = { 0 };
+	struct pipeline_opts so = { 0 };
 	struct run r = { 0 };
 	const char *db = NULL;
 	bool keep = false;
@@ -423,12 +424,13 @@ int cmd_ingest(int argc, char **argv)
 	so.log = vlog[1] ? vlog[1] : io.verbose;
 	stop_flag = 0;
 	rc = CLI_FAIL;
-	if ((rc = store_open(cli_db_path(db), 0, &so, &r.st, err,
-			     sizeof(err)))) {
+	if ((rc = pipeline_db_open(cli_db_path(db), &so, &r.db, err,
+				   sizeof(err)))) {
 		say(RT_LOG_ERROR, "%s", err);
 		rc = rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 		goto out;
 	}
+	r.st = pipeline_db_store(r.db);
 	rc = CLI_FAIL;
 	if (store_regapped_from(r.st))
 		cli_note_regap("ingest", store_regapped_from(r.st), so.gap_ns);
@@ -436,7 +438,7 @@ int cmd_ingest(int argc, char **argv)
 					 * message */
 	if (!(in = ingest_new(&io)) || !(r.b = corr_batch_new(keep)) ||
 	    !(r.spare = corr_batch_new(keep)) ||
-	    store_writer_new(r.st, &r.stats, &r.w)) {
+	    pipeline_writer_new(r.db, &r.stats, &r.w)) {
 		say(RT_LOG_ERROR, "out of memory");
 		goto out;
 	}
@@ -450,11 +452,11 @@ int cmd_ingest(int argc, char **argv)
 	summary(&r, ingest_stats(in));
 	rt_arena_release(&r.arena);
 out:
-	store_writer_free(r.w);
+	pipeline_writer_free(r.w);
 	corr_batch_free(r.spare);
 	corr_batch_free(r.b);
 	ingest_free(in);
-	store_close(r.st);
+	pipeline_db_close(r.db);
 	rules_free(r.rules);
 	for (int i = 0; i < 2; i++)
 		if (vlog[i])

@@ -1,10 +1,7 @@
 /*
- * diag.c: the last step of a batch. Every incident the batch touched gets
- * its opening revision, the revisions deployed while it was open, its
- * status (closed once the newest record seen anywhere is more than the gap
- * past its last event) and its diagnosis with evidence, remedy and the
- * affected pods, all recomputed from the stored row, so the result depends
- * only on the stored events and revisions.
+ * diag.c: what a diagnosis reads of an incident (its row, a bounded set
+ * of its objects) and the row it writes back. The diagnosis itself is the
+ * correlator's (corr_plan_diag).
  */
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -12,18 +9,6 @@
 #include <strings.h>
 
 #include "store_int.h"
-
-static int id_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-struct objlist {
-	struct corr_object *o;
-	size_t n, cap;
-};
 
 static bool objlist_has(const struct objlist *l, const char *kind,
 			const char *name)
@@ -171,16 +156,16 @@ static int obj_cmp(const void *a, const void *b)
 /*
  * What the diagnosis reads of an incident's objects, bounded whatever the
  * incident's size: the first CORR_MAX_PODS pods (read in order off the
- * incident_objects_first index), the first ConfigMap, Secret and Job
- * (what remedies name), and for every `object` condition of the rules and
- * the helm-install check one matching object. The pod total is the
- * incident's pod_count, kept as objects are written. Conditions see the
- * same answers as over the full list, and the cost of a batch does not
- * grow with the objects of the incidents it touches.
+ * incident_objects_first index) and, for each of the globs the correlator
+ * asks for, one matching object. The pod total is the incident's
+ * pod_count, kept as objects are written. Conditions see the same answers
+ * as over the full list, and the cost of a batch does not grow with the
+ * objects of the incidents it touches.
  */
-static int load_objects(struct store *st, int64_t id, struct objlist *l)
+int store_read_objects(struct store *st, int64_t id, const char *const *globs,
+		       size_t nglobs, const struct corr_object **out, size_t *n)
 {
-	size_t nd = st->rules ? rules_diagnosis_count(st->rules) : 0;
+	struct objlist *l = &st->objlist;
 	sqlite3_stmt *s;
 	int err;
 
@@ -190,102 +175,20 @@ static int load_objects(struct store *st, int64_t id, struct objlist *l)
 	sqlite3_bind_int(s, 2, CORR_MAX_PODS);
 	if ((err = objlist_rows(st, s, l)))
 		return err;
-	/* what the remedy names (config_name, workload_name): the first
-	 * ConfigMap, Secret and Job; what the install check looks for */
-	if ((err = objlist_glob(st, id, "ConfigMap/*", l)) ||
-	    (err = objlist_glob(st, id, "Secret/*", l)) ||
-	    (err = objlist_glob(st, id, "Job/*", l)) ||
-	    (err = objlist_glob(st, id, "Pod/helm-install-*", l)) ||
-	    (err = objlist_glob(st, id, "Job/helm-install-*", l)))
-		return err;
-	for (size_t i = 0; i < nd && !err; i++) {
-		const char *g = rules_diagnosis_at(st->rules, i)->object_glob;
-		char one[256];
-
-		/* an object line may list several globs, blank-separated */
-		while (g && !err && *(g += strspn(g, " \t"))) {
-			size_t n = strcspn(g, " \t");
-
-			snprintf(one, sizeof(one), "%.*s", (int)n, g);
-			err = objlist_glob(st, id, one, l);
-			g += n;
-		}
-	}
+	for (size_t i = 0; i < nglobs && !err; i++)
+		err = objlist_glob(st, id, globs[i], l);
 	/* the order a full scan of the table gives: kind, then name */
 	if (!err && l->n > 1)
 		qsort(l->o, l->n, sizeof(*l->o), obj_cmp);
+	*out = l->o;
+	*n = l->n;
 	return err;
 }
 
-static void json_strings(struct store_buf *b, const char *const *v, size_t n,
-			 size_t stride)
-{
-	buf_reset(b);
-	buf_addc(b, '[');
-	for (size_t i = 0; i < n; i++) {
-		const char *s = *(const char *const *)((const char *)v + i * stride);
-
-		if (i)
-			buf_addc(b, ',');
-		buf_json_str(b, s, strlen(s));
-	}
-	buf_addc(b, ']');
-}
-
-static int write_diag(struct store *st, int64_t id,
-		      const struct corr_incview *v,
-		      const struct corr_diagnosis *d)
-{
-	sqlite3_stmt *s = stmt(st, S_INC_DIAG);
-	bool closed = v->last_ns + st->gap_ns < st->watermark_ns;
-	const char *evp[CORR_MAX_EVIDENCE];
-	char lat[400], title[600];
-
-	corr_later_json(v, lat, sizeof(lat));
-	sqlite3_bind_int(s, 1, v->opening ? v->opening->revision : 0);
-	bind_cstr(s, 2, v->opening ? v->opening->status : NULL);
-	sqlite3_bind_text(s, 3, lat, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 4, closed ? "closed" : "open", -1, SQLITE_STATIC);
-	if (closed) {
-		bind_iso(s, 5, v->last_ns + st->gap_ns);
-		sqlite3_bind_int64(s, 6, v->last_ns + st->gap_ns);
-	}
-	if (d->rule) {
-		bind_cstr(s, 7, d->rule->id);
-		bind_cstr(s, 8, d->rule->title);
-		if (d->rule->remedy) {
-			const char *rem = corr_remedy(&st->remedy, d->rule->remedy,
-						      v, d);
-
-			if (!rem)
-				return RT_ENOMEM;
-			bind_cstr(s, 10, rem);
-		}
-	} else {
-		/* undiagnosed: the tags say what happened */
-		corr_untitled(v, title, sizeof(title));
-		bind_cstr(s, 8, title);
-	}
-	for (unsigned i = 0; i < d->nevidence; i++)
-		evp[i] = d->evidence[i];
-	json_strings(&st->buf, evp, d->nevidence, sizeof(evp[0]));
-	json_strings(&st->buf2, d->pods, d->npods, sizeof(d->pods[0]));
-	if (!buf_str(&st->buf) || !buf_str(&st->buf2))
-		return RT_ENOMEM;
-	sqlite3_bind_text(s, 9, buf_str(&st->buf), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 11, buf_str(&st->buf2), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(s, 12, id);
-	return db_done(st, s, "diagnosis");
-}
-
-static int diagnose_one(struct store *st, int64_t id, struct objlist *objs)
+int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row)
 {
 	sqlite3_stmt *s = stmt(st, S_INC_GET);
-	struct corr_tagset tags = { 0 };
-	struct corr_incview v = { 0 };
-	struct corr_diagnosis *d;
-	const char *ns, *rel;
-	int rc, err;
+	int rc;
 
 	sqlite3_bind_int64(s, 1, id);
 	rc = sqlite3_step(s);
@@ -294,47 +197,52 @@ static int diagnose_one(struct store *st, int64_t id, struct objlist *objs)
 		/* merged into another or dropped in this batch */
 		return rc == SQLITE_DONE ? 0 : db_fail(st, "incident");
 	}
-	ns = scratch_dup(st, col_text(s, 0), strlen(col_text(s, 0)));
-	rel = scratch_dup(st, col_text(s, 1), strlen(col_text(s, 1)));
-	v.opened_ns = sqlite3_column_int64(s, 2);
-	v.last_ns = sqlite3_column_int64(s, 3);
-	v.pods_total = (size_t)sqlite3_column_int64(s, 5);
-	corr_tagset_parse(&tags, col_text(s, 4), store_intern_cb, &st->intern);
+	row->ns = scratch_dup(st, col_text(s, 0), strlen(col_text(s, 0)));
+	row->rel = scratch_dup(st, col_text(s, 1), strlen(col_text(s, 1)));
+	row->opened = sqlite3_column_int64(s, 2);
+	row->last = sqlite3_column_int64(s, 3);
+	row->tags = scratch_dup(st, col_text(s, 4), strlen(col_text(s, 4)));
+	row->pods_total = sqlite3_column_int64(s, 5);
 	sqlite3_reset(s);
-	if (!ns || !rel)
-		return RT_ENOMEM;
-	if ((err = load_objects(st, id, objs)))
-		return err;
-	v.ns = ns;
-	v.release = rel;
-	v.tags = &tags;
-	v.objects = objs->o;
-	v.nobjects = objs->n;
-	v.gap_ns = st->gap_ns;
-	v.rel = corr_registry_find(st->reg, rt_str_make(ns, strlen(ns)),
-				   rt_str_make(rel, strlen(rel)));
-	v.opening = corr_release_at(v.rel, v.opened_ns);
-	d = malloc(sizeof(*d));
-	if (!d)
-		return RT_ENOMEM;
-	corr_diagnose_rules(st->rules, &v, d);
-	err = write_diag(st, id, &v, d);
-	free(d);
-	return err;
+	return row->ns && row->rel && row->tags ? 1 : RT_ENOMEM;
 }
 
-int diagnose_touched(struct store *st)
+static void json_strings(struct store_buf *b, const char *const *v, size_t n)
 {
-	struct objlist objs = { 0 };
-	int err = 0;
+	buf_reset(b);
+	buf_addc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		const char *s = v[i];
 
-	if (st->ntouched)
-		qsort(st->touched, st->ntouched, sizeof(*st->touched), id_cmp);
-	for (size_t i = 0; i < st->ntouched && !err; i++) {
-		if (i && st->touched[i] == st->touched[i - 1])
-			continue;
-		err = diagnose_one(st, st->touched[i], &objs);
+		if (i)
+			buf_addc(b, ',');
+		buf_json_str(b, s, strlen(s));
 	}
-	free(objs.o);
-	return err;
+	buf_addc(b, ']');
+}
+
+int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d)
+{
+	sqlite3_stmt *s = stmt(st, S_INC_DIAG);
+
+	sqlite3_bind_int(s, 1, d->revision);
+	bind_cstr(s, 2, d->rev_status);
+	sqlite3_bind_text(s, 3, d->later, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 4, d->closed ? "closed" : "open", -1,
+			  SQLITE_STATIC);
+	if (d->closed) {
+		bind_iso(s, 5, d->closed_ns);
+		sqlite3_bind_int64(s, 6, d->closed_ns);
+	}
+	bind_cstr(s, 7, d->diagnosis);
+	bind_cstr(s, 8, d->title);
+	bind_cstr(s, 10, d->remedy);
+	json_strings(&st->buf, d->evidence, d->nevidence);
+	json_strings(&st->buf2, d->pods, d->npods);
+	if (!buf_str(&st->buf) || !buf_str(&st->buf2))
+		return RT_ENOMEM;
+	sqlite3_bind_text(s, 9, buf_str(&st->buf), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 11, buf_str(&st->buf2), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 12, id);
+	return db_done(st, s, "diagnosis");
 }

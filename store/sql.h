@@ -10,7 +10,7 @@
  *
  * Releases are keyed by (cluster, namespace, release). A write statement
  * names its cluster as the parameter :cluster, which stmt() binds to the
- * cluster being written (store/cluster.c), so the statements below read
+ * cluster being written (store_use_cluster), so the statements below read
  * as if there were one cluster; :cluster is always the last parameter.
  */
 #ifndef REVTRAIL_STORE_SQL_H

@@ -229,54 +229,58 @@ static struct rt_str col_rts(sqlite3_stmt *s, int i)
 	return rt_str_make(t, strlen(t));
 }
 
-static int load_aliases(struct store *st)
+static int read_aliases(struct store *st,
+			int (*fn)(void *ctx, const struct corr_alias *a),
+			void *ctx)
 {
 	sqlite3_stmt *s = stmt(st, S_ALIAS_ALL);
-	bool chg;
-	int rc;
+	int rc, err = 0;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		if (corr_registry_alias_merge(st->reg, col_rts(s, 0),
-					      col_rts(s, 1), col_rts(s, 2),
-					      col_rts(s, 3),
-					      sqlite3_column_int(s, 4),
-					      &chg) == RT_ENOMEM) {
-			sqlite3_reset(s);
-			return RT_ENOMEM;
-		}
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct corr_alias a = { col_rts(s, 0), col_rts(s, 1),
+					col_rts(s, 2), col_rts(s, 3), RT_STR_NULL,
+					sqlite3_column_int(s, 4) };
+
+		err = fn(ctx, &a);
+	}
 	sqlite3_reset(s);
+	if (err)
+		return err;
 	return rc == SQLITE_DONE ? 0 : db_fail(st, "loading workload releases");
 }
 
-int load_registry(struct store *st)
+int store_read_registry(struct store *st,
+			int (*rev)(void *ctx, const struct plan_revision *r),
+			int (*alias)(void *ctx, const struct corr_alias *a),
+			void *ctx)
 {
 	sqlite3_stmt *s = stmt(st, S_REV_ALL);
 	char hooks[4096];
-	int rc;
+	int rc, err = 0;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct corr_rev r = { 0 };
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct plan_revision r = { 0 };
 
+		r.ns = col_text(s, 0);
+		r.rel = col_text(s, 1);
 		r.revision = sqlite3_column_int(s, 2);
-		r.status = (char *)col_text(s, 3);
-		r.chart = (char *)col_text(s, 4);
-		r.app_version = (char *)col_text(s, 5);
-		r.description = (char *)col_text(s, 6);
+		r.status = col_text(s, 3);
+		r.chart = col_text(s, 4);
+		r.app_version = col_text(s, 5);
+		r.description = col_text(s, 6);
 		r.updated_ns = sqlite3_column_int64(s, 7);
 		r.evidence = (unsigned)sqlite3_column_int(s, 8);
 		hooks_csv(col_text(s, 9), hooks, sizeof(hooks));
 		r.hooks = hooks;
 		r.ranks = (uint32_t)sqlite3_column_int64(s, 10);
-		if (corr_registry_load(st->reg, col_text(s, 0), col_text(s, 1),
-				       &r) == RT_ENOMEM) {
-			sqlite3_reset(s);
-			return RT_ENOMEM;
-		}
+		err = rev(ctx, &r);
 	}
 	sqlite3_reset(s);
+	if (err)
+		return err;
 	if (rc != SQLITE_DONE)
 		return db_fail(st, "loading revisions");
-	return load_aliases(st);
+	return read_aliases(st, alias, ctx);
 }
 
 /* A WAL hook replaces SQLite's automatic checkpoint, at the same bound,
@@ -319,22 +323,23 @@ void store_idle(struct store *st)
 		copy_back(st);
 }
 
-/* rt_workload(kind, name): corr_workload_name without a template hash, as
- * re-attribution computes it, for the migration that fills
+/* rt_workload(kind, name): the correlator's workload name (given by the
+ * opener), as re-attribution computes it, for the migration that fills
  * events.workload. */
 static void sql_workload(sqlite3_context *c, int argc, sqlite3_value **v)
 {
 	const char *k = (const char *)sqlite3_value_text(v[0]);
 	const char *n = (const char *)sqlite3_value_text(v[1]);
+	struct store *st = sqlite3_user_data(c);
 	struct rt_str w;
 
 	(void)argc;
-	if (!n) {
+	if (!n || !st->workload) {
 		sqlite3_result_null(c);
 		return;
 	}
-	w = corr_workload_name(rt_str_make(k ? k : "", k ? strlen(k) : 0),
-			       rt_str_make(n, strlen(n)), RT_STR_NULL);
+	w = st->workload(rt_str_make(k ? k : "", k ? strlen(k) : 0),
+			 rt_str_make(n, strlen(n)));
 	if (w.n)
 		sqlite3_result_text(c, w.p, (int)w.n, SQLITE_TRANSIENT);
 	else
@@ -381,14 +386,14 @@ static int open_writer(struct store *st, const struct store_opts *o)
 		return err;
 	sqlite3_wal_hook(st->db, on_wal, st);
 	if (sqlite3_create_function(st->db, "rt_workload", 2,
-				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, st,
 				    sql_workload, NULL, NULL) != SQLITE_OK)
 		return db_fail(st, "rt_workload");
 	if ((err = migrate(st)))
 		return err;
 	if ((err = prepare_all(st)))
 		return err;
-	if ((err = cluster_use(st, RT_STR_LIT(""))))
+	if ((err = store_use_cluster(st, "")))
 		return err;
 	if ((found = meta_get_int(st, "watermark_ns", &v)) < 0)
 		return found;
@@ -413,22 +418,6 @@ static int open_writer(struct store *st, const struct store_opts *o)
 		if ((err = meta_set_int(st, "gap_ns", st->gap_ns)))
 			return err;
 	return 0;
-}
-
-/* A new gap: every window changes, recompute them now (one transaction). */
-static int recompute_now(struct store *st)
-{
-	struct corr_batch *b = corr_batch_new(false);
-	int rc;
-
-	if (!b)
-		return RT_ENOMEM;
-	if (st->log)
-		fprintf(st->log, "revtrail: gap changed, recomputing all "
-			"incidents\n");
-	rc = store_commit(st, b, NULL);
-	corr_batch_free(b);
-	return rc;
 }
 
 /*
@@ -474,10 +463,8 @@ int store_open(const char *path, unsigned flags, const struct store_opts *o,
 		return rc;
 	}
 	if (o) {
-		st->rules = o->rules;
 		st->log = o->log;
-		st->copts.release_ns = o->release_ns;
-		st->copts.release_name = o->release_name;
+		st->workload = o->workload;
 	}
 	store_sqlite_config(false);
 	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE |
@@ -496,13 +483,6 @@ int store_open(const char *path, unsigned flags, const struct store_opts *o,
 		store_close(st);
 		return rc;
 	}
-	st->copts.gap_ns = st->gap_ns;
-	if (st->rebuild_all && (rc = recompute_now(st))) {
-		snprintf(err, errlen, "%s: recomputing incidents for the new "
-			 "gap: %s", path, st->errmsg);
-		store_close(st);
-		return rc;
-	}
 	*out = st;
 	return 0;
 }
@@ -510,6 +490,64 @@ int store_open(const char *path, unsigned flags, const struct store_opts *o,
 int64_t store_regapped_from(const struct store *st)
 {
 	return st->regapped_from;
+}
+
+int store_use_cluster(struct store *st, const char *name)
+{
+	char *c;
+
+	if (st->cluster && strcmp(st->cluster, name) == 0)
+		return 0;
+	c = strdup(name);
+	if (!c)
+		return RT_ENOMEM;
+	free(st->cluster);
+	st->cluster = c;
+	return 0;
+}
+
+int store_clusters(struct store *st, const char ***names, size_t *n)
+{
+	sqlite3_stmt *s = stmt(st, S_KEY_CLUSTERS);
+	size_t cap = 0;
+	int rc, err = 0;
+
+	*names = NULL;
+	*n = 0;
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *c = col_text(s, 0);
+
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 4;
+			const char **q = rt_arena_alloc(&st->scratch,
+							nc * sizeof(*q));
+
+			if (!q) {
+				err = RT_ENOMEM;
+				break;
+			}
+			if (*n)
+				memcpy(q, *names, *n * sizeof(*q));
+			*names = q;
+			cap = nc;
+		}
+		if (!((*names)[(*n)++] = scratch_dup(st, c, strlen(c))))
+			err = RT_ENOMEM;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = db_fail(st, "clusters");
+	sqlite3_reset(s);
+	return err;
+}
+
+int64_t store_gap(const struct store *st)
+{
+	return st->gap_ns;
+}
+
+bool store_gap_changed(const struct store *st)
+{
+	return st->rebuild_all;
 }
 
 void store_close(struct store *st)
@@ -521,18 +559,12 @@ void store_close(struct store *st)
 	if (st->db)
 		sqlite3_close(st->db);
 	store_unlock(st->lock);           /* after the last write */
-	cluster_release(st);
+	free(st->cluster);
 	rt_arena_release(&st->scratch);
-	store_intern_release(&st->intern);
 	free(st->buf.p);
 	free(st->buf2.p);
-	corr_text_free(&st->remedy);
-	free(st->evs);
-	free(st->order);
-	free(st->rebuild.k);
-	free(st->revdirty.k);
-	free(st->touched);
-	objmap_release(&st->objs);
+	free(st->near);
+	free(st->objlist.o);
 	if (st->chg) {
 		store_changes_free(st->chg);
 		free(st->chg);

@@ -1,7 +1,6 @@
 /*
- * util.c: small containers the store's commit uses: interned tag names,
- * a JSON text buffer, key sets, the touched-incident list and the per
- * incident object deltas. Nothing here talks SQL but objmap_write.
+ * util.c: a JSON text buffer, and the writing of an incident's object
+ * deltas.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,61 +8,6 @@
 #include <string.h>
 
 #include "store_int.h"
-
-const char *store_intern(struct store_intern *in, const char *p, size_t n)
-{
-	size_t mask, i;
-	char *s;
-
-	if (in->nslots == 0 || (in->count + 1) * 2 > in->nslots) {
-		size_t nn = in->nslots ? in->nslots * 2 : 64;
-		char **slot = calloc(nn, sizeof(*slot));
-
-		if (!slot)
-			return NULL;
-		for (size_t j = 0; j < in->nslots; j++) {
-			char *t = in->slot[j];
-
-			if (!t)
-				continue;
-			i = corr_hash(0, t, strlen(t)) & (nn - 1);
-			while (slot[i])
-				i = (i + 1) & (nn - 1);
-			slot[i] = t;
-		}
-		free(in->slot);
-		in->slot = slot;
-		in->nslots = nn;
-	}
-	mask = in->nslots - 1;
-	i = corr_hash(0, p, n) & mask;
-	while (in->slot[i]) {
-		if (strlen(in->slot[i]) == n && memcmp(in->slot[i], p, n) == 0)
-			return in->slot[i];
-		i = (i + 1) & mask;
-	}
-	s = malloc(n + 1);
-	if (!s)
-		return NULL;
-	memcpy(s, p, n);
-	s[n] = '\0';
-	in->slot[i] = s;
-	in->count++;
-	return s;
-}
-
-const char *store_intern_cb(void *ctx, const char *p, size_t n)
-{
-	return store_intern(ctx, p, n);
-}
-
-void store_intern_release(struct store_intern *in)
-{
-	for (size_t i = 0; i < in->nslots; i++)
-		free(in->slot[i]);
-	free(in->slot);
-	memset(in, 0, sizeof(*in));
-}
 
 void buf_reset(struct store_buf *b)
 {
@@ -171,157 +115,9 @@ const char *scratch_dup(struct store *st, const char *p, size_t n)
 	return rt_arena_strdup(&st->scratch, p ? p : "", p ? n : 0).p;
 }
 
-static bool key_eq(const struct store_key *k, struct rt_str ns,
-		   struct rt_str rel)
-{
-	return strlen(k->ns) == ns.n && strlen(k->rel) == rel.n &&
-	       memcmp(k->ns, ns.p ? ns.p : "", ns.n) == 0 &&
-	       memcmp(k->rel, rel.p ? rel.p : "", rel.n) == 0;
-}
-
-bool keyset_has(const struct store_keyset *ks, struct rt_str ns,
-		struct rt_str rel)
-{
-	for (size_t i = 0; i < ks->n; i++)
-		if (key_eq(&ks->k[i], ns, rel))
-			return true;
-	return false;
-}
-
-int keyset_add(struct store *st, struct store_keyset *ks, struct rt_str ns,
-	       struct rt_str rel)
-{
-	struct store_key k;
-
-	if (rel.n == 0 || keyset_has(ks, ns, rel))
-		return 0;
-	if (ks->n == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 16;
-		struct store_key *p = realloc(ks->k, cap * sizeof(*p));
-
-		if (!p)
-			return RT_ENOMEM;
-		ks->k = p;
-		ks->cap = cap;
-	}
-	k.ns = scratch_dup(st, ns.p, ns.n);
-	k.rel = scratch_dup(st, rel.p, rel.n);
-	if (!k.ns || !k.rel)
-		return RT_ENOMEM;
-	ks->k[ks->n++] = k;
-	return 0;
-}
-
-int touched_add(struct store *st, int64_t id)
-{
-	if (st->ntouched && st->touched[st->ntouched - 1] == id)
-		return 0;
-	if (st->ntouched == st->touchedcap) {
-		size_t cap = st->touchedcap ? st->touchedcap * 2 : 64;
-		int64_t *p = realloc(st->touched, cap * sizeof(*p));
-
-		if (!p)
-			return RT_ENOMEM;
-		st->touched = p;
-		st->touchedcap = cap;
-	}
-	st->touched[st->ntouched++] = id;
-	return 0;
-}
-
-static uint64_t obj_hash(const char *kind, size_t kn, const char *name,
-			 size_t nn)
-{
-	return corr_hash(corr_hash(0, kind, kn), name, nn);
-}
-
-static size_t obj_slot(const struct store_objmap *m, const char *kind,
-		       size_t kn, const char *name, size_t nn)
-{
-	size_t mask = m->nslots - 1;
-	size_t i = obj_hash(kind, kn, name, nn) & mask;
-
-	while (m->slot[i]) {
-		const struct store_obj *o = &m->o[m->slot[i] - 1];
-
-		if (strlen(o->name) == nn && memcmp(o->name, name, nn) == 0 &&
-		    strlen(o->kind) == kn && memcmp(o->kind, kind, kn) == 0)
-			break;
-		i = (i + 1) & mask;
-	}
-	return i;
-}
-
-static int objmap_grow(struct store_objmap *m)
-{
-	size_t n = m->nslots ? m->nslots * 2 : 64;
-	uint32_t *slot = calloc(n, sizeof(*slot));
-
-	if (!slot)
-		return RT_ENOMEM;
-	free(m->slot);
-	m->slot = slot;
-	m->nslots = n;
-	for (size_t i = 0; i < m->n; i++) {
-		const struct store_obj *o = &m->o[i];
-
-		m->slot[obj_slot(m, o->kind, strlen(o->kind), o->name,
-				 strlen(o->name))] = (uint32_t)(i + 1);
-	}
-	return 0;
-}
-
-/* Adds an object's deltas: the earliest first, the latest last, a count. */
-int objmap_add(struct store *st, struct store_objmap *m, const char *kind,
-	       size_t kn, const char *name, size_t nn, int64_t first,
-	       int64_t last, int64_t events)
-{
-	struct store_obj *o;
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->nslots && objmap_grow(m))
-		return RT_ENOMEM;
-	i = obj_slot(m, kind, kn, name, nn);
-	if (m->slot[i]) {
-		o = &m->o[m->slot[i] - 1];
-		if (first < o->first_ns)
-			o->first_ns = first;
-		if (last > o->last_ns)
-			o->last_ns = last;
-		o->events += events;
-		return 0;
-	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct store_obj *p = realloc(m->o, cap * sizeof(*p));
-
-		if (!p)
-			return RT_ENOMEM;
-		m->o = p;
-		m->cap = cap;
-	}
-	o = &m->o[m->n];
-	o->kind = scratch_dup(st, kind, kn);
-	o->name = scratch_dup(st, name, nn);
-	if (!o->kind || !o->name)
-		return RT_ENOMEM;
-	o->first_ns = first;
-	o->last_ns = last;
-	o->events = events;
-	m->slot[i] = (uint32_t)++m->n;
-	return 0;
-}
-
-void objmap_release(struct store_objmap *m)
-{
-	free(m->o);
-	free(m->slot);
-	memset(m, 0, sizeof(*m));
-}
-
 /* Writes one object's delta: inserts it, or adds to the stored row.
  * *added is set when the row is new. */
-static int object_write(struct store *st, const struct store_obj *o,
+static int object_write(struct store *st, const struct corr_object *o,
 			int64_t incident, bool *added)
 {
 	static const enum store_stmt seq[] = { S_OBJ_NEW, S_OBJ_UPSERT };
@@ -348,21 +144,19 @@ static int object_write(struct store *st, const struct store_obj *o,
 	return 0;
 }
 
-int objmap_write(struct store *st, struct store_objmap *m, int64_t incident)
+int objects_write(struct store *st, const struct corr_object *o, size_t n,
+		  int64_t incident)
 {
 	int64_t pods = 0;
 	int err;
 
-	for (size_t i = 0; i < m->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		bool added;
 
-		if ((err = object_write(st, &m->o[i], incident, &added)))
+		if ((err = object_write(st, &o[i], incident, &added)))
 			return err;
-		pods += added && !strcmp(m->o[i].kind, "Pod");
+		pods += added && !strcmp(o[i].kind, "Pod");
 	}
-	m->n = 0;
-	if (m->nslots)
-		memset(m->slot, 0, m->nslots * sizeof(*m->slot));
 	if (pods) {
 		sqlite3_stmt *s = stmt(st, S_INC_PODS_ADD);
 

@@ -11,9 +11,10 @@
  *   - incident windows (gap splitting) and tag sets;
  *   - diagnosis rules evaluated over an incident.
  *
- * correlate/ holds no database: store/ persists its results and calls these
- * functions inside one transaction per batch, so a stored incident is always
- * a deterministic function of the stored events and revisions.
+ * correlate/ holds no database: it decides over plain rows (revtrail/plan.h)
+ * that the store read, and answers with rows the store writes; pipeline/
+ * runs those turns inside one transaction per batch, so a stored incident
+ * is always a deterministic function of the stored events and revisions.
  */
 #ifndef REVTRAIL_CORRELATE_H
 #define REVTRAIL_CORRELATE_H
@@ -23,9 +24,9 @@
 #include <stdio.h>
 
 #include "revtrail/rt.h"
+#include "revtrail/plan.h"
 #include "revtrail/rules.h"
 
-#define CORR_DEFAULT_GAP_NS (15LL * 60 * 1000000000LL)
 /*
  * Kubernetes times are whole seconds while Helm's carry nanoseconds: an event
  * stamped 14:41:07 may have happened at 14:41:07.9, after an upgrade stamped
@@ -128,21 +129,6 @@ unsigned corr_status_rank(const char *status, size_t n);
 
 /* ---- attribution ----------------------------------------------------- */
 
-/* How a release was found, best first. A stored event keeps the best. */
-enum corr_via {
-	CORR_VIA_NONE = 0,      /* no release: stored, never in an incident */
-	CORR_VIA_LABEL,         /* label/annotation hint on the record, or on
-	                         * another record of the same workload */
-	CORR_VIA_JOB,           /* helm-install-X / helm-delete-X, HelmChart X */
-	CORR_VIA_OPTION,        /* ingest --release for records with no object */
-	/* From here on the release was found, not stated, and a name learned
-	 * later may claim the event (store: via >= CORR_VIA_MANIFEST). */
-	CORR_VIA_MANIFEST,      /* the object, or its workload, is listed in a
-	                         * release's decoded manifest */
-	CORR_VIA_OWNER,         /* the workload its owner reference names is */
-	CORR_VIA_PREFIX,        /* longest known release prefixing the name */
-	CORR_VIA_WORKLOAD,      /* workload name: inferred */
-};
 const char *corr_via_name(int via);   /* "label", ..., "none" */
 int corr_via_from_name(const char *s);
 
@@ -153,11 +139,6 @@ struct corr_opts {
 	bool keep_untagged;
 };
 
-struct corr_attr {
-	struct rt_str kind, name;        /* the subject object ("Pod", pod) */
-	struct rt_str release_ns, release;
-	int via;                         /* CORR_VIA_* */
-};
 
 /*
  * Which release an object belongs to (docs/architecture.md, "Correlation"): the
@@ -207,25 +188,6 @@ struct rt_str corr_helm_job_release(const struct corr_registry *reg,
 /* 64-bit FNV-1a with a final mix; h = 0 to start, chain calls. */
 uint64_t corr_hash(uint64_t h, const void *p, size_t n);
 
-/* A tagged (or kept) record waiting for the batch commit. Strings live in
- * the batch's own arena; tags and field names are the rules'. */
-struct corr_event {
-	uint64_t ukey;                 /* identity: same key = same event */
-	int64_t first_ns, last_ns, count;
-	enum rt_format format;
-	enum rt_severity severity;
-	struct rt_str ns, kind, name, pod, container, reason, type, message;
-	struct rt_str hint_release, hint_ns, template_hash;
-	struct rt_str owner;           /* corr_owner_workload, or empty */
-	struct rt_str cluster;         /* rt_record.cluster */
-	const char *source;            /* origin: path or topic */
-	uint64_t offset;
-	unsigned ntags, nfields;
-	const char *tags[RULES_MAX_TAGS];
-	struct rt_field *fields;       /* nfields, in the batch's arena */
-	struct corr_attr attr;         /* set by corr_batch_attribute */
-	int revision;                  /* ditto; 0 = unknown */
-};
 
 /*
  * Versions of one event (a Kubernetes event re-sent under the same uid)
@@ -255,24 +217,12 @@ uint64_t corr_event_key(const struct rt_record *rec);
 void corr_record_times(const struct rt_record *rec, int64_t *first,
 		       int64_t *last);
 
-/* A workload -> release mapping a record stated. Views into the record (or,
- * once in a batch, into the batch's arena). */
-struct corr_alias {
-	struct rt_str ns, workload, rel_ns, rel;
-	struct rt_str cluster;         /* the record's: its own registry */
-	int via;                       /* CORR_VIA_LABEL or CORR_VIA_MANIFEST */
-};
 
 /* The mapping a record states, if any: a release hint on a pod, or on a
  * workload object. False when the record teaches nothing (no hint, no
  * namespace, or the workload is named like the release already). */
 bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out);
 
-struct corr_batch_pos {
-	const char *source;
-	int32_t partition;
-	int64_t offset;                /* next byte / next Kafka offset */
-};
 
 /* The records of one batch: deduped events and the Helm revisions stated. */
 struct corr_batch {
@@ -326,12 +276,6 @@ void corr_batch_attribute(struct corr_batch *b,
 
 /* ---- incidents ------------------------------------------------------- */
 
-/* A small set of tag names, kept sorted (bytewise) and unique. */
-#define CORR_MAX_TAGS 64
-struct corr_tagset {
-	unsigned n;
-	const char *t[CORR_MAX_TAGS];   /* not owned: see corr_intern */
-};
 bool corr_tagset_add(struct corr_tagset *s, const char *tag);
 /* Parses a JSON array of strings ("[\"a\",\"b\"]") into s, interning each
  * name with intern(ctx, name, len). Returns 0 or RT_EPARSE. */
@@ -357,11 +301,6 @@ size_t corr_cluster(struct corr_item *items, size_t n, int64_t gap_ns);
 
 /* ---- diagnosis ------------------------------------------------------- */
 
-struct corr_object {
-	const char *kind, *name;
-	int64_t first_ns, last_ns;
-	int64_t events;
-};
 
 /* What a diagnosis rule reads: one incident and its release's revisions. */
 struct corr_incview {
@@ -378,7 +317,6 @@ struct corr_incview {
 };
 
 #define CORR_MAX_EVIDENCE 16
-#define CORR_MAX_PODS 64
 struct corr_diagnosis {
 	const struct rules_diagnosis *rule;   /* NULL: none matched */
 	unsigned nevidence;
@@ -433,5 +371,180 @@ void corr_later_json(const struct corr_incview *v, char *buf, size_t size);
  * pointers, returns the total. */
 size_t corr_later_revisions(const struct corr_incview *v,
 			    const struct corr_rev **out, size_t max);
+
+
+/* ---- planning a batch's writes (plan.c, rebuild.c) ------------------- */
+
+/* Interned strings (tag names): one copy each for the intern's lifetime. */
+struct corr_intern {
+	char **slot;
+	size_t nslots, count;
+};
+const char *corr_intern(struct corr_intern *in, const char *p, size_t n);
+const char *corr_intern_cb(void *ctx, const char *p, size_t n);
+void corr_intern_release(struct corr_intern *in);
+
+/* A release key (namespace, release) and a small set of them; strings in
+ * the plan's arena. */
+struct corr_key {
+	const char *ns, *rel;
+};
+struct corr_keyset {
+	struct corr_key *k;
+	size_t n, cap;
+};
+
+/* Per affected object of one incident: the deltas a window adds. */
+struct corr_objmap {
+	struct corr_object *o;
+	size_t n, cap;
+	uint32_t *slot;      /* open addressing: index + 1 */
+	size_t nslots;
+};
+
+/* An incident's aggregates while they are summed. */
+struct corr_aggr {
+	int64_t opened, last, count, occ;
+	int sev, via;
+	struct corr_tagset tags;
+};
+
+/*
+ * The correlator's side of one commit: what it decided so far, in plain
+ * memory. pipeline/ reads context from the store, hands it to the
+ * corr_plan_* functions and writes what they return; nothing here touches
+ * the database.
+ */
+struct corr_plan {
+	struct corr_registry *reg;
+	struct corr_opts opts;           /* gap_ns set */
+	const struct rules *rules;
+	const char **globs;              /* objects a diagnosis may read */
+	size_t nglobs;
+	struct rt_arena arena;           /* reset per commit */
+	struct corr_intern intern;
+	struct corr_keyset rebuild;      /* releases recomputed from events */
+	struct corr_keyset revdirty;     /* releases whose revisions changed */
+	bool rebuild_all;                /* a new gap: every release */
+	struct plan_evstate *evs;        /* per batch event */
+	size_t *order;                   /* batch events by release, time */
+	size_t evscap;
+	struct corr_objmap objs;
+	int64_t *touched;                /* incidents to diagnose */
+	size_t ntouched, touchedcap;
+	struct corr_text remedy;
+	struct corr_diagnosis *diag;     /* corr_plan_diag's answer */
+	const char *evidence[CORR_MAX_EVIDENCE];
+	char later[400], title[600];
+};
+
+/* reg stays the caller's, and may change between commits (one registry
+ * per cluster). Returns 0 or RT_ENOMEM. */
+int corr_plan_init(struct corr_plan *p, struct corr_registry *reg,
+		   const struct corr_opts *o, const struct rules *rules);
+void corr_plan_release(struct corr_plan *p);
+/* Forgets the last commit's decisions. */
+void corr_plan_begin(struct corr_plan *p);
+
+int corr_keyset_add(struct corr_plan *p, struct corr_keyset *ks,
+		    struct rt_str ns, struct rt_str rel);
+bool corr_keyset_has(const struct corr_keyset *ks, struct rt_str ns,
+		     struct rt_str rel);
+int corr_plan_touch(struct corr_plan *p, int64_t id);
+
+/* A revision row of the registry (to write), and one read back. */
+void corr_revision_row(const struct corr_release *rel, const struct corr_rev *r,
+		       struct plan_revision *out);
+int corr_registry_load_row(struct corr_registry *reg,
+			   const struct plan_revision *row);
+
+/* Sizes the per-event state for n events. 0 or RT_ENOMEM. */
+int corr_plan_events(struct corr_plan *p, size_t n);
+/*
+ * Event e of the batch against its stored row s (s->found false: none):
+ * count = max, first = min, last = max, tags = union, the greater
+ * version's text; the release of the better attribution, or both
+ * releases recomputed when the event changes release or object. Fills
+ * x. Returns 0 or RT_ENOMEM.
+ */
+int corr_plan_event(struct corr_plan *p, struct corr_event *e,
+		    const struct plan_stored *s, struct plan_evstate *x);
+/* Sorts the batch's events by release, then time, into p->order. */
+void corr_plan_order(struct corr_plan *p, const struct corr_batch *b);
+/* The end of the group of one release starting at p->order[a]. */
+size_t corr_plan_group_end(const struct corr_plan *p,
+			   const struct corr_batch *b, size_t a);
+
+/* A group of one release's events, split: the events that go into
+ * incidents here (cl), and the span of stored incidents they may touch. */
+struct corr_group {
+	struct rt_str ns, rel;
+	bool keyed;                 /* attributed: its release key exists */
+	bool deferred;              /* the release is recomputed instead */
+	size_t *cl;                 /* batch indices that cluster here */
+	size_t ncl;
+	int64_t lo, hi;             /* stored incidents with last >= lo and
+	                             * opened <= hi */
+	int64_t *incs;              /* incidents those events sit in */
+	size_t nincs;
+};
+int corr_plan_group(struct corr_plan *p, const struct corr_batch *b,
+		    const size_t *idx, size_t n, struct corr_group *g);
+/*
+ * The windows a group's clustering events make with the stored incidents
+ * near them: each extends the incident it falls within the gap of, opens
+ * one, or bridges several, which merge into the oldest id. Aggregates
+ * are sums and maxima of the deltas. Returns 0 or RT_ENOMEM.
+ */
+int corr_plan_windows(struct corr_plan *p, const struct corr_batch *b,
+		      const struct corr_group *g, const struct plan_near *near,
+		      size_t nnear, struct plan_window **out, size_t *nout);
+
+/* A release recomputed from its stored events, streamed in time order. */
+struct corr_rebuild {
+	struct corr_key k;
+	const int64_t *old;         /* its incidents before */
+	bool *used;
+	size_t nold;
+	bool open;
+	struct corr_aggr a;
+	int64_t first_min, first_max, cand;
+};
+int corr_rebuild_begin(struct corr_plan *p, struct corr_rebuild *rb,
+		       const struct corr_key *k, const int64_t *old,
+		       size_t nold);
+/* Feeds one row. Returns 1 when the row closed the window before it,
+ * which is then in *done (to write before the next call), else 0, or
+ * RT_ENOMEM. */
+int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
+		     const struct plan_keyrow *row, struct plan_rebuilt *done);
+/* Closes the last window: 1 with *done, or 0 when there was none. */
+int corr_rebuild_end(struct corr_plan *p, struct corr_rebuild *rb,
+		     struct plan_rebuilt *done);
+/* The old incidents no window reused (to drop); frees rb. */
+size_t corr_rebuild_unused(struct corr_rebuild *rb, int64_t *out);
+
+/* The stored events rows that the registry now attributes elsewhere
+ * (rows whose via is inferred). Returns 0 or RT_ENOMEM. */
+int corr_plan_moves(struct corr_plan *p, const struct plan_evrow *rows,
+		    size_t n, struct plan_move **out, size_t *nout);
+/* The namespace helm-install-R job events of namespace jobns belong to:
+ * jobns, unless R is known only elsewhere (HelmChart targetNamespace). */
+const char *corr_job_target(const struct corr_registry *reg,
+			    const char *jobns, const char *r);
+/* True when release r, stated without a namespace, stands for it in
+ * namespace ns (which has no release r of its own). */
+bool corr_anyns_claims(const struct corr_registry *reg, const char *ns,
+		       const char *r);
+/* The revision intervals of a release's events, as corr_release_at
+ * decides them. Returns 0 or RT_ENOMEM. */
+int corr_plan_revranges(struct corr_plan *p, const struct corr_key *k,
+			struct plan_revrange **out, size_t *n);
+/* Diagnoses incident row with the objects read for p->globs (sorted by
+ * kind, name) into out (valid until the next call). Returns 0 or
+ * RT_ENOMEM. */
+int corr_plan_diag(struct corr_plan *p, const struct plan_incrow *row,
+		   const struct corr_object *objs, size_t nobjs,
+		   int64_t watermark, struct plan_diag *out);
 
 #endif

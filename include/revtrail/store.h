@@ -1,18 +1,16 @@
 /*
- * store.h: the SQLite store (docs/architecture.md "Batches and transactions").
+ * store.h: the SQLite store's writer side (docs/architecture.md "Who owns
+ * what", "Batches and transactions").
  *
- * One writer per database file. store_commit() writes one batch -- Helm
- * revisions, events, the incidents they form, their diagnosis and the
- * source positions -- in ONE transaction, so a crash leaves either all of a
- * batch or none of it, and re-reading the same input afterwards (dedupe by
- * event identity) ends exactly where an uninterrupted run would.
- *
- * Incidents are a deterministic function of the stored events and
- * revisions: a batch extends or merges the incidents its events touch
- * (adding events only ever merges windows), and a release whose events
- * changed hands (a release name learned later) is recomputed from its
- * stored events. Hence the incidents after all input do not depend on the
- * order it arrived in. Schema: README.md "Database schema"; SQL text: store/sql.h.
+ * One writer per database file. A batch is written in ONE transaction
+ * (store_begin .. store_end) -- Helm revisions, events, the incidents they
+ * form, their diagnosis and the source positions -- so a crash leaves
+ * either all of a batch or none of it, and re-reading the same input
+ * afterwards (dedupe by event identity) ends exactly where an
+ * uninterrupted run would. In between, the store only reads context rows
+ * and writes plan rows (revtrail/plan.h); what to write is the
+ * correlator's decision, and pipeline/ (pipeline_commit) runs the turns.
+ * Schema: README.md "Database schema"; SQL text: store/sql.h.
  */
 #ifndef REVTRAIL_STORE_H
 #define REVTRAIL_STORE_H
@@ -21,8 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "revtrail/correlate.h"
-#include "revtrail/rules.h"
+#include "revtrail/plan.h"
 #include "revtrail/store_read.h"
 
 enum {
@@ -34,22 +31,27 @@ struct store_opts {
 	bool regap;                   /* a gap_ns other than the database's
 	                               * recomputes all incidents; without
 	                               * regap it is refused (RT_EINVAL) */
-	const struct rules *rules;    /* diagnosis rules (kept by pointer) */
-	const char *release_ns;       /* ingest --release, for records with */
-	const char *release_name;     /* no object at all; may be NULL */
-	FILE *log;                    /* -v: evictions, recomputations */
+	FILE *log;                    /* -v: recomputations */
+	/* The workload an object belongs to (the correlator's naming), for
+	 * the migration that fills events.workload; NULL leaves it empty. */
+	struct rt_str (*workload)(struct rt_str kind, struct rt_str name);
 };
 
 /*
  * Opens (and for a writer creates and migrates) the database. On failure
  * returns RT_EDB / RT_EIO / RT_ENOMEM, or RT_EINVAL for a gap change
- * without regap, with a message in err.
+ * without regap, with a message in err. A gap change (with regap) leaves
+ * store_gap_changed true until the next store_end: the first commit then
+ * recomputes every release.
  */
 int store_open(const char *path, unsigned flags, const struct store_opts *o,
 	       struct store **out, char *err, size_t errlen);
 /* The gap the incidents had before this open recomputed them (regap),
  * else 0. */
 int64_t store_regapped_from(const struct store *st);
+/* The gap incidents are cut by (the database's, or the new one). */
+int64_t store_gap(const struct store *st);
+bool store_gap_changed(const struct store *st);
 
 struct store_stats {
 	uint64_t batches;
@@ -61,53 +63,100 @@ struct store_stats {
 	                                * (yet): they join no incident */
 };
 
-/*
- * Writes one batch in one transaction (registry, attribution, events,
- * incidents, diagnosis, positions). Does not reset b. On error the
- * transaction is rolled back and RT_EDB / RT_ENOMEM returned; the message
- * is in store_errmsg(). Counters in stats (may be NULL) are added to,
- * once the transaction committed: a rolled-back batch counts nothing.
- */
-int store_commit(struct store *st, struct corr_batch *b,
-		 struct store_stats *stats);
+/* ---- one batch's transaction ----------------------------------------- */
 
 /*
- * A writer thread: store_commit in the background, so the caller fills the
- * next batch while the last one is written. Between store_writer_submit(b)
- * and the next submit or wait, the writer owns the store, b and stats:
- * the caller touches none of them.
+ * Releases are keyed by (cluster, namespace, release). Every read and
+ * write below that names a release is of the current cluster (at open:
+ * the default one, ""), so a batch holding several clusters is written
+ * one cluster at a time. 0 or RT_ENOMEM.
  */
-struct store_writer;
+int store_use_cluster(struct store *st, const char *name);
+/* Every cluster the database holds a release key of (strings valid until
+ * store_end). */
+int store_clusters(struct store *st, const char ***names, size_t *n);
 
-/* Starts the thread, which blocks every signal. Returns 0 or RT_ENOMEM. */
-int store_writer_new(struct store *st, struct store_stats *stats,
-		     struct store_writer **out);
-/* Waits for the batch in flight, then hands b over and returns 0 -- unless
- * a commit failed: then b is not taken and that commit's error is returned
- * (and is again by every later call: callers stop at a failed commit). */
-int store_writer_submit(struct store_writer *w, struct corr_batch *b);
-/* Waits for the batch in flight; returns the error of the last commit. */
-int store_writer_wait(struct store_writer *w);
-/* Without waiting: 1 when no batch is in flight (every submitted batch is
- * committed), 0 while one is, or the error of a failed commit. */
-int store_writer_done(struct store_writer *w);
-/* A copy of the counters, safe while a commit runs. */
-void store_writer_stats(struct store_writer *w, struct store_stats *out);
-/* Runs on the writer thread before each commit, with the store (e.g. to
- * check that the database is where the batch expects it); an error fails
- * that commit as store_commit's would. Set it before the first submit. */
-typedef int (*store_writer_check_fn)(void *ctx, struct store *st,
-				     struct corr_batch *b);
-void store_writer_set_check(struct store_writer *w, store_writer_check_fn fn,
-			    void *ctx);
-/* Runs on the writer thread after each commit (check included), with its
- * result and the nanoseconds it took (consume's metrics). Set it before
- * the first submit. */
-typedef void (*store_writer_done_fn)(void *ctx, int err, int64_t ns);
-void store_writer_set_done(struct store_writer *w, store_writer_done_fn fn,
-			   void *ctx);
-/* Waits, ends the thread, frees. Accepts NULL. */
-void store_writer_free(struct store_writer *w);
+/* BEGIN IMMEDIATE, this commit's counters at zero. Strings the reads
+ * below hand out live until store_end or store_abort. */
+int store_begin(struct store *st);
+/* COMMIT; then adds this commit's counters to stats (may be NULL). On
+ * error the transaction is rolled back. */
+int store_end(struct store *st, struct store_stats *stats);
+void store_abort(struct store *st);
+
+/* The current cluster's stored revisions and workload mappings, each row
+ * to a callback (e.g. into the correlator's registry); a callback's error
+ * stops the read. */
+int store_read_registry(struct store *st,
+			int (*rev)(void *ctx, const struct plan_revision *r),
+			int (*alias)(void *ctx, const struct corr_alias *a),
+			void *ctx);
+
+/* -- context: reads -- */
+int store_read_event(struct store *st, uint64_t ukey, struct plan_stored *out);
+/* Incidents of (ns, rel) with last >= lo and opened <= hi, plus those of
+ * incs; valid until the next call. */
+int store_read_near(struct store *st, struct rt_str ns, struct rt_str rel,
+		    int64_t lo, int64_t hi, const int64_t *incs, size_t nincs,
+		    const struct plan_near **out, size_t *n);
+struct store_key {
+	const char *ns, *rel;
+};
+int store_all_keys(struct store *st, struct store_key **keys, size_t *n);
+int store_keys_of_name(struct store *st, const char *rel, const char ***ns,
+		       size_t *n);
+int store_key_namespaces(struct store *st, const char ***ns, size_t *n);
+/* Namespaces of the events of key (keyns, rel) attributed by via. */
+int store_job_namespaces(struct store *st, const char *keyns, const char *rel,
+			 int via, const char ***ns, size_t *n);
+/* Events of namespace ns with an inferred release whose workload is
+ * name, a '-' boundary prefix of it, or below it ("name-..."). */
+int store_claimable(struct store *st, const char *ns, const char *name,
+		    struct plan_evrow **rows, size_t *n);
+int store_incidents_of_key(struct store *st, const char *ns, const char *rel,
+			   int64_t **ids, size_t *n);
+/* A release's clustering events in time order: store_key_next gives 1
+ * and a row (valid until the next call), 0 at the end, or an error.
+ * Writes may go on between calls. */
+void store_key_scan(struct store *st, const char *ns, const char *rel);
+int store_key_next(struct store *st, struct plan_keyrow *row);
+void store_key_scan_end(struct store *st);
+/* 1 and row, or 0 when the incident is gone (merged, dropped). */
+int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row);
+/* The incident's first pods and one object per glob ("Kind/glob" or
+ * "glob"), sorted by kind and name; valid until the next call. */
+int store_read_objects(struct store *st, int64_t id, const char *const *globs,
+		       size_t nglobs, const struct corr_object **out,
+		       size_t *n);
+int64_t store_watermark(const struct store *st);
+
+/* -- plan: writes -- */
+int store_write_revision(struct store *st, const struct plan_revision *r);
+int store_write_alias(struct store *st, const struct corr_alias *a);
+int store_key_add(struct store *st, struct rt_str ns, struct rt_str rel);
+int store_write_move(struct store *st, const struct plan_move *m);
+/* Moves key (keyns, rel)'s events of namespace jobns attributed by via
+ * to namespace target; *moved when any did. */
+int store_move_jobs(struct store *st, const char *target, const char *keyns,
+		    const char *rel, int via, const char *jobns, bool *moved);
+int store_write_event(struct store *st, const struct corr_event *e,
+		      const struct plan_evstate *x, int64_t incident);
+/* The window's incident (*id: its id, new or not), its merges, its
+ * events (of ev and xs, indexed alike) and objects. */
+int store_write_window(struct store *st, const struct corr_event *ev,
+		       const struct plan_evstate *xs,
+		       const struct plan_window *w, int64_t *id);
+int store_write_rebuilt(struct store *st, const struct plan_rebuilt *w,
+			int64_t *id);
+int store_drop_incident(struct store *st, int64_t id);
+int store_write_revrange(struct store *st, const char *ns, const char *rel,
+			 const struct plan_revrange *r);
+/* Raises the watermark to max_ts and closes the incidents quiet for more
+ * than the gap before it. */
+int store_close_windows(struct store *st, int64_t max_ts);
+int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d);
+int store_write_positions(struct store *st, const struct corr_batch_pos *pos,
+			  size_t n);
 
 /*
  * The incidents committed batches changed (consume --incidents-topic):
@@ -125,18 +174,13 @@ struct store_changes {
 };
 /* Starts collecting the changes of every transaction of this writer. */
 int store_track_incidents(struct store *st);
-/* After each store_commit: what its transaction changed goes to *to when
- * it committed, is dropped when to is NULL (a failed commit). Returns 0,
- * or RT_ENOMEM when some change could not be kept. */
+/* After each commit (pipeline_commit): what its transaction changed goes
+ * to *to when it committed, is dropped when to is NULL (a failed commit).
+ * Returns 0, or RT_ENOMEM when some change could not be kept. */
 int store_changes_settle(struct store *st, struct store_changes *to);
 /* Sorts by id, each id once (with the key of a deletion, if one). */
 void store_changes_unique(struct store_changes *c);
 void store_changes_free(struct store_changes *c);
-/* The writer's: track (before the first submit), and take every change
- * of the batches committed since the last take (*out emptied first). */
-int store_writer_track_incidents(struct store_writer *w);
-void store_writer_take_changes(struct store_writer *w,
-			       struct store_changes *out);
 
 /* Work for a moment with no batch to commit: copies a WAL of more than a
  * few MiB back into the database, so that store_close has little left to

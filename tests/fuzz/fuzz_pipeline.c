@@ -1,6 +1,6 @@
 /*
  * fuzz_pipeline.c: libFuzzer harness for the whole way of a record --
- * ingest, pipeline_classify, corr_batch_add (pipeline_add), store_commit
+ * ingest, pipeline_classify, corr_batch_add (pipeline_add), pipeline_commit
  * into an in-memory SQLite database -- and for its promise: reading the
  * same input again changes nothing. Each input is ingested twice into a
  * fresh database; the incidents, events, objects and revisions after the
@@ -15,7 +15,7 @@
 #include "revtrail/ingest.h"
 #include "revtrail/pipeline.h"
 #include "revtrail/rules.h"
-#include "revtrail/store.h"
+#include "revtrail/writer.h"
 
 static struct rules *rules;
 
@@ -49,7 +49,7 @@ static int on_record(void *ctx, struct rt_record *r)
 	return pipeline_add(rules, p->b, r, &p->arena, &c);
 }
 
-static void ingest_once(struct store *st, const uint8_t *data, size_t size)
+static void ingest_once(struct pipeline_db *st, const uint8_t *data, size_t size)
 {
 	struct ingest_opts o = { .max_record = 4096 };
 	struct ingest *in = ingest_new(&o);
@@ -65,8 +65,8 @@ static void ingest_once(struct store *st, const uint8_t *data, size_t size)
 		    size - cut, &p.arena, on_record, &p);
 	ingest_finish(in, "pods/shop_web-1_u/web/0.log", &p.arena, on_record,
 		      &p);
-	if (store_commit(st, p.b, NULL) == RT_EDB) {
-		fprintf(stderr, "commit: %s\n", store_errmsg(st));
+	if (pipeline_commit(st, p.b, NULL) == RT_EDB) {
+		fprintf(stderr, "commit: %s\n", store_errmsg(pipeline_db_store(st)));
 		abort();
 	}
 	corr_batch_free(p.b);
@@ -134,19 +134,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct store_opts so = { .rules = rules };
+	struct pipeline_opts so = { .rules = rules };
 	struct text first = { 0 }, second = { 0 };
-	struct store *st;
+	struct pipeline_db *st;
 	char err[512];
 
-	if (store_open(":memory:", 0, &so, &st, err, sizeof(err))) {
+	if (pipeline_db_open(":memory:", &so, &st, err, sizeof(err))) {
 		fprintf(stderr, "open: %s\n", err);
 		abort();
 	}
 	ingest_once(st, data, size);
-	snapshot(st, &first);
+	snapshot(pipeline_db_store(st), &first);
 	ingest_once(st, data, size);
-	snapshot(st, &second);
+	snapshot(pipeline_db_store(st), &second);
 	if (first.n != second.n || (first.n && memcmp(first.p, second.p,
 						      first.n))) {
 		fprintf(stderr, "the second pass changed the database\n"
@@ -156,6 +156,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(first.p);
 	free(second.p);
-	store_close(st);
+	pipeline_db_close(st);
 	return 0;
 }

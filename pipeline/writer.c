@@ -1,5 +1,5 @@
 /*
- * writer.c: store_commit on a thread of its own, so that reading and
+ * writer.c: pipeline_commit on a thread of its own, so that reading and
  * classifying the next batch overlaps the commit of the last one.
  *
  * On 1M bench Events (200k stored) the commits are two thirds of ingest's
@@ -9,12 +9,12 @@
  * The store belongs to one thread at a time: to the writer from a submit
  * until the wait after it returns, to the caller otherwise. The mutex
  * hand-off orders every access, which is what SQLite's single-thread mode
- * asks (store.c): never two threads in it at once. Between batches the
+ * asks (store/store.c): never two threads in it at once. Between batches the
  * writer also does the store's idle work (store_idle: copying the WAL back
  * into the database), which a wait waits for too.
  *
  * A commit's counters go to a local store_stats first and are added to the
- * caller's under the mutex, so store_writer_stats can read them while a
+ * caller's under the mutex, so pipeline_writer_stats can read them while a
  * commit runs (consume's status line does).
  */
 #include <pthread.h>
@@ -22,14 +22,15 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "revtrail/store.h"
+#include "revtrail/writer.h"
 
-struct store_writer {
+struct pipeline_writer {
+	struct pipeline_db *db;
 	struct store *st;
 	struct store_stats *stats;
-	store_writer_check_fn check;    /* before each commit, or NULL */
+	pipeline_writer_check_fn check;    /* before each commit, or NULL */
 	void *check_ctx;
-	store_writer_done_fn done;      /* after each commit, or NULL */
+	pipeline_writer_done_fn done;      /* after each commit, or NULL */
 	void *done_ctx;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -68,7 +69,7 @@ static int64_t mono_ns(void)
 }
 
 /* With w->mu held: the job, or else the idle work, outside the lock. */
-static void writer_step(struct store_writer *w)
+static void writer_step(struct pipeline_writer *w)
 {
 	if (w->job) {
 		struct store_stats s = { 0 };
@@ -79,7 +80,7 @@ static void writer_step(struct store_writer *w)
 		if (w->check)
 			err = w->check(w->check_ctx, w->st, w->job);
 		if (!err)
-			err = store_commit(w->st, w->job, &s);
+			err = pipeline_commit(w->db, w->job, &s);
 		if (w->done)
 			w->done(w->done_ctx, err, mono_ns() - start);
 		pthread_mutex_lock(&w->mu);
@@ -111,7 +112,7 @@ static void writer_step(struct store_writer *w)
 
 static void *writer_main(void *arg)
 {
-	struct store_writer *w = arg;
+	struct pipeline_writer *w = arg;
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
@@ -125,17 +126,18 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-int store_writer_new(struct store *st, struct store_stats *stats,
-		     struct store_writer **out)
+int pipeline_writer_new(struct pipeline_db *db, struct store_stats *stats,
+			struct pipeline_writer **out)
 {
-	struct store_writer *w = calloc(1, sizeof(*w));
+	struct pipeline_writer *w = calloc(1, sizeof(*w));
 	sigset_t all, old;
 	int rc;
 
 	*out = NULL;
 	if (!w)
 		return RT_ENOMEM;
-	w->st = st;
+	w->db = db;
+	w->st = pipeline_db_store(db);
 	w->stats = stats;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
@@ -157,7 +159,7 @@ int store_writer_new(struct store *st, struct store_stats *stats,
 
 /* With w->mu held: until no batch is in flight (and, when all, no idle
  * work either: the caller then has the store back). */
-static int idle_locked(struct store_writer *w, bool all)
+static int idle_locked(struct pipeline_writer *w, bool all)
 {
 	w->waiting++;
 	while (w->job || (all && w->idle_busy))
@@ -168,7 +170,7 @@ static int idle_locked(struct store_writer *w, bool all)
 	return w->err;
 }
 
-int store_writer_wait(struct store_writer *w)
+int pipeline_writer_wait(struct pipeline_writer *w)
 {
 	int err;
 
@@ -178,8 +180,8 @@ int store_writer_wait(struct store_writer *w)
 	return err;
 }
 
-void store_writer_set_done(struct store_writer *w, store_writer_done_fn fn,
-			   void *ctx)
+void pipeline_writer_set_done(struct pipeline_writer *w,
+			      pipeline_writer_done_fn fn, void *ctx)
 {
 	pthread_mutex_lock(&w->mu);
 	w->done = fn;
@@ -187,8 +189,8 @@ void store_writer_set_done(struct store_writer *w, store_writer_done_fn fn,
 	pthread_mutex_unlock(&w->mu);
 }
 
-void store_writer_set_check(struct store_writer *w, store_writer_check_fn fn,
-			    void *ctx)
+void pipeline_writer_set_check(struct pipeline_writer *w,
+			       pipeline_writer_check_fn fn, void *ctx)
 {
 	pthread_mutex_lock(&w->mu);
 	w->check = fn;
@@ -196,7 +198,7 @@ void store_writer_set_check(struct store_writer *w, store_writer_check_fn fn,
 	pthread_mutex_unlock(&w->mu);
 }
 
-int store_writer_done(struct store_writer *w)
+int pipeline_writer_done(struct pipeline_writer *w)
 {
 	int rc;
 
@@ -206,14 +208,14 @@ int store_writer_done(struct store_writer *w)
 	return rc;
 }
 
-void store_writer_stats(struct store_writer *w, struct store_stats *out)
+void pipeline_writer_stats(struct pipeline_writer *w, struct store_stats *out)
 {
 	pthread_mutex_lock(&w->mu);
 	*out = *w->stats;
 	pthread_mutex_unlock(&w->mu);
 }
 
-int store_writer_submit(struct store_writer *w, struct corr_batch *b)
+int pipeline_writer_submit(struct pipeline_writer *w, struct corr_batch *b)
 {
 	int err;
 
@@ -227,7 +229,7 @@ int store_writer_submit(struct store_writer *w, struct corr_batch *b)
 	return err;
 }
 
-int store_writer_track_incidents(struct store_writer *w)
+int pipeline_writer_track_incidents(struct pipeline_writer *w)
 {
 	int err;
 
@@ -239,7 +241,7 @@ int store_writer_track_incidents(struct store_writer *w)
 	return err;
 }
 
-void store_writer_take_changes(struct store_writer *w,
+void pipeline_writer_take_changes(struct pipeline_writer *w,
 			       struct store_changes *out)
 {
 	struct store_changes none = { 0 };
@@ -251,7 +253,7 @@ void store_writer_take_changes(struct store_writer *w,
 	pthread_mutex_unlock(&w->mu);
 }
 
-void store_writer_free(struct store_writer *w)
+void pipeline_writer_free(struct pipeline_writer *w)
 {
 	if (!w)
 		return;

@@ -1,5 +1,5 @@
 /*
- * test_store_order.c: the incidents after all input do not depend on the
+ * test_pipeline_order.c: the incidents after all input do not depend on the
  * order records arrive in, nor on how they are cut into batches, nor on
  * whether a writer thread commits them, nor on a re-run of the same input
  * (dedupe); a gap change recomputes them.
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "revtrail/store.h"
+#include "revtrail/writer.h"
 #include "tap.h"
 
 #define SEC 1000000000LL
@@ -146,13 +146,13 @@ static struct store_stats total;
 static int run(const char *db, const size_t *order, size_t n, size_t batch,
 	       int64_t gap)
 {
-	struct store_opts o = { .gap_ns = gap, .rules = rules, .regap = true };
+	struct pipeline_opts o = { .gap_ns = gap, .rules = rules, .regap = true };
 	struct corr_batch *b = corr_batch_new(false);
-	struct store *st;
+	struct pipeline_db *st;
 	char err[512];
 	int rc;
 
-	if ((rc = store_open(db, 0, &o, &st, err, sizeof(err)))) {
+	if ((rc = pipeline_db_open(db, &o, &st, err, sizeof(err)))) {
 		printf("# open: %s\n", err);
 		corr_batch_free(b);
 		return rc;
@@ -160,15 +160,15 @@ static int run(const char *db, const size_t *order, size_t n, size_t batch,
 	for (size_t i = 0; i < n; i++) {
 		corr_batch_add(b, &recs[order[i]].r, &recs[order[i]].c);
 		if ((i + 1) % batch == 0 || i + 1 == n) {
-			if ((rc = store_commit(st, b, &total)))
+			if ((rc = pipeline_commit(st, b, &total)))
 				break;
 			corr_batch_reset(b);
 		}
 	}
 	if (rc)
-		printf("# commit: %s\n", store_errmsg(st));
+		printf("# commit: %s\n", store_errmsg(pipeline_db_store(st)));
 	corr_batch_free(b);
-	store_close(st);
+	pipeline_db_close(st);
 	return rc;
 }
 
@@ -179,30 +179,30 @@ static int run_writer(const char *db, const size_t *order, size_t n,
 {
 	struct corr_batch *b[2] = { corr_batch_new(false),
 				    corr_batch_new(false) };
-	struct store_writer *w = NULL;
-	struct store *st;
+	struct pipeline_writer *w = NULL;
+	struct pipeline_db *st;
 	unsigned cur = 0;
 	char err[512];
 	int rc;
 
-	if ((rc = store_open(db, 0, &(struct store_opts){ .rules = rules },
+	if ((rc = pipeline_db_open(db, &(struct pipeline_opts){ .rules = rules },
 			     &st, err, sizeof(err))) ||
-	    (rc = store_writer_new(st, &total, &w)))
+	    (rc = pipeline_writer_new(st, &total, &w)))
 		goto out;
 	for (size_t i = 0; i < n && !rc; i++) {
 		corr_batch_add(b[cur], &recs[order[i]].r, &recs[order[i]].c);
 		if ((i + 1) % batch && i + 1 != n)
 			continue;
-		if ((rc = store_writer_submit(w, b[cur])))
+		if ((rc = pipeline_writer_submit(w, b[cur])))
 			break;
 		cur ^= 1;
 		corr_batch_reset(b[cur]);   /* committed: the submit waited */
 	}
 	if (!rc)
-		rc = store_writer_wait(w);
+		rc = pipeline_writer_wait(w);
 out:
-	store_writer_free(w);
-	store_close(st);
+	pipeline_writer_free(w);
+	pipeline_db_close(st);
 	corr_batch_free(b[0]);
 	corr_batch_free(b[1]);
 	return rc;
@@ -210,34 +210,43 @@ out:
 
 /* A failed commit is returned by the next submit, which does not take its
  * batch, and by every wait after it. */
+static void fresh(const char *db);
+
 static void writer_failure(const char *db)
 {
 	struct corr_batch *b = corr_batch_new(false);
 	struct store_stats stats = { 0 };
-	struct store_writer *w = NULL;
-	struct store *st = NULL;
+	struct pipeline_writer *w = NULL;
+	struct pipeline_db *st = NULL;
 	char err[512];
+	sqlite3 *h;
 
-	/* read-only: store_commit refuses every batch */
-	if (!ok(store_open_read(db, NULL, &st, err, sizeof(err)) == 0 &&
-		store_writer_new(st, &stats, &w) == 0, "writer on a read-only store"))
+	fresh(db);
+	if (!ok(pipeline_db_open(db, &(struct pipeline_opts){ .rules = rules },
+				 &st, err, sizeof(err)) == 0 &&
+		pipeline_writer_new(st, &stats, &w) == 0, "a writer"))
 		goto out;
+	/* every event refused: each commit fails */
+	sqlite3_open(db, &h);
+	sqlite3_exec(h, "CREATE TRIGGER nope BEFORE INSERT ON events BEGIN"
+		     " SELECT RAISE(ABORT, 'refused'); END", NULL, NULL, NULL);
+	sqlite3_close(h);
 	corr_batch_add(b, &recs[1].r, &recs[1].c);
-	is_int(store_writer_submit(w, b), 0, "the first batch is taken");
-	is_int(store_writer_wait(w), RT_EINVAL, "its commit failed: wait says so");
-	is_int(store_writer_submit(w, b), RT_EINVAL,
+	is_int(pipeline_writer_submit(w, b), 0, "the first batch is taken");
+	is_int(pipeline_writer_wait(w), RT_EDB, "its commit failed: wait says so");
+	is_int(pipeline_writer_submit(w, b), RT_EDB,
 	       "the next submit is refused with that error");
-	is_int(store_writer_wait(w), RT_EINVAL, "and so is every wait");
+	is_int(pipeline_writer_wait(w), RT_EDB, "and so is every wait");
 	is_int(stats.batches, 0, "no batch counted as committed");
-	ok(strstr(store_errmsg(st), "read-only") != NULL,
-		     "the store says why: %s", store_errmsg(st));
+	ok(strstr(store_errmsg(pipeline_db_store(st)), "refused") != NULL,
+	   "the store says why: %s", store_errmsg(pipeline_db_store(st)));
 out:
-	store_writer_free(w);
-	store_close(st);
+	pipeline_writer_free(w);
+	pipeline_db_close(st);
 	corr_batch_free(b);
+	fresh(db);
 }
 
-static void fresh(const char *db);
 
 /* A commit that fails half way (a trigger refuses one event after the
  * revisions were written) is rolled back and counts nothing; the next
@@ -246,13 +255,13 @@ static void failed_commit(const char *db)
 {
 	struct corr_batch *b = corr_batch_new(false);
 	struct store_stats stats = { 0 };
-	struct store *st = NULL;
+	struct pipeline_db *st = NULL;
 	struct rec boom;
 	sqlite3 *h;
 	char err[512];
 
 	fresh(db);
-	if (!ok(store_open(db, 0, &(struct store_opts){ .rules = rules }, &st,
+	if (!ok(pipeline_db_open(db, &(struct pipeline_opts){ .rules = rules }, &st,
 			   err, sizeof(err)) == 0, "open for the failure check"))
 		goto out;
 	sqlite3_open(db, &h);
@@ -268,24 +277,24 @@ static void failed_commit(const char *db)
 	corr_batch_add(b, &recs[0].r, &recs[0].c);      /* history */
 	corr_batch_add(b, &recs[2].r, &recs[2].c);
 	corr_batch_add(b, &boom.r, &boom.c);
-	is_int(store_commit(st, b, &stats), RT_EDB, "the commit fails");
+	is_int(pipeline_commit(st, b, &stats), RT_EDB, "the commit fails");
 	is_int(stats.batches + stats.events_new + stats.revisions +
 	       stats.incidents_opened + stats.incidents_updated, 0,
 	       "a rolled-back batch counts nothing");
 	corr_batch_reset(b);
 	corr_batch_add(b, &recs[2].r, &recs[2].c);
-	is_int(store_commit(st, b, &stats), 0, "the next commit succeeds");
+	is_int(pipeline_commit(st, b, &stats), 0, "the next commit succeeds");
 	is_int(stats.batches, 1, "one batch counted");
 	is_int(stats.events_new, 1, "one event counted");
 	is_int(stats.revisions, 0, "the rolled-back revisions are not");
 out:
-	store_close(st);
+	pipeline_db_close(st);
 	corr_batch_free(b);
 	fresh(db);
 }
 
 /* One batch through a tracking writer: the changes it reports. */
-static int submit_take(struct store_writer *w, struct corr_batch *b,
+static int submit_take(struct pipeline_writer *w, struct corr_batch *b,
 		       const size_t *idx, size_t n, struct store_changes *c)
 {
 	int rc;
@@ -293,9 +302,9 @@ static int submit_take(struct store_writer *w, struct corr_batch *b,
 	corr_batch_reset(b);
 	for (size_t i = 0; i < n; i++)
 		corr_batch_add(b, &recs[idx[i]].r, &recs[idx[i]].c);
-	if (!(rc = store_writer_submit(w, b)))
-		rc = store_writer_wait(w);
-	store_writer_take_changes(w, c);
+	if (!(rc = pipeline_writer_submit(w, b)))
+		rc = pipeline_writer_wait(w);
+	pipeline_writer_take_changes(w, c);
 	store_changes_unique(c);
 	return rc;
 }
@@ -310,17 +319,17 @@ static void changes_tracked(const char *db)
 	struct corr_batch *b = corr_batch_new(false);
 	struct store_changes c = { 0 };
 	struct store_stats stats = { 0 };
-	struct store_writer *w = NULL;
-	struct store *st = NULL;
+	struct pipeline_writer *w = NULL;
+	struct pipeline_db *st = NULL;
 	struct rec boom;
 	sqlite3 *h;
 	char err[512];
 
 	fresh(db);
-	if (!ok(store_open(db, 0, &(struct store_opts){ .rules = rules }, &st,
-			   err, sizeof(err)) == 0 &&
-		store_writer_new(st, &stats, &w) == 0 &&
-		store_writer_track_incidents(w) == 0, "a tracking writer"))
+	if (!ok(pipeline_db_open(db, &(struct pipeline_opts){ .rules = rules },
+				 &st, err, sizeof(err)) == 0 &&
+		pipeline_writer_new(st, &stats, &w) == 0 &&
+		pipeline_writer_track_incidents(w) == 0, "a tracking writer"))
 		goto out;
 	is_int(submit_take(w, b, first, 3, &c), 0, "history and two events");
 	ok(c.n == 1 && c.v[0].id == 1 && !c.v[0].ns, "incident 1 opened");
@@ -357,8 +366,8 @@ static void changes_tracked(const char *db)
 	}
 out:
 	store_changes_free(&c);
-	store_writer_free(w);
-	store_close(st);
+	pipeline_writer_free(w);
+	pipeline_db_close(st);
 	corr_batch_free(b);
 	fresh(db);
 }
@@ -445,15 +454,15 @@ static void idle_checkpoint(const char *db)
 {
 	struct corr_batch *b = corr_batch_new(false);
 	struct store_stats stats = { 0 };
-	struct store *st = NULL;
+	struct pipeline_db *st = NULL;
 	char err[512], uid[32], pod[64];
 	long before;
 
 	fresh(db);
-	if (!ok(store_open(db, 0, &(struct store_opts){ .rules = rules }, &st,
+	if (!ok(pipeline_db_open(db, &(struct pipeline_opts){ .rules = rules }, &st,
 			   err, sizeof(err)) == 0, "open for the idle check"))
 		goto out;
-	store_idle(st);
+	store_idle(pipeline_db_store(st));
 	before = file_size(db);
 	is_int(before < 64 * 1024, 1, "a new database is small (%ld bytes)",
 	       before);
@@ -466,14 +475,14 @@ static void idle_checkpoint(const char *db)
 		x.r.name = x.r.pod = S(pod);
 		corr_batch_add(b, &x.r, &x.c);
 	}
-	is_int(store_commit(st, b, &stats), 0, "one commit");
+	is_int(pipeline_commit(st, b, &stats), 0, "one commit");
 	is_int(stats.events_new, 20000, "of 20000 events");
 	is_int(file_size(db), before, "the commit went to the WAL");
-	store_idle(st);
+	store_idle(pipeline_db_store(st));
 	ok(file_size(db) > 4 * 1024 * 1024, "store_idle copied it into the "
 	   "database (%ld bytes)", file_size(db));
 out:
-	store_close(st);
+	pipeline_db_close(st);
 	corr_batch_free(b);
 	fresh(db);
 }
@@ -789,13 +798,13 @@ int main(void)
 
 	/* a gap change recomputes every window, only when asked to */
 	{
-		struct store_opts o = { .gap_ns = 200 * SEC, .rules = rules };
-		struct store *st = NULL;
+		struct pipeline_opts o = { .gap_ns = 200 * SEC, .rules = rules };
+		struct pipeline_db *st = NULL;
 		char err[512];
 
-		is_int(store_open(path, 0, &o, &st, err, sizeof(err)),
+		is_int(pipeline_db_open(path, &o, &st, err, sizeof(err)),
 		       RT_EINVAL, "a new gap without regap is refused");
-		store_close(st);
+		pipeline_db_close(st);
 	}
 	is_int(run(path, order, 0, 1, 200 * SEC), 0, "reopen with --gap 200s");
 	got = query1(path, "SELECT count(*) FROM incidents");

@@ -1,5 +1,5 @@
 /*
- * test_store_diag.c: the diagnosis of a large incident reads a bounded
+ * test_pipeline_diag.c: the diagnosis of a large incident reads a bounded
  * view of its objects (the first pods, their total, one match per object
  * condition) and still decides as over the full list: the pod count in the
  * evidence, the first 64 pods in `pods`, a helm-install pod seen after
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "revtrail/store.h"
+#include "revtrail/writer.h"
 #include "tap.h"
 
 #define SEC 1000000000LL
@@ -97,29 +97,29 @@ static sqlite3_stmt *q(sqlite3 *h, const char *sql)
 
 static void test_large_incident(void)
 {
-	struct store_opts o = { .rules = rules };
+	struct pipeline_opts o = { .rules = rules };
 	struct corr_batch *b = corr_batch_new(false);
-	struct store *st;
+	struct pipeline_db *st;
 	char err[512];
 	sqlite3 *h;
 	sqlite3_stmt *s;
 
 	fresh();
-	is_int(store_open(path, 0, &o, &st, err, sizeof(err)), 0, "open");
+	is_int(pipeline_db_open(path, &o, &st, err, sizeof(err)), 0, "open");
 	history(b, "kube-system", "traefik", 3, "superseded", 0);
 	for (int i = 0; i < NPODS; i++) {
 		snprintf(names[i], sizeof(names[i]), "traefik-7d9c8f4b6-p%04d", i);
 		event(b, "kube-system", "Pod", names[i], NULL, NULL, "crashloop",
 		      10 + i);
 	}
-	is_int(store_commit(st, b, NULL), 0, "first batch: %d pods", NPODS);
+	is_int(pipeline_commit(st, b, NULL), 0, "first batch: %d pods", NPODS);
 	corr_batch_reset(b);
 	/* a later batch: the helm-install pod, last of all */
 	event(b, "kube-system", "Pod", "helm-install-traefik-x7fqb", NULL, NULL,
 	      "helm_name_in_use", 10 + NPODS);
-	is_int(store_commit(st, b, NULL), 0, "second batch: the helm-install pod");
+	is_int(pipeline_commit(st, b, NULL), 0, "second batch: the helm-install pod");
 	corr_batch_free(b);
-	store_close(st);
+	pipeline_db_close(st);
 
 	sqlite3_open(path, &h);
 	s = q(h, "SELECT count(*) FROM incidents");
@@ -149,35 +149,35 @@ static void test_large_incident(void)
 }
 
 /* Labels of one batch name the release of unlabelled records of another,
- * across store_close/store_open. */
+ * across pipeline_db_close/pipeline_db_open. */
 static void test_aliases(void)
 {
-	struct store_opts o = { .rules = rules };
+	struct pipeline_opts o = { .rules = rules };
 	struct corr_batch *b = corr_batch_new(false);
-	struct store *st;
+	struct pipeline_db *st;
 	char err[512];
 	sqlite3 *h;
 	sqlite3_stmt *s;
 
 	fresh();
-	is_int(store_open(path, 0, &o, &st, err, sizeof(err)), 0, "open");
+	is_int(pipeline_db_open(path, &o, &st, err, sizeof(err)), 0, "open");
 	event(b, "lb", NULL, NULL, "haproxy-6c8d9f7b5-w9xqz", NULL, "crashloop",
 	      100);
-	is_int(store_commit(st, b, NULL), 0, "an unlabelled log line");
+	is_int(pipeline_commit(st, b, NULL), 0, "an unlabelled log line");
 	corr_batch_reset(b);
-	store_close(st);
-	is_int(store_open(path, 0, &o, &st, err, sizeof(err)), 0, "reopen");
+	pipeline_db_close(st);
+	is_int(pipeline_db_open(path, &o, &st, err, sizeof(err)), 0, "reopen");
 	/* an untagged, labelled line of another pod of the workload */
 	event(b, "lb", NULL, NULL, "haproxy-6c8d9f7b5-r2mtk", "edge", NULL, 50);
-	is_int(store_commit(st, b, NULL), 0, "a labelled untagged line");
+	is_int(pipeline_commit(st, b, NULL), 0, "a labelled untagged line");
 	corr_batch_reset(b);
-	store_close(st);
-	is_int(store_open(path, 0, &o, &st, err, sizeof(err)), 0, "reopen");
+	pipeline_db_close(st);
+	is_int(pipeline_db_open(path, &o, &st, err, sizeof(err)), 0, "reopen");
 	event(b, "lb", "Pod", "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "crashloop",
 	      200);
-	is_int(store_commit(st, b, NULL), 0, "an unlabelled event after reopening");
+	is_int(pipeline_commit(st, b, NULL), 0, "an unlabelled event after reopening");
 	corr_batch_free(b);
-	store_close(st);
+	pipeline_db_close(st);
 
 	sqlite3_open(path, &h);
 	s = q(h, "SELECT group_concat(release || '/' || attribution, ' ')"
@@ -201,7 +201,7 @@ int main(void)
 {
 	char err[512];
 
-	snprintf(path, sizeof(path), "/tmp/test_store_diag.%d.db", (int)getpid());
+	snprintf(path, sizeof(path), "/tmp/test_pipeline_diag.%d.db", (int)getpid());
 	rules = rules_new();
 	if (rules_load_builtin(rules, err, sizeof(err)) ||
 	    rules_compile(rules, err, sizeof(err))) {

@@ -5,12 +5,12 @@
  * Releases are keyed by (cluster, namespace, release): `prod/api` of two
  * clusters are two releases, with their own revisions, workload mappings
  * and incidents. Rather than carry the cluster through every decision of
- * the correlator, the store gives each cluster a registry of its own and
- * writes a batch's share of each cluster in turn (commit_steps), with
- * :cluster bound to it in every statement (store.c, stmt). The correlator
- * then sees one cluster at a time, exactly as it did before clusters
- * existed, and a database with only the default cluster '' is written as
- * it always was.
+ * the correlator, each cluster has a registry of its own and a batch's
+ * share of each cluster is committed in turn (commit_steps), with the
+ * store's current cluster (store_use_cluster) bound to it in every
+ * statement. The correlator then sees one cluster at a time, exactly as
+ * it did before clusters existed, and a database with only the default
+ * cluster '' is written as it always was.
  *
  * A batch of `ingest` holds one cluster; one of `consume` may hold the
  * records of several topics, hence several. All of them go in the same
@@ -21,22 +21,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_int.h"
+#include "pipeline_int.h"
 
 static bool name_is(const char *s, struct rt_str v)
 {
 	return strlen(s) == v.n && (v.n == 0 || memcmp(s, v.p, v.n) == 0);
 }
 
-static int cluster_add(struct store *st, struct rt_str name)
+static int cluster_add(struct pipeline_db *db, struct rt_str name)
 {
-	struct store_cluster *c;
-	size_t n = st->nclusters;
+	struct pipeline_cluster *c;
+	size_t n = db->nclusters;
 
-	c = realloc(st->clusters, (n + 1) * sizeof(*c));
+	c = realloc(db->clusters, (n + 1) * sizeof(*c));
 	if (!c)
 		return RT_ENOMEM;
-	st->clusters = c;
+	db->clusters = c;
 	c[n].name = malloc(name.n + 1);
 	c[n].reg = corr_registry_new();
 	if (!c[n].name || !c[n].reg) {
@@ -47,51 +47,68 @@ static int cluster_add(struct store *st, struct rt_str name)
 	if (name.n)
 		memcpy(c[n].name, name.p, name.n);
 	c[n].name[name.n] = '\0';
-	st->nclusters++;
+	db->nclusters++;
 	return 0;
 }
 
-int cluster_use(struct store *st, struct rt_str name)
+static int load_rev(void *ctx, const struct plan_revision *r)
 {
-	struct store_cluster *c;
+	return corr_registry_load_row(ctx, r) == RT_ENOMEM ? RT_ENOMEM : 0;
+}
+
+static int load_alias(void *ctx, const struct corr_alias *a)
+{
+	bool chg;
+
+	return corr_registry_alias_merge(ctx, a->ns, a->workload, a->rel_ns,
+					 a->rel, a->via, &chg) == RT_ENOMEM ?
+		RT_ENOMEM : 0;
+}
+
+int cluster_use(struct pipeline_db *db, struct rt_str name)
+{
+	struct pipeline_cluster *c;
 	size_t i;
 	bool created;
 	int err;
 
-	if (st->cluster && name_is(st->cluster, name))
+	if (db->cluster && name_is(db->cluster, name))
 		return 0;
-	for (i = 0; i < st->nclusters; i++)
-		if (name_is(st->clusters[i].name, name))
+	for (i = 0; i < db->nclusters; i++)
+		if (name_is(db->clusters[i].name, name))
 			break;
-	created = i == st->nclusters;
-	if (created && (err = cluster_add(st, name)))
+	created = i == db->nclusters;
+	if (created && (err = cluster_add(db, name)))
 		return err;
-	c = &st->clusters[i];
-	st->cluster = c->name;
-	st->reg = c->reg;
+	c = &db->clusters[i];
+	if ((err = store_use_cluster(db->st, c->name)))
+		return err;
+	db->cluster = c->name;
+	db->plan.reg = c->reg;
 	if (!created)
 		return 0;
 	/* new: what the database holds of it */
-	if ((err = load_registry(st))) {
+	if ((err = store_read_registry(db->st, load_rev, load_alias,
+				       c->reg))) {
 		corr_registry_free(c->reg);
 		free(c->name);
-		st->nclusters--;
-		st->cluster = NULL;
-		st->reg = NULL;
+		db->nclusters--;
+		db->cluster = NULL;
+		db->plan.reg = NULL;
 	}
 	return err;
 }
 
-void cluster_release(struct store *st)
+void cluster_release(struct pipeline_db *db)
 {
-	for (size_t i = 0; i < st->nclusters; i++) {
-		free(st->clusters[i].name);
-		corr_registry_free(st->clusters[i].reg);
+	for (size_t i = 0; i < db->nclusters; i++) {
+		free(db->clusters[i].name);
+		corr_registry_free(db->clusters[i].reg);
 	}
-	free(st->clusters);
-	free(st->sub_ev);
-	free(st->sub_revs);
-	free(st->sub_aliases);
+	free(db->clusters);
+	free(db->sub_ev);
+	free(db->sub_revs);
+	free(db->sub_aliases);
 }
 
 static bool same(struct rt_str a, struct rt_str b)
@@ -132,28 +149,24 @@ static void names_add(struct names *l, struct rt_str s)
 
 /* Recomputing every incident (a new gap) covers every stored cluster. The
  * names are copied into clusters of the store (cluster_use). */
-static int names_stored(struct store *st, struct names *l)
+static int names_stored(struct pipeline_db *db, struct names *l)
 {
-	sqlite3_stmt *s = stmt(st, S_KEY_CLUSTERS);
-	const char *keep = st->cluster;
-	int rc, err = 0;
+	const char *keep = db->cluster, **names;
+	size_t n;
+	int err = store_clusters(db->st, &names, &n);
 
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *c = col_text(s, 0);
-
-		if ((err = cluster_use(st, rt_str_make(c, strlen(c)))))
+	for (size_t i = 0; i < n && !err; i++) {
+		if ((err = cluster_use(db, rt_str_make(names[i],
+						       strlen(names[i])))))
 			break;
-		names_add(l, rt_str_make(st->cluster, strlen(st->cluster)));
+		names_add(l, rt_str_make(db->cluster, strlen(db->cluster)));
 	}
-	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "clusters");
-	sqlite3_reset(s);
 	if (!err && keep)
-		err = cluster_use(st, rt_str_make(keep, strlen(keep)));
+		err = cluster_use(db, rt_str_make(keep, strlen(keep)));
 	return err ? err : l->err;
 }
 
-static int batch_names(struct store *st, const struct corr_batch *b,
+static int batch_names(struct pipeline_db *db, const struct corr_batch *b,
 		       struct names *l)
 {
 	for (size_t i = 0; i < b->nev; i++)
@@ -162,8 +175,8 @@ static int batch_names(struct store *st, const struct corr_batch *b,
 		names_add(l, b->revs[i].cluster);
 	for (size_t i = 0; i < b->naliases; i++)
 		names_add(l, b->aliases[i].cluster);
-	if (!l->err && st->rebuild_all)
-		return names_stored(st, l);
+	if (!l->err && db->plan.rebuild_all)
+		return names_stored(db, l);
 	return l->err;
 }
 
@@ -183,20 +196,20 @@ static int reserve(void **p, size_t *cap, size_t n, size_t size)
 
 /* sub: b's share of cluster c (copies of its events, revisions and
  * mappings, in the store's buffers), no positions. */
-static int share_of(struct store *st, const struct corr_batch *b,
+static int share_of(struct pipeline_db *db, const struct corr_batch *b,
 		    struct rt_str c, struct corr_batch *sub)
 {
 	*sub = *b;
-	if (reserve((void **)&st->sub_ev, &st->sub_evcap, b->nev,
-		    sizeof(*st->sub_ev)) ||
-	    reserve((void **)&st->sub_revs, &st->sub_revcap, b->nrevs,
-		    sizeof(*st->sub_revs)) ||
-	    reserve((void **)&st->sub_aliases, &st->sub_aliascap, b->naliases,
-		    sizeof(*st->sub_aliases)))
+	if (reserve((void **)&db->sub_ev, &db->sub_evcap, b->nev,
+		    sizeof(*db->sub_ev)) ||
+	    reserve((void **)&db->sub_revs, &db->sub_revcap, b->nrevs,
+		    sizeof(*db->sub_revs)) ||
+	    reserve((void **)&db->sub_aliases, &db->sub_aliascap, b->naliases,
+		    sizeof(*db->sub_aliases)))
 		return RT_ENOMEM;
-	sub->ev = st->sub_ev;
-	sub->revs = st->sub_revs;
-	sub->aliases = st->sub_aliases;
+	sub->ev = db->sub_ev;
+	sub->revs = db->sub_revs;
+	sub->aliases = db->sub_aliases;
 	sub->nev = sub->nrevs = sub->naliases = sub->npos = 0;
 	for (size_t i = 0; i < b->nev; i++)
 		if (same(b->ev[i].cluster, c))
@@ -210,27 +223,27 @@ static int share_of(struct store *st, const struct corr_batch *b,
 	return 0;
 }
 
-int cluster_commit(struct store *st, struct corr_batch *b)
+int cluster_commit(struct pipeline_db *db, struct corr_batch *b)
 {
 	struct names l = { 0 };
 	struct corr_batch sub;
 	int err;
 
-	if ((err = batch_names(st, b, &l)))
+	if ((err = batch_names(db, b, &l)))
 		goto out;
 	if (l.n <= 1) {                   /* all of it: no copies */
-		if (l.n && (err = cluster_use(st, l.v[0])))
+		if (l.n && (err = cluster_use(db, l.v[0])))
 			goto out;
-		err = commit_steps(st, b);
+		err = commit_steps(db, b);
 		goto out;
 	}
 	for (size_t i = 0; i < l.n && !err; i++) {
-		if ((err = cluster_use(st, l.v[i])) ||
-		    (err = share_of(st, b, l.v[i], &sub)))
+		if ((err = cluster_use(db, l.v[i])) ||
+		    (err = share_of(db, b, l.v[i], &sub)))
 			break;
 		if (i + 1 == l.n)
 			sub.npos = b->npos;
-		err = commit_steps(st, &sub);
+		err = commit_steps(db, &sub);
 	}
 out:
 	free(l.v);

@@ -1,0 +1,944 @@
+/*
+ * plan.c: what a batch's events do to the stored ones, decided in memory.
+ *
+ * Each pending event meets the stored row of its identity (ukey), read by
+ * the store: the row is merged (count = max, first = min, last = max, tags
+ * = union), or the event is new. Events are then grouped by release and,
+ * for each release, laid over the stored incidents near them
+ * (corr_cluster): an event extends the incident it falls within the gap
+ * of, opens a new one, or bridges two, which merge into the older id.
+ * Incident aggregates (counts, severity, tags, objects) are sums and
+ * maxima, so extending them needs only the batch's deltas -- the cost of
+ * a batch does not grow with the size of the incidents it extends. A
+ * release whose events changed hands is instead recomputed from its
+ * stored events (rebuild.c). The answers are plan rows (revtrail/plan.h)
+ * that the store writes.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "revtrail/correlate.h"
+
+#define NEAR_BIT ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* ---- containers ----------------------------------------------------- */
+
+const char *corr_intern(struct corr_intern *in, const char *p, size_t n)
+{
+	size_t mask, i;
+	char *s;
+
+	if (in->nslots == 0 || (in->count + 1) * 2 > in->nslots) {
+		size_t nn = in->nslots ? in->nslots * 2 : 64;
+		char **slot = calloc(nn, sizeof(*slot));
+
+		if (!slot)
+			return NULL;
+		for (size_t j = 0; j < in->nslots; j++) {
+			char *t = in->slot[j];
+
+			if (!t)
+				continue;
+			i = corr_hash(0, t, strlen(t)) & (nn - 1);
+			while (slot[i])
+				i = (i + 1) & (nn - 1);
+			slot[i] = t;
+		}
+		free(in->slot);
+		in->slot = slot;
+		in->nslots = nn;
+	}
+	mask = in->nslots - 1;
+	i = corr_hash(0, p, n) & mask;
+	while (in->slot[i]) {
+		if (strlen(in->slot[i]) == n && memcmp(in->slot[i], p, n) == 0)
+			return in->slot[i];
+		i = (i + 1) & mask;
+	}
+	s = malloc(n + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	in->slot[i] = s;
+	in->count++;
+	return s;
+}
+
+const char *corr_intern_cb(void *ctx, const char *p, size_t n)
+{
+	return corr_intern(ctx, p, n);
+}
+
+void corr_intern_release(struct corr_intern *in)
+{
+	for (size_t i = 0; i < in->nslots; i++)
+		free(in->slot[i]);
+	free(in->slot);
+	memset(in, 0, sizeof(*in));
+}
+
+static const char *dup(struct corr_plan *p, const char *s, size_t n)
+{
+	return rt_arena_strdup(&p->arena, s ? s : "", s ? n : 0).p;
+}
+
+static bool key_eq(const struct corr_key *k, struct rt_str ns,
+		   struct rt_str rel)
+{
+	return strlen(k->ns) == ns.n && strlen(k->rel) == rel.n &&
+	       memcmp(k->ns, ns.p ? ns.p : "", ns.n) == 0 &&
+	       memcmp(k->rel, rel.p ? rel.p : "", rel.n) == 0;
+}
+
+bool corr_keyset_has(const struct corr_keyset *ks, struct rt_str ns,
+		     struct rt_str rel)
+{
+	for (size_t i = 0; i < ks->n; i++)
+		if (key_eq(&ks->k[i], ns, rel))
+			return true;
+	return false;
+}
+
+int corr_keyset_add(struct corr_plan *p, struct corr_keyset *ks,
+		    struct rt_str ns, struct rt_str rel)
+{
+	struct corr_key k;
+
+	if (rel.n == 0 || corr_keyset_has(ks, ns, rel))
+		return 0;
+	if (ks->n == ks->cap) {
+		size_t cap = ks->cap ? ks->cap * 2 : 16;
+		struct corr_key *q = realloc(ks->k, cap * sizeof(*q));
+
+		if (!q)
+			return RT_ENOMEM;
+		ks->k = q;
+		ks->cap = cap;
+	}
+	k.ns = dup(p, ns.p, ns.n);
+	k.rel = dup(p, rel.p, rel.n);
+	if (!k.ns || !k.rel)
+		return RT_ENOMEM;
+	ks->k[ks->n++] = k;
+	return 0;
+}
+
+int corr_plan_touch(struct corr_plan *p, int64_t id)
+{
+	if (p->ntouched && p->touched[p->ntouched - 1] == id)
+		return 0;
+	if (p->ntouched == p->touchedcap) {
+		size_t cap = p->touchedcap ? p->touchedcap * 2 : 64;
+		int64_t *q = realloc(p->touched, cap * sizeof(*q));
+
+		if (!q)
+			return RT_ENOMEM;
+		p->touched = q;
+		p->touchedcap = cap;
+	}
+	p->touched[p->ntouched++] = id;
+	return 0;
+}
+
+static size_t obj_slot(const struct corr_objmap *m, const char *kind,
+		       size_t kn, const char *name, size_t nn)
+{
+	size_t mask = m->nslots - 1;
+	size_t i = corr_hash(corr_hash(0, kind, kn), name, nn) & mask;
+
+	while (m->slot[i]) {
+		const struct corr_object *o = &m->o[m->slot[i] - 1];
+
+		if (strlen(o->name) == nn && memcmp(o->name, name, nn) == 0 &&
+		    strlen(o->kind) == kn && memcmp(o->kind, kind, kn) == 0)
+			break;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+static int objmap_grow(struct corr_objmap *m)
+{
+	size_t n = m->nslots ? m->nslots * 2 : 64;
+	uint32_t *slot = calloc(n, sizeof(*slot));
+
+	if (!slot)
+		return RT_ENOMEM;
+	free(m->slot);
+	m->slot = slot;
+	m->nslots = n;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct corr_object *o = &m->o[i];
+
+		m->slot[obj_slot(m, o->kind, strlen(o->kind), o->name,
+				 strlen(o->name))] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+/* Adds an object's deltas: the earliest first, the latest last, a count. */
+static int objmap_add(struct corr_plan *p, const char *kind, size_t kn,
+		      const char *name, size_t nn, int64_t first, int64_t last,
+		      int64_t events)
+{
+	struct corr_objmap *m = &p->objs;
+	struct corr_object *o;
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->nslots && objmap_grow(m))
+		return RT_ENOMEM;
+	i = obj_slot(m, kind, kn, name, nn);
+	if (m->slot[i]) {
+		o = &m->o[m->slot[i] - 1];
+		if (first < o->first_ns)
+			o->first_ns = first;
+		if (last > o->last_ns)
+			o->last_ns = last;
+		o->events += events;
+		return 0;
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct corr_object *q = realloc(m->o, cap * sizeof(*q));
+
+		if (!q)
+			return RT_ENOMEM;
+		m->o = q;
+		m->cap = cap;
+	}
+	o = &m->o[m->n];
+	o->kind = dup(p, kind, kn);
+	o->name = dup(p, name, nn);
+	if (!o->kind || !o->name)
+		return RT_ENOMEM;
+	o->first_ns = first;
+	o->last_ns = last;
+	o->events = events;
+	m->slot[i] = (uint32_t)++m->n;
+	return 0;
+}
+
+/* The map's objects into the plan's arena, and the map emptied. */
+static int objmap_take(struct corr_plan *p, const struct corr_object **out,
+		       size_t *n)
+{
+	struct corr_objmap *m = &p->objs;
+	struct corr_object *v = NULL;
+
+	if (m->n) {
+		v = rt_arena_alloc(&p->arena, m->n * sizeof(*v));
+		if (!v)
+			return RT_ENOMEM;
+		memcpy(v, m->o, m->n * sizeof(*v));
+	}
+	*out = v;
+	*n = m->n;
+	m->n = 0;
+	if (m->nslots)
+		memset(m->slot, 0, m->nslots * sizeof(*m->slot));
+	return 0;
+}
+
+/* A ConfigMap or Secret an event names (a "configmap"/"secret" capture)
+ * is an affected object of the incident too. */
+static int config_objects(struct corr_plan *p, const struct corr_event *e,
+			  int64_t events)
+{
+	for (unsigned i = 0; i < e->nfields; i++) {
+		const char *kind = NULL;
+
+		if (rt_str_eq(e->fields[i].key, "configmap"))
+			kind = "ConfigMap";
+		else if (rt_str_eq(e->fields[i].key, "secret"))
+			kind = "Secret";
+		if (kind && e->fields[i].val.n) {
+			int err = objmap_add(p, kind, strlen(kind),
+					     e->fields[i].val.p,
+					     e->fields[i].val.n, e->first_ns,
+					     e->last_ns, events);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* As config_objects, from the stored fields JSON: capture values are
+ * Kubernetes names, so a plain scan reads them. */
+static int config_fields(struct corr_plan *p, const char *fields,
+			 int64_t first, int64_t last)
+{
+	static const char *const keys[][2] = {
+		{ "\"configmap\":\"", "ConfigMap" }, { "\"secret\":\"", "Secret" },
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *s = strstr(fields, keys[i][0]), *end;
+		int err;
+
+		if (!s)
+			continue;
+		s += strlen(keys[i][0]);
+		end = strchr(s, '"');
+		if (!end || end == s)
+			continue;
+		err = objmap_add(p, keys[i][1], strlen(keys[i][1]), s,
+				 (size_t)(end - s), first, last, 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- the plan's life ------------------------------------------------- */
+
+static int add_glob(struct corr_plan *p, const char *g, size_t n, size_t *cap)
+{
+	char *s;
+
+	if (p->nglobs == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		const char **q = realloc(p->globs, c * sizeof(*q));
+
+		if (!q)
+			return RT_ENOMEM;
+		p->globs = q;
+		*cap = c;
+	}
+	s = malloc(n + 1);
+	if (!s)
+		return RT_ENOMEM;
+	memcpy(s, g, n);
+	s[n] = '\0';
+	p->globs[p->nglobs++] = s;
+	return 0;
+}
+
+/*
+ * What a diagnosis reads of an incident's objects besides its first pods:
+ * the first ConfigMap, Secret and Job (what remedies name), what the
+ * helm-install check looks for, and one object per glob of the rules'
+ * `object` conditions.
+ */
+static int plan_globs(struct corr_plan *p)
+{
+	static const char *const fixed[] = {
+		"ConfigMap/*", "Secret/*", "Job/*", "Pod/helm-install-*",
+		"Job/helm-install-*",
+	};
+	size_t nd = p->rules ? rules_diagnosis_count(p->rules) : 0, cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < 5 && !err; i++)
+		err = add_glob(p, fixed[i], strlen(fixed[i]), &cap);
+	for (size_t i = 0; i < nd && !err; i++) {
+		const char *g = rules_diagnosis_at(p->rules, i)->object_glob;
+
+		/* an object line may list several globs, blank-separated */
+		while (g && !err && *(g += strspn(g, " \t"))) {
+			size_t n = strcspn(g, " \t");
+
+			err = add_glob(p, g, n < 255 ? n : 255, &cap);
+			g += n;
+		}
+	}
+	return err;
+}
+
+int corr_plan_init(struct corr_plan *p, struct corr_registry *reg,
+		   const struct corr_opts *o, const struct rules *rules)
+{
+	memset(p, 0, sizeof(*p));
+	p->reg = reg;
+	p->opts = *o;
+	if (p->opts.gap_ns <= 0)
+		p->opts.gap_ns = CORR_DEFAULT_GAP_NS;
+	p->rules = rules;
+	rt_arena_init(&p->arena);
+	p->diag = malloc(sizeof(*p->diag));
+	if (!p->diag)
+		return RT_ENOMEM;
+	return plan_globs(p);
+}
+
+void corr_plan_release(struct corr_plan *p)
+{
+	for (size_t i = 0; i < p->nglobs; i++)
+		free((char *)p->globs[i]);
+	free(p->globs);
+	rt_arena_release(&p->arena);
+	corr_intern_release(&p->intern);
+	free(p->rebuild.k);
+	free(p->revdirty.k);
+	free(p->evs);
+	free(p->order);
+	free(p->objs.o);
+	free(p->objs.slot);
+	free(p->touched);
+	corr_text_free(&p->remedy);
+	free(p->diag);
+	memset(p, 0, sizeof(*p));
+}
+
+void corr_plan_begin(struct corr_plan *p)
+{
+	rt_arena_reset(&p->arena);
+	p->rebuild.n = p->revdirty.n = p->ntouched = 0;
+	p->objs.n = 0;
+	if (p->objs.nslots)
+		memset(p->objs.slot, 0, p->objs.nslots * sizeof(*p->objs.slot));
+}
+
+/* ---- revisions as rows ----------------------------------------------- */
+
+void corr_revision_row(const struct corr_release *rel, const struct corr_rev *r,
+		       struct plan_revision *out)
+{
+	*out = (struct plan_revision){
+		rel->ns, rel->name, r->revision, r->status, r->chart,
+		r->app_version, r->description, r->updated_ns, r->evidence,
+		r->hooks, r->ranks,
+	};
+}
+
+int corr_registry_load_row(struct corr_registry *reg,
+			   const struct plan_revision *row)
+{
+	struct corr_rev r = {
+		.revision = row->revision,
+		.status = (char *)row->status,
+		.chart = (char *)row->chart,
+		.app_version = (char *)row->app_version,
+		.description = (char *)row->description,
+		.updated_ns = row->updated_ns,
+		.evidence = row->evidence,
+		.hooks = (char *)row->hooks,
+		.ranks = row->ranks,
+	};
+
+	return corr_registry_load(reg, row->ns, row->rel, &r);
+}
+
+/* ---- events ---------------------------------------------------------- */
+
+static bool rts_is(struct rt_str a, const char *b)
+{
+	size_t n = b ? strlen(b) : 0;
+
+	return a.n == n && (n == 0 || memcmp(a.p, b, n) == 0);
+}
+
+static bool rts_same(struct rt_str a, struct rt_str b)
+{
+	return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+static void add_tag(struct corr_event *e, const char *tag)
+{
+	for (unsigned i = 0; i < e->ntags; i++)
+		if (strcmp(e->tags[i], tag) == 0)
+			return;
+	if (e->ntags < RULES_MAX_TAGS)
+		e->tags[e->ntags++] = tag;
+}
+
+/* Which key a re-seen event keeps: the better attribution, ties by key. */
+static bool stored_key_wins(const struct corr_event *e, int via,
+			    const char *rns, const char *rel)
+{
+	int c;
+
+	if (e->attr.via == CORR_VIA_NONE || via < e->attr.via)
+		return true;
+	if (via > e->attr.via)
+		return false;
+	c = strncmp(rns, e->attr.release_ns.p ? e->attr.release_ns.p : "",
+		    e->attr.release_ns.n);
+	if (c == 0 && strlen(rns) != e->attr.release_ns.n)
+		c = 1;
+	if (c == 0) {
+		c = strncmp(rel, e->attr.release.p, e->attr.release.n);
+		if (c == 0 && strlen(rel) != e->attr.release.n)
+			c = 1;
+	}
+	return c < 0;
+}
+
+/*
+ * The stored version is the greater one (corr_version_cmp): the event
+ * shows its text and object again, and the row keeps them. The captures
+ * stay those of the row, so the batch's are dropped.
+ */
+static void keep_stored_text(struct corr_event *e, const struct plan_stored *s)
+{
+	e->message = s->message;
+	e->reason = s->reason;
+	e->kind = e->attr.kind = s->kind;
+	e->name = e->attr.name = s->name;
+	e->pod = s->pod;
+	e->container = s->container;
+	e->type = s->type;
+	e->nfields = 0;
+}
+
+static int take_stored_key(struct corr_plan *p, struct corr_event *e, int via,
+			   const char *rns, const char *rel)
+{
+	e->attr.release_ns = rt_str_make(dup(p, rns, strlen(rns)), strlen(rns));
+	e->attr.release = rt_str_make(dup(p, rel, strlen(rel)), strlen(rel));
+	e->attr.via = via;
+	return e->attr.release_ns.p && e->attr.release.p ? 0 : RT_ENOMEM;
+}
+
+/*
+ * A stored row of the event's identity, merged. The release: of one
+ * object, the better attribution (ties by key); when the versions name
+ * different objects, the greater version's, and both releases are
+ * recomputed from their events (objects counted, incidents). Either way
+ * the row does not depend on which version came first.
+ */
+static int merge_stored(struct corr_plan *p, struct corr_event *e,
+			const struct plan_stored *s, struct plan_evstate *x)
+{
+	struct corr_tagset old = { 0 };
+	struct corr_version mine, theirs;
+	bool same_obj = rts_same(s->kind, e->attr.kind) &&
+			rts_same(s->name, e->attr.name);
+	int err;
+
+	x->id = s->id;
+	x->inc = s->inc;
+	x->old_count = s->count;
+	corr_event_version(e, &mine);
+	theirs = (struct corr_version){ s->last_ns, s->message, s->reason,
+					s->kind, s->name, s->pod,
+					s->container, s->type };
+	x->newer = corr_version_cmp(&mine, &theirs) > 0;
+	if (!x->newer)
+		keep_stored_text(e, s);
+	if (s->first_ns > 0 && (e->first_ns <= 0 || s->first_ns < e->first_ns))
+		e->first_ns = s->first_ns;
+	if (s->last_ns > e->last_ns)
+		e->last_ns = s->last_ns;
+	if (s->count > e->count)
+		e->count = s->count;
+	if (s->sev > (int)e->severity)
+		e->severity = (enum rt_severity)s->sev;
+	corr_tagset_parse(&old, s->tags, corr_intern_cb, &p->intern);
+	for (unsigned i = 0; i < old.n; i++)
+		add_tag(e, old.t[i]);
+	if (s->via == CORR_VIA_NONE)
+		return 0;
+	if (!same_obj) {
+		if (!x->newer &&
+		    (err = take_stored_key(p, e, s->via, s->rel_ns, s->rel)))
+			return err;
+	} else if (rts_is(e->attr.release_ns, s->rel_ns) &&
+		   rts_is(e->attr.release, s->rel)) {
+		return 0;
+	} else if (stored_key_wins(e, s->via, s->rel_ns, s->rel)) {
+		return take_stored_key(p, e, s->via, s->rel_ns, s->rel);
+	}
+	/* The event changes release or object: both keys are recomputed. */
+	if ((err = corr_keyset_add(p, &p->rebuild,
+				   rt_str_make(s->rel_ns, strlen(s->rel_ns)),
+				   rt_str_make(s->rel, strlen(s->rel)))))
+		return err;
+	return corr_keyset_add(p, &p->rebuild, e->attr.release_ns,
+			       e->attr.release);
+}
+
+static const char *tags_json(struct corr_plan *p, const struct corr_tagset *t,
+			     size_t size)
+{
+	char buf[2048];
+
+	if (size > sizeof(buf))
+		size = sizeof(buf);
+	if (corr_tagset_json(t, buf, size) < 0)
+		snprintf(buf, sizeof(buf), "[]");
+	return dup(p, buf, strlen(buf));
+}
+
+int corr_plan_events(struct corr_plan *p, size_t n)
+{
+	if (n <= p->evscap)
+		return 0;
+	free(p->evs);
+	free(p->order);
+	p->evs = malloc(n * sizeof(*p->evs));
+	p->order = malloc(n * sizeof(*p->order));
+	p->evscap = p->evs && p->order ? n : 0;
+	return p->evscap ? 0 : RT_ENOMEM;
+}
+
+int corr_plan_event(struct corr_plan *p, struct corr_event *e,
+		    const struct plan_stored *s, struct plan_evstate *x)
+{
+	struct corr_tagset t = { 0 };
+	const struct corr_rev *r;
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	if (s->found && (err = merge_stored(p, e, s, x)))
+		return err;
+	r = corr_release_at(corr_registry_find(p->reg, e->attr.release_ns,
+					       e->attr.release), e->first_ns);
+	e->revision = r ? r->revision : 0;
+	x->cluster = e->ntags > 0 && e->attr.via != CORR_VIA_NONE &&
+		     e->attr.release.n > 0 && e->first_ns > 0;
+	for (unsigned i = 0; i < e->ntags; i++)
+		corr_tagset_add(&t, e->tags[i]);
+	x->tags = tags_json(p, &t, 1024);
+	x->via = corr_via_name(e->attr.via);
+	x->workload = corr_object_workload(e->attr.kind, e->attr.name,
+					   RT_STR_NULL, e->owner);
+	return x->tags ? 0 : RT_ENOMEM;
+}
+
+/* ---- grouping ------------------------------------------------------- */
+
+static int cmp_rts(struct rt_str a, struct rt_str b)
+{
+	size_t n = a.n < b.n ? a.n : b.n;
+	int c = n ? memcmp(a.p, b.p, n) : 0;
+
+	return c ? c : (a.n < b.n ? -1 : a.n > b.n);
+}
+
+static int order_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct corr_batch *b = ctx;
+	const struct corr_event *x = &b->ev[*(const size_t *)pa];
+	const struct corr_event *y = &b->ev[*(const size_t *)pb];
+	int c = cmp_rts(x->attr.release_ns, y->attr.release_ns);
+
+	if (!c)
+		c = cmp_rts(x->attr.release, y->attr.release);
+	if (!c && x->first_ns != y->first_ns)
+		c = x->first_ns < y->first_ns ? -1 : 1;
+	if (!c)
+		c = *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+	return c;
+}
+
+void corr_plan_order(struct corr_plan *p, const struct corr_batch *b)
+{
+	for (size_t i = 0; i < b->nev; i++)
+		p->order[i] = i;
+	qsort_r(p->order, b->nev, sizeof(*p->order), order_cmp, (void *)b);
+}
+
+size_t corr_plan_group_end(const struct corr_plan *p,
+			   const struct corr_batch *b, size_t a)
+{
+	const struct corr_event *e = &b->ev[p->order[a]];
+	size_t z = a + 1;
+
+	while (z < b->nev &&
+	       !cmp_rts(b->ev[p->order[z]].attr.release_ns,
+			e->attr.release_ns) &&
+	       !cmp_rts(b->ev[p->order[z]].attr.release, e->attr.release))
+		z++;
+	return z;
+}
+
+int corr_plan_group(struct corr_plan *p, const struct corr_batch *b,
+		    const size_t *idx, size_t n, struct corr_group *g)
+{
+	const struct corr_event *e0 = &b->ev[idx[0]];
+
+	memset(g, 0, sizeof(*g));
+	g->ns = e0->attr.release_ns;
+	g->rel = e0->attr.release;
+	g->keyed = e0->attr.via != CORR_VIA_NONE;
+	g->deferred = p->rebuild_all ||
+		corr_keyset_has(&p->rebuild, g->ns, g->rel);
+	g->cl = rt_arena_alloc(&p->arena, n * sizeof(*g->cl));
+	g->incs = rt_arena_alloc(&p->arena, n * sizeof(*g->incs));
+	if (!g->cl || !g->incs)
+		return RT_ENOMEM;
+	g->lo = INT64_MAX;
+	g->hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_evstate *x = &p->evs[idx[i]];
+		const struct corr_event *e = &b->ev[idx[i]];
+
+		if (!x->cluster || g->deferred)
+			continue;
+		g->cl[g->ncl++] = idx[i];
+		if (e->first_ns < g->lo)
+			g->lo = e->first_ns;
+		if (e->last_ns > g->hi)
+			g->hi = e->last_ns;
+		if (x->inc)
+			g->incs[g->nincs++] = x->inc;
+	}
+	g->lo -= p->opts.gap_ns;
+	g->hi += p->opts.gap_ns;
+	return 0;
+}
+
+/* ---- windows -------------------------------------------------------- */
+
+static void aggr_init(struct corr_aggr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->opened = INT64_MAX;
+	a->via = CORR_VIA_WORKLOAD + 1;
+}
+
+static void aggr_span(struct corr_aggr *a, int64_t first, int64_t last,
+		      int sev, int via)
+{
+	if (first < a->opened)
+		a->opened = first;
+	if (last > a->last)
+		a->last = last;
+	if (sev > a->sev)
+		a->sev = sev;
+	if (via < a->via)
+		a->via = via;
+}
+
+static int aggr_row(struct corr_plan *p, const struct corr_aggr *a,
+		    struct plan_agg *out)
+{
+	*out = (struct plan_agg){ a->opened, a->last, a->count, a->occ, a->sev,
+				  a->via, corr_via_name(a->via),
+				  tags_json(p, &a->tags, 2048) };
+	return out->tags ? 0 : RT_ENOMEM;
+}
+
+static bool in_near(const struct plan_near *near, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (near[i].id == id)
+			return true;
+	return false;
+}
+
+/* The aggregates of one window: stored incidents and batch events. */
+static void window_aggr(struct corr_plan *p, const struct corr_batch *b,
+			const struct corr_item *it, size_t n,
+			const struct plan_near *near, size_t nnear,
+			struct corr_aggr *a, int64_t *target)
+{
+	aggr_init(a);
+	*target = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (it[i].idx & NEAR_BIT) {
+			const struct plan_near *q = &near[it[i].idx & ~NEAR_BIT];
+
+			aggr_span(a, q->opened, q->last, q->sev, q->via);
+			a->count += q->count;
+			a->occ += q->occ;
+			corr_tagset_parse(&a->tags, q->tags, corr_intern_cb,
+					  &p->intern);
+			if (!*target || q->id < *target)
+				*target = q->id;
+			continue;
+		}
+		const struct corr_event *e = &b->ev[it[i].idx];
+		const struct plan_evstate *x = &p->evs[it[i].idx];
+		bool counted = x->inc && in_near(near, nnear, x->inc);
+
+		aggr_span(a, e->first_ns, e->last_ns, (int)e->severity,
+			  e->attr.via);
+		a->count += !counted;
+		a->occ += counted ? (e->count > x->old_count ?
+				     e->count - x->old_count : 0) : e->count;
+		for (unsigned t = 0; t < e->ntags; t++) {
+			const char *tag = corr_intern(&p->intern, e->tags[t],
+						      strlen(e->tags[t]));
+
+			if (tag)
+				corr_tagset_add(&a->tags, tag);
+		}
+	}
+}
+
+static int plan_window(struct corr_plan *p, const struct corr_batch *b,
+		       const struct corr_group *g, const struct corr_item *it,
+		       size_t n, const struct plan_near *near, size_t nnear,
+		       struct plan_window *w)
+{
+	struct corr_aggr a;
+	int64_t *merged = rt_arena_alloc(&p->arena, n * sizeof(*merged));
+	size_t *events = rt_arena_alloc(&p->arena, n * sizeof(*events));
+	int err;
+
+	if (!merged || !events)
+		return RT_ENOMEM;
+	memset(w, 0, sizeof(*w));
+	window_aggr(p, b, it, n, near, nnear, &a, &w->target);
+	w->ns = dup(p, g->ns.p, g->ns.n);
+	w->rel = dup(p, g->rel.p, g->rel.n);
+	if (!w->ns || !w->rel || (err = aggr_row(p, &a, &w->agg)))
+		return RT_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (it[i].idx & NEAR_BIT) {
+			int64_t id = near[it[i].idx & ~NEAR_BIT].id;
+
+			if (id != w->target)
+				merged[w->nmerged++] = id;
+			continue;
+		}
+		const struct corr_event *e = &b->ev[it[i].idx];
+		const struct plan_evstate *x = &p->evs[it[i].idx];
+		bool counted = x->inc && in_near(near, nnear, x->inc);
+
+		events[w->nevents++] = it[i].idx;
+		if (e->attr.name.n &&
+		    (err = objmap_add(p, e->attr.kind.p ? e->attr.kind.p : "",
+				      e->attr.kind.n, e->attr.name.p,
+				      e->attr.name.n, e->first_ns, e->last_ns,
+				      !counted)))
+			return err;
+		if ((err = config_objects(p, e, !counted)))
+			return err;
+	}
+	w->merged = merged;
+	w->events = events;
+	w->recount = w->nmerged > 0;
+	return objmap_take(p, &w->objs, &w->nobjs);
+}
+
+int corr_plan_windows(struct corr_plan *p, const struct corr_batch *b,
+		      const struct corr_group *g, const struct plan_near *near,
+		      size_t nnear, struct plan_window **out, size_t *nout)
+{
+	size_t ni = g->ncl + nnear, nw, a, k = 0;
+	struct corr_item *it = malloc(ni * sizeof(*it));
+	struct plan_window *w = NULL;
+	int err = RT_ENOMEM;
+
+	*out = NULL;
+	*nout = 0;
+	if (!it)
+		return err;
+	for (size_t i = 0; i < g->ncl; i++) {
+		const struct corr_event *e = &b->ev[g->cl[i]];
+
+		it[i] = (struct corr_item){ e->first_ns, e->last_ns, g->cl[i], 0 };
+	}
+	for (size_t j = 0; j < nnear; j++)
+		it[g->ncl + j] = (struct corr_item){ near[j].opened, near[j].last,
+						     j | NEAR_BIT, 0 };
+	nw = corr_cluster(it, ni, p->opts.gap_ns);
+	w = rt_arena_alloc(&p->arena, (nw ? nw : 1) * sizeof(*w));
+	if (!w)
+		goto out;
+	err = 0;
+	for (a = 0; a < ni && !err; k++) {
+		size_t z = a;
+
+		while (z < ni && it[z].cluster == it[a].cluster)
+			z++;
+		err = plan_window(p, b, g, it + a, z - a, near, nnear, &w[k]);
+		a = z;
+	}
+	*out = w;
+	*nout = k;
+out:
+	free(it);
+	return err;
+}
+
+/* ---- rebuild: a release's windows from its stored events ------------- */
+
+int corr_rebuild_begin(struct corr_plan *p, struct corr_rebuild *rb,
+		       const struct corr_key *k, const int64_t *old,
+		       size_t nold)
+{
+	(void)p;
+	memset(rb, 0, sizeof(*rb));
+	rb->k = *k;
+	rb->old = old;
+	rb->nold = nold;
+	rb->used = calloc(nold + 1, sizeof(*rb->used));
+	return rb->used ? 0 : RT_ENOMEM;
+}
+
+static int rebuild_finish(struct corr_plan *p, struct corr_rebuild *rb,
+			  struct plan_rebuilt *done)
+{
+	int err;
+
+	rb->open = false;
+	for (size_t i = 0; i < rb->nold; i++)
+		if (rb->old[i] == rb->cand)
+			rb->used[i] = true;
+	memset(done, 0, sizeof(*done));
+	done->ns = rb->k.ns;
+	done->rel = rb->k.rel;
+	done->id = rb->cand;
+	done->first_min = rb->first_min;
+	done->first_max = rb->first_max;
+	if ((err = aggr_row(p, &rb->a, &done->agg)))
+		return err;
+	return objmap_take(p, &done->objs, &done->nobjs);
+}
+
+int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
+		     const struct plan_keyrow *row, struct plan_rebuilt *done)
+{
+	int64_t first = row->first, last = row->last;
+	int fin = 0, err;
+
+	if (last < first)
+		last = first;
+	if (rb->open && first - rb->a.last > p->opts.gap_ns) {
+		if ((err = rebuild_finish(p, rb, done)))
+			return err;
+		fin = 1;
+	}
+	if (!rb->open) {
+		aggr_init(&rb->a);
+		rb->open = true;
+		rb->first_min = first;
+		rb->cand = 0;
+	}
+	rb->first_max = first;
+	aggr_span(&rb->a, first, last, row->sev, row->via);
+	rb->a.count++;
+	rb->a.occ += row->count;
+	corr_tagset_parse(&rb->a.tags, row->tags, corr_intern_cb, &p->intern);
+	for (size_t i = 0; row->inc && i < rb->nold; i++)
+		if (rb->old[i] == row->inc && !rb->used[i] &&
+		    (!rb->cand || row->inc < rb->cand))
+			rb->cand = row->inc;
+	if (*row->name && (err = objmap_add(p, row->kind, strlen(row->kind),
+					    row->name, strlen(row->name),
+					    first, last, 1)))
+		return err;
+	if ((err = config_fields(p, row->fields, first, last)))
+		return err;
+	return fin;
+}
+
+int corr_rebuild_end(struct corr_plan *p, struct corr_rebuild *rb,
+		     struct plan_rebuilt *done)
+{
+	int err;
+
+	if (!rb->open)
+		return 0;
+	if ((err = rebuild_finish(p, rb, done)))
+		return err;
+	return 1;
+}
+
+size_t corr_rebuild_unused(struct corr_rebuild *rb, int64_t *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rb->nold; i++)
+		if (!rb->used[i])
+			out[n++] = rb->old[i];
+	free(rb->used);
+	rb->used = NULL;
+	return n;
+}

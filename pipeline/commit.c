@@ -1,0 +1,499 @@
+/*
+ * commit.c: one batch through the correlator into the store, in one
+ * transaction (pipeline_commit).
+ *
+ * This is the only place that talks to both: it asks the store for the
+ * context a decision needs, hands it to the correlator (corr_plan_*), and
+ * gives the store the rows the correlator answered. In order:
+ *
+ *   1. revisions and workload mappings into the registry; the stored
+ *      events a new release or mapping claims move (both their releases
+ *      are then recomputed);
+ *   2. the batch's events attributed, met with the stored rows of their
+ *      identities, and laid, per release, over the incidents near them;
+ *   3. releases whose events changed hands recomputed from their events;
+ *   4. events' revisions after a release's revisions changed;
+ *   5. incidents closed by the watermark; every incident touched
+ *      diagnosed again; the sources' positions.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline_int.h"
+
+static struct rt_str str(const char *s)
+{
+	return rt_str_make(s, strlen(s));
+}
+
+/* ---- 1. the registry ------------------------------------------------- */
+
+/* Events of namespace ns whose release was only inferred are attributed
+ * again when name (a new release, a new workload mapping) is learned. */
+static int claim(struct pipeline_db *db, const char *ns, const char *name)
+{
+	struct corr_plan *p = &db->plan;
+	struct plan_evrow *rows;
+	struct plan_move *m;
+	size_t n, nm;
+	int err;
+
+	if ((err = store_claimable(db->st, ns, name, &rows, &n)) ||
+	    (err = corr_plan_moves(p, rows, n, &m, &nm)))
+		return err;
+	for (size_t i = 0; i < nm && !err; i++) {
+		err = store_write_move(db->st, &m[i]);
+		if (!err)
+			err = corr_keyset_add(p, &p->rebuild, str(m[i].old_ns),
+					      str(m[i].old_rel));
+		if (!err)
+			err = corr_keyset_add(p, &p->rebuild, str(m[i].rel_ns),
+					      str(m[i].rel));
+	}
+	if (!err && nm && db->log)
+		fprintf(db->log, "revtrail: %zu events of %s in %s attributed "
+			"again\n", nm, name, ns);
+	return err;
+}
+
+/* helm-install-R job events: keyed by the job's namespace unless R is only
+ * known elsewhere (HelmChart targetNamespace). */
+static int claim_jobs(struct pipeline_db *db, const char *r)
+{
+	struct corr_plan *p = &db->plan;
+	const char **keyns, **jobns;
+	size_t nk, nj;
+	int err;
+
+	if ((err = store_keys_of_name(db->st, r, &keyns, &nk)))
+		return err;
+	for (size_t i = 0; i < nk && !err; i++) {
+		err = store_job_namespaces(db->st, keyns[i], r, CORR_VIA_JOB,
+					   &jobns, &nj);
+		for (size_t j = 0; j < nj && !err; j++) {
+			const char *target = corr_job_target(p->reg, jobns[j], r);
+			bool moved;
+
+			if (strcmp(target, keyns[i]) == 0)
+				continue;
+			err = store_move_jobs(db->st, target, keyns[i], r,
+					      CORR_VIA_JOB, jobns[j], &moved);
+			if (!err && moved)
+				err = corr_keyset_add(p, &p->rebuild,
+						      str(keyns[i]), str(r));
+			if (!err && moved)
+				err = corr_keyset_add(p, &p->rebuild,
+						      str(target), str(r));
+		}
+	}
+	return err;
+}
+
+/* A release without a namespace stands for it in every namespace that has
+ * none of its own: its changes concern every key of that name, and it
+ * may claim events in each. */
+static int anyns_dirty(struct pipeline_db *db, const char *r)
+{
+	const char **ns;
+	size_t n;
+	int err = store_keys_of_name(db->st, r, &ns, &n);
+
+	for (size_t i = 0; i < n && !err; i++)
+		err = corr_keyset_add(&db->plan, &db->plan.revdirty, str(ns[i]),
+				      str(r));
+	return err;
+}
+
+static int anyns_claim(struct pipeline_db *db, const char *r)
+{
+	const char **ns;
+	size_t n;
+	int err = store_key_namespaces(db->st, &ns, &n);
+
+	for (size_t i = 0; i < n && !err; i++)
+		if (corr_anyns_claims(db->plan.reg, ns[i], r))
+			err = claim(db, ns[i], r);
+	return err;
+}
+
+static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
+{
+	struct corr_plan *p = &db->plan;
+	struct corr_keyset fresh = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < b->nrevs && !err; i++) {
+		const struct corr_release *rel;
+		const struct corr_rev *r;
+		struct plan_revision row;
+		unsigned chg;
+
+		err = corr_registry_merge(p->reg, &b->revs[i], &chg, &rel, &r);
+		if (err == RT_EINVAL) {   /* no release name: nothing to key */
+			err = 0;
+			continue;
+		}
+		if (err || !(chg & CORR_REG_CHANGED))
+			continue;
+		corr_revision_row(rel, r, &row);
+		err = store_write_revision(db->st, &row);
+		if (!err)
+			err = corr_keyset_add(p, &p->revdirty, str(rel->ns),
+					      str(rel->name));
+		if (!err && !rel->ns[0])
+			err = anyns_dirty(db, rel->name);
+		if (!err && (chg & CORR_REG_NEW_RELEASE))
+			err = corr_keyset_add(p, &fresh, str(rel->ns),
+					      str(rel->name));
+	}
+	for (size_t i = 0; i < fresh.n && !err; i++) {
+		err = claim(db, fresh.k[i].ns, fresh.k[i].rel);
+		if (!err && !fresh.k[i].ns[0])
+			err = anyns_claim(db, fresh.k[i].rel);
+		if (!err)
+			err = claim_jobs(db, fresh.k[i].rel);
+	}
+	free(fresh.k);
+	return err;
+}
+
+static int aliases_merge(struct pipeline_db *db, const struct corr_batch *b)
+{
+	struct corr_plan *p = &db->plan;
+	int err = 0;
+
+	for (size_t i = 0; i < b->naliases && !err; i++) {
+		const struct corr_alias *a = &b->aliases[i];
+		struct rt_str ns, w;
+		bool chg;
+
+		err = corr_registry_alias_merge(p->reg, a->ns, a->workload,
+						a->rel_ns, a->rel, a->via, &chg);
+		if (err == RT_EINVAL)
+			err = 0;
+		if (err || !chg)
+			continue;
+		ns = rt_arena_strdup(&p->arena, a->ns.p, a->ns.n);
+		w = rt_arena_strdup(&p->arena, a->workload.p, a->workload.n);
+		err = ns.p && w.p ? store_write_alias(db->st, a) : RT_ENOMEM;
+		/* "ConfigMap/x": the events of object x may move */
+		if (!err)
+			err = claim(db, ns.p, strchr(w.p, '/') ?
+				    strchr(w.p, '/') + 1 : w.p);
+	}
+	return err;
+}
+
+/* ---- 2. events and windows ------------------------------------------ */
+
+/* One release's events: extend its incidents, or leave them to rebuild. */
+static int write_group(struct pipeline_db *db, const struct corr_batch *b,
+		       const size_t *idx, size_t n)
+{
+	struct corr_plan *p = &db->plan;
+	const struct plan_near *near;
+	struct plan_window *w;
+	struct corr_group g;
+	size_t nnear, nw;
+	int err;
+
+	if ((err = corr_plan_group(p, b, idx, n, &g)))
+		return err;
+	if (g.keyed && (err = store_key_add(db->st, g.ns, g.rel)))
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct plan_evstate *x = &p->evs[idx[i]];
+
+		if (!x->cluster || g.deferred)   /* rebuild assigns it */
+			err = store_write_event(db->st, &b->ev[idx[i]], x,
+						x->cluster ? x->inc : 0);
+	}
+	if (err || !g.ncl)
+		return err;
+	if ((err = store_read_near(db->st, g.ns, g.rel, g.lo, g.hi, g.incs,
+				   g.nincs, &near, &nnear)) ||
+	    (err = corr_plan_windows(p, b, &g, near, nnear, &w, &nw)))
+		return err;
+	for (size_t k = 0; k < nw && !err; k++) {
+		int64_t id;
+
+		err = store_write_window(db->st, b->ev, p->evs, &w[k], &id);
+		if (!err)
+			err = corr_plan_touch(p, id);
+	}
+	return err;
+}
+
+static int commit_events(struct pipeline_db *db, struct corr_batch *b)
+{
+	struct corr_plan *p = &db->plan;
+	int err;
+
+	if (b->nev == 0)
+		return 0;
+	if ((err = corr_plan_events(p, b->nev)))
+		return err;
+	for (size_t i = 0; i < b->nev; i++) {
+		struct plan_stored s;
+
+		if ((err = store_read_event(db->st, b->ev[i].ukey, &s)) ||
+		    (err = corr_plan_event(p, &b->ev[i], &s, &p->evs[i])))
+			return err;
+	}
+	corr_plan_order(p, b);
+	for (size_t a = 0, z; a < b->nev; a = z) {
+		z = corr_plan_group_end(p, b, a);
+		if ((err = write_group(db, b, p->order + a, z - a)))
+			return err;
+	}
+	return 0;
+}
+
+/* ---- 3. rebuilds, 4. revisions ---------------------------------------- */
+
+static int write_rebuilt(struct pipeline_db *db, const struct plan_rebuilt *w)
+{
+	int64_t id;
+	int err = store_write_rebuilt(db->st, w, &id);
+
+	return err ? err : corr_plan_touch(&db->plan, id);
+}
+
+/* A release's incidents recomputed from its stored events, streaming in
+ * time order, reusing incident ids where they overlap. */
+static int rebuild_key(struct pipeline_db *db, const struct corr_key *k)
+{
+	struct corr_plan *p = &db->plan;
+	struct corr_rebuild rb;
+	struct plan_rebuilt done;
+	struct plan_keyrow row;
+	int64_t *old, *unused;
+	size_t nold, nun;
+	int rc, err;
+
+	if ((err = store_incidents_of_key(db->st, k->ns, k->rel, &old, &nold)) ||
+	    (err = corr_rebuild_begin(p, &rb, k, old, nold)))
+		return err;
+	store_key_scan(db->st, k->ns, k->rel);
+	while (!err && (rc = store_key_next(db->st, &row)) == 1) {
+		err = corr_rebuild_row(p, &rb, &row, &done);
+		if (err == 1)
+			err = write_rebuilt(db, &done);
+	}
+	if (err)
+		store_key_scan_end(db->st);
+	else if (rc < 0)
+		err = rc;
+	if (!err && (err = corr_rebuild_end(p, &rb, &done)) == 1)
+		err = write_rebuilt(db, &done);
+	unused = rt_arena_alloc(&p->arena, (nold + 1) * sizeof(*unused));
+	nun = corr_rebuild_unused(&rb, unused ? unused : old);
+	if (!err && !unused)
+		err = RT_ENOMEM;
+	for (size_t i = 0; i < nun && !err; i++)
+		err = store_drop_incident(db->st, unused[i]);
+	return err;
+}
+
+/* events.revision and the incidents to diagnose again after a release's
+ * revisions changed. */
+static int revisions_apply(struct pipeline_db *db, const struct corr_key *k)
+{
+	struct plan_revrange *r;
+	int64_t *ids;
+	size_t n, nids;
+	int err = corr_plan_revranges(&db->plan, k, &r, &n);
+
+	for (size_t i = 0; i < n && !err; i++)
+		err = store_write_revrange(db->st, k->ns, k->rel, &r[i]);
+	if (err || (err = store_incidents_of_key(db->st, k->ns, k->rel, &ids,
+						 &nids)))
+		return err;
+	for (size_t i = 0; !err && i < nids; i++)
+		err = corr_plan_touch(&db->plan, ids[i]);
+	return err;
+}
+
+/* ---- 5. diagnosis ----------------------------------------------------- */
+
+static int id_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int diagnose_touched(struct pipeline_db *db)
+{
+	struct corr_plan *p = &db->plan;
+	int err = 0;
+
+	if (p->ntouched)
+		qsort(p->touched, p->ntouched, sizeof(*p->touched), id_cmp);
+	for (size_t i = 0; i < p->ntouched && !err; i++) {
+		const struct corr_object *objs;
+		struct plan_incrow row;
+		struct plan_diag d;
+		size_t n;
+		int64_t id = p->touched[i];
+
+		if (i && id == p->touched[i - 1])
+			continue;
+		if ((err = store_read_incident(db->st, id, &row)) <= 0)
+			continue;   /* gone: merged or dropped */
+		err = store_read_objects(db->st, id, p->globs, p->nglobs,
+					 &objs, &n);
+		if (!err)
+			err = corr_plan_diag(p, &row, objs, n,
+					     store_watermark(db->st), &d);
+		if (!err)
+			err = store_write_diag(db->st, id, &d);
+	}
+	return err;
+}
+
+/* ---- the transaction ------------------------------------------------ */
+
+int commit_steps(struct pipeline_db *db, struct corr_batch *b)
+{
+	struct corr_plan *p = &db->plan;
+	int err;
+
+	corr_plan_begin(p);
+	if ((err = revisions_merge(db, b)) || (err = aliases_merge(db, b)))
+		return err;
+	corr_batch_attribute(b, p->reg, &p->opts);
+	if (p->rebuild_all) {
+		struct store_key *keys;
+		size_t n;
+
+		if ((err = store_all_keys(db->st, &keys, &n)))
+			return err;
+		for (size_t i = 0; i < n && !err; i++)
+			err = corr_keyset_add(p, &p->rebuild, str(keys[i].ns),
+					      str(keys[i].rel));
+		if (err)
+			return err;
+	}
+	if ((err = commit_events(db, b)))
+		return err;
+	for (size_t i = 0; i < p->rebuild.n; i++) {
+		const struct corr_key *k = &p->rebuild.k[i];
+
+		if ((err = rebuild_key(db, k)) ||
+		    (err = corr_keyset_add(p, &p->revdirty, str(k->ns),
+					   str(k->rel))))
+			return err;
+	}
+	for (size_t i = 0; i < p->revdirty.n; i++)
+		if ((err = revisions_apply(db, &p->revdirty.k[i])))
+			return err;
+	if ((err = store_close_windows(db->st, b->max_ts)) ||
+	    (err = diagnose_touched(db)))
+		return err;
+	return store_write_positions(db->st, b->pos, b->npos);
+}
+
+int pipeline_commit(struct pipeline_db *db, struct corr_batch *b,
+		    struct store_stats *stats)
+{
+	int err = store_begin(db->st);
+
+	if (err)
+		return err;
+	db->plan.rebuild_all = store_gap_changed(db->st);
+	if ((err = cluster_commit(db, b))) {
+		/* The in-memory registry may now be ahead of the database:
+		 * callers stop at a failed commit (see writer.h). */
+		store_abort(db->st);
+		return err;
+	}
+	return store_end(db->st, stats);
+}
+
+/* ---- open and close ------------------------------------------------- */
+
+static struct rt_str workload_of(struct rt_str kind, struct rt_str name)
+{
+	return corr_workload_name(kind, name, RT_STR_NULL);
+}
+
+/* The plan, and the default cluster's registry as stored. */
+static int open_plan(struct pipeline_db *db, const struct pipeline_opts *o)
+{
+	struct corr_opts co = { 0 };
+	int err;
+
+	co.gap_ns = store_gap(db->st);
+	co.release_ns = o ? o->release_ns : NULL;
+	co.release_name = o ? o->release_name : NULL;
+	if ((err = corr_plan_init(&db->plan, NULL, &co, o ? o->rules : NULL)))
+		return err;
+	return cluster_use(db, RT_STR_NULL);
+}
+
+int pipeline_db_open(const char *path, const struct pipeline_opts *o,
+		     struct pipeline_db **out, char *err, size_t errlen)
+{
+	struct store_opts so = { 0 };
+	struct pipeline_db *db;
+	int rc;
+
+	*out = NULL;
+	db = calloc(1, sizeof(*db));
+	if (!db) {
+		snprintf(err, errlen, "out of memory");
+		return RT_ENOMEM;
+	}
+	if (o) {
+		so.gap_ns = o->gap_ns;
+		so.regap = o->regap;
+		so.log = o->log;
+		db->log = o->log;
+	}
+	so.workload = workload_of;
+	if ((rc = store_open(path, 0, &so, &db->st, err, errlen))) {
+		free(db);
+		return rc;
+	}
+	if ((rc = open_plan(db, o))) {
+		snprintf(err, errlen, "%s: %s", path, rc == RT_ENOMEM ?
+			 rt_strerror(rc) : store_errmsg(db->st));
+		pipeline_db_close(db);
+		return rc;
+	}
+	/* A new gap changes every window: recompute them now, in one
+	 * transaction (an empty batch). */
+	if (store_gap_changed(db->st)) {
+		struct corr_batch *b = corr_batch_new(false);
+
+		if (db->log)
+			fprintf(db->log, "revtrail: gap changed, recomputing "
+				"all incidents\n");
+		rc = b ? pipeline_commit(db, b, NULL) : RT_ENOMEM;
+		corr_batch_free(b);
+		if (rc) {
+			snprintf(err, errlen, "%s: recomputing incidents for "
+				 "the new gap: %s", path, store_errmsg(db->st));
+			pipeline_db_close(db);
+			return rc;
+		}
+	}
+	*out = db;
+	return 0;
+}
+
+struct store *pipeline_db_store(struct pipeline_db *db)
+{
+	return db->st;
+}
+
+void pipeline_db_close(struct pipeline_db *db)
+{
+	if (!db)
+		return;
+	store_close(db->st);
+	corr_plan_release(&db->plan);
+	cluster_release(db);
+	free(db);
+}

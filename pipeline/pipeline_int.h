@@ -1,0 +1,43 @@
+/*
+ * pipeline_int.h (private to pipeline/): a database open for writing, the
+ * correlator's state beside it, and the clusters' registries.
+ */
+#ifndef REVTRAIL_PIPELINE_INT_H
+#define REVTRAIL_PIPELINE_INT_H
+
+#include "revtrail/writer.h"
+
+/* A cluster's own release registry. */
+struct pipeline_cluster {
+	char *name;                       /* "" for the default cluster */
+	struct corr_registry *reg;
+};
+
+struct pipeline_db {
+	struct store *st;
+	struct corr_plan plan;            /* plan.reg: the current cluster's */
+	FILE *log;
+	struct pipeline_cluster *clusters;
+	size_t nclusters;
+	const char *cluster;              /* the current one's name */
+	struct corr_event *sub_ev;        /* cluster.c: one cluster's share */
+	size_t sub_evcap;
+	struct rt_revision *sub_revs;     /* of a batch of several */
+	size_t sub_revcap;
+	struct corr_alias *sub_aliases;
+	size_t sub_aliascap;
+};
+
+/* commit.c: one cluster's share of a batch, inside the transaction. */
+int commit_steps(struct pipeline_db *db, struct corr_batch *b);
+
+/* cluster.c */
+/* Makes name the current cluster of the correlator and the store, loading
+ * its registry on first use. 0 or RT_ENOMEM / RT_EDB. */
+int cluster_use(struct pipeline_db *db, struct rt_str name);
+/* commit_steps for each cluster the batch (or, recomputing all, the
+ * database) holds, the source positions with the last. */
+int cluster_commit(struct pipeline_db *db, struct corr_batch *b);
+void cluster_release(struct pipeline_db *db);
+
+#endif
