@@ -7,7 +7,7 @@
  * writer's connection (nothing is added to the file) hands over the key of
  * each row deleted (an incident merged into another, or recomputed), which
  * a reader of the topic needs to forget it. What a transaction collected
- * becomes a change only once store_commit succeeded (the writer settles
+ * becomes a change only once pipeline_commit succeeded (the writer settles
  * it); a rolled-back batch's list is dropped.
  */
 #include <stdlib.h>
