@@ -6,9 +6,10 @@
  *
  * This is dec_kube.c's kube_event read through the other parser, field for
  * field and fallback for fallback; test_ingest_fast.c checks that both give
- * the same records. Exporter events (labels and owners on the involved
- * object) and anything unusual are left to dec_kube.c: ing_event_fast then
- * declines before emitting anything.
+ * the same records. Exporter events (no kind; labels, annotations and
+ * owners on the involved object) are read here too: a Kafka topic of them
+ * paid three times its decoding for the cJSON tree. Lists, Helm objects
+ * and anything json_scan.h refuses are left to dec_kube.c.
  */
 #include <pthread.h>
 #include <string.h>
@@ -103,8 +104,23 @@ static const struct js_key ser_keys[SER_N] = {
 	JS_KEY("lastObservedTime"), JS_KEY("count"),
 };
 
+/* ... and of the labels and annotations an exporter adds to it. */
+enum { LAB_INSTANCE, LAB_RELEASE, LAB_HELM_RELEASE, LAB_CATTLE_CHART,
+       LAB_HASH, LAB_CHART, LAB_N };
+static const struct js_key lab_keys[LAB_N] = {
+	JS_KEY("app.kubernetes.io/instance"), JS_KEY("release"),
+	JS_KEY("helm.sh/release"), JS_KEY("helmcharts.helm.cattle.io/chart"),
+	JS_KEY("pod-template-hash"), JS_KEY("helm.sh/chart"),
+};
+enum { ANN_RELEASE, ANN_RELEASE_NS, ANN_N };
+static const struct js_key ann_keys[ANN_N] = {
+	JS_KEY("meta.helm.sh/release-name"),
+	JS_KEY("meta.helm.sh/release-namespace"),
+};
+
 /* The tables above, hashed for js_pick once per process. */
 static struct js_keyset ev_set, ref_set, meta_set, src_set, ser_set;
+static struct js_keyset lab_set, ann_set;
 static pthread_once_t sets_once = PTHREAD_ONCE_INIT;
 
 static void init_sets(void)
@@ -114,6 +130,8 @@ static void init_sets(void)
 	js_keyset_init(&meta_set, meta_keys, META_N);
 	js_keyset_init(&src_set, src_keys, SRC_N);
 	js_keyset_init(&ser_set, ser_keys, SER_N);
+	js_keyset_init(&lab_set, lab_keys, LAB_N);
+	js_keyset_init(&ann_set, ann_keys, ANN_N);
 }
 
 static bool is_watch_type(const struct js_node *t)
@@ -130,29 +148,51 @@ static bool is_watch_type(const struct js_node *t)
 }
 
 /* The members of a watch envelope, or of a bare Event, that tell them
- * apart, in one walk of the root: three names need no hashing (with
- * js_pick, ing_event_of took 568 instructions an Event; 266 now). */
-enum { TOP_TYPE, TOP_OBJECT, TOP_KIND, TOP_N };
+ * apart, in one walk of the root: the names need no hashing (with
+ * js_pick, ing_event_of took 568 instructions an Event; 266 now). An
+ * Event without a kind (exporter and informer payloads) is told by its
+ * shape, as dec_kube.c's is_event does: an involved object and a reason,
+ * message or note. */
+enum { TOP_TYPE, TOP_OBJECT, TOP_KIND, TOP_INVOLVED, TOP_REGARDING,
+       TOP_REASON, TOP_MESSAGE, TOP_NOTE, TOP_N };
+
+static int top_member(const struct js_node *m)
+{
+	static const struct js_key names[TOP_N] = {
+		JS_KEY("type"), JS_KEY("object"), JS_KEY("kind"),
+		JS_KEY("involvedObject"), JS_KEY("regarding"),
+		JS_KEY("reason"), JS_KEY("message"), JS_KEY("note"),
+	};
+
+	for (int k = 0; k < TOP_N; k++)
+		if (m->keyn == names[k].n && !memcmp(m->key, names[k].s, m->keyn))
+			return k;
+	return -1;
+}
 
 static void top_members(const struct js_doc *doc, const struct js_node *root,
 			const struct js_node **top)
 {
-	top[TOP_TYPE] = top[TOP_OBJECT] = top[TOP_KIND] = NULL;
+	for (int k = 0; k < TOP_N; k++)
+		top[k] = NULL;
 	if (root->type != JS_OBJ)
 		return;
 	for (uint32_t i = root->child; i; i = doc->node[i].next) {
 		const struct js_node *m = &doc->node[i];
-		int k = -1;
+		int k = top_member(m);
 
-		if (m->keyn == 4 && !memcmp(m->key, "type", 4))
-			k = TOP_TYPE;
-		else if (m->keyn == 4 && !memcmp(m->key, "kind", 4))
-			k = TOP_KIND;
-		else if (m->keyn == 6 && !memcmp(m->key, "object", 6))
-			k = TOP_OBJECT;
 		if (k >= 0 && !top[k])
 			top[k] = m;
 	}
+}
+
+static bool is_event(const struct js_node **top)
+{
+	if (js_is(top[TOP_KIND], JS_STR))
+		return js_str_is(top[TOP_KIND], "Event");
+	return (js_is(top[TOP_INVOLVED], JS_OBJ) ||
+		js_is(top[TOP_REGARDING], JS_OBJ)) &&
+	       (top[TOP_REASON] || top[TOP_MESSAGE] || top[TOP_NOTE]);
 }
 
 const struct js_node *ing_event_of(const struct js_doc *doc)
@@ -165,9 +205,9 @@ const struct js_node *ing_event_of(const struct js_doc *doc)
 		    js_str_is(top[TOP_TYPE], "BOOKMARK"))
 			return NULL;
 		root = top[TOP_OBJECT];
-		top[TOP_KIND] = js_get(doc, root, "kind");
+		top_members(doc, root, top);
 	}
-	return js_str_is(top[TOP_KIND], "Event") ? root : NULL;
+	return is_event(top) ? root : NULL;
 }
 
 static struct rt_str event_uid(struct dec_ctx *d, const struct js_node **meta,
@@ -215,12 +255,76 @@ static void event_times(struct dec_ctx *d, struct rt_record *rec,
 		rec->count = 1;
 }
 
+/* dec_kube.c's pick_owner: the controller entry, else the first. */
+static const struct js_node *pick_owner(const struct js_doc *doc,
+					const struct js_node *owners)
+{
+	if (!js_is(owners, JS_ARR))
+		return NULL;
+	for (uint32_t i = owners->child; i; i = doc->node[i].next)
+		if (js_is(js_get(doc, &doc->node[i], "controller"), JS_TRUE))
+			return &doc->node[i];
+	return owners->child ? &doc->node[owners->child] : NULL;
+}
+
+/* dec_kube.c's helm_controller_release: helm-install-<chart> or
+ * helm-delete-<chart>, a Job or Pod, confirmed by the chart label. */
+static const struct js_node *helm_controller_release(struct dec_ctx *d,
+	const struct js_node **ref, const struct js_node **lab)
+{
+	static const struct js_key pre[] = {
+		JS_KEY("helm-install-"), JS_KEY("helm-delete-"),
+	};
+	const struct js_node *chart = js_nonempty(lab[LAB_CATTLE_CHART]);
+	struct rt_str c, n;
+
+	if (!chart || !js_nonempty(ref[REF_NAME]) ||
+	    !(js_str_is(ref[REF_KIND], "Job") || js_str_is(ref[REF_KIND], "Pod")))
+		return NULL;
+	c = js_str(d->arena, chart);
+	n = js_str(d->arena, ref[REF_NAME]);
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t pl = pre[i].n;
+
+		if (n.n >= pl + c.n && !memcmp(n.p, pre[i].s, pl) &&
+		    !memcmp(n.p + pl, c.p, c.n) &&
+		    (n.n == pl + c.n || n.p[pl + c.n] == '-'))
+			return chart;
+	}
+	return NULL;
+}
+
+/* dec_kube.c's exporter_hints: release, chart, template hash and owner
+ * from the labels, annotations and owners on the involved object. */
+static void exporter_hints(struct dec_ctx *d, struct rt_record *rec,
+			   const struct js_doc *doc, const struct js_node **ref)
+{
+	const struct js_node *lab[LAB_N], *ann[ANN_N], *rel, *owner;
+
+	js_pick(doc, ref[REF_LABELS], &lab_set, lab);
+	js_pick(doc, ref[REF_ANNOTATIONS], &ann_set, ann);
+	rel = first_str(ann[ANN_RELEASE], lab[LAB_INSTANCE], lab[LAB_RELEASE]);
+	if (!rel)
+		rel = js_nonempty(lab[LAB_HELM_RELEASE]);
+	if (!rel)
+		rel = helm_controller_release(d, ref, lab);
+	if (rel)
+		rec->release = js_str(d->arena, rel);
+	rec->release_ns = js_str(d->arena, ann[ANN_RELEASE_NS]);
+	rec->template_hash = js_str(d->arena, lab[LAB_HASH]);
+	rec->chart = js_str(d->arena, lab[LAB_CHART]);
+	owner = pick_owner(doc, ref[REF_OWNERS]);
+	rec->owner_kind = js_str(d->arena, js_get(doc, owner, "kind"));
+	rec->owner_name = js_str(d->arena, js_get(doc, owner, "name"));
+}
+
 int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
 		   const struct js_node *event)
 {
 	struct rt_record rec = *d->base;
 	const struct js_node *ev[EV_N], *ref[REF_N], *meta[META_N], *src[SRC_N];
 	const struct js_node *r, *s;
+	bool exporter;
 	int rc;
 
 	pthread_once(&sets_once, init_sets);
@@ -230,11 +334,9 @@ int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
 	js_pick(doc, r, &ref_set, ref);
 	js_pick(doc, ev[EV_METADATA], &meta_set, meta);
 	js_pick(doc, s, &src_set, src);
-	/* Exporter events: dec_kube.c reads their labels and owners. */
-	if (ev[EV_CLUSTER] || ref[REF_LABELS] || ref[REF_ANNOTATIONS] ||
-	    ref[REF_OWNERS] || ref[REF_DELETED])
-		return DEC_NO;
-	rec.format = RT_FMT_K8S_EVENT;
+	exporter = ev[EV_CLUSTER] || ref[REF_LABELS] || ref[REF_ANNOTATIONS] ||
+		   ref[REF_OWNERS] || ref[REF_DELETED];
+	rec.format = exporter ? RT_FMT_EXPORTER : RT_FMT_K8S_EVENT;
 	rec.ns = js_str(d->arena, first_str(meta[META_NAMESPACE],
 					    ref[REF_NAMESPACE], NULL));
 	rec.kind = js_str(d->arena, ref[REF_KIND]);
@@ -253,6 +355,8 @@ int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
 	rec.host = js_str(d->arena, src[SRC_HOST]);
 	rec.uid = event_uid(d, meta, rec.ns);
 	event_times(d, &rec, doc, ev, meta);
+	if (exporter)
+		exporter_hints(d, &rec, doc, ref);
 	rec.revs = NULL;
 	rec.nrevs = 0;
 	if ((rc = dec_emit(d, &rec)) != 0)

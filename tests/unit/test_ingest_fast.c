@@ -90,11 +90,65 @@ static const char *const fieldpaths[] = {
 	"\"spec.ephemeralContainers{dbg}\"",
 };
 
+/* What kubernetes-event-exporter adds to the involved object. */
+static const char *const labels[] = {
+	"{\"app.kubernetes.io/instance\":\"web\",\"pod-template-hash\":"
+	"\"7d9c8b6f5\",\"helm.sh/chart\":\"web-1.0\"}",
+	"{\"release\":\"\",\"helm.sh/release\":\"w\\\"eb\"}",
+	"{\"helmcharts.helm.cattle.io/chart\":\"traefik\"}",
+	"{\"app.kubernetes.io/instance\":\"\",\"release\":\"old\","
+	"\"release\":\"dup\"}",
+	"{}", "null", "[]", "{\"pod-template-hash\":5}",
+};
+static const char *const annotations[] = {
+	"{\"meta.helm.sh/release-name\":\"web-a\","
+	"\"meta.helm.sh/release-namespace\":\"shop\"}",
+	"{\"meta.helm.sh/release-name\":\"\"}", "{}", "\"x\"",
+};
+static const char *const owners[] = {
+	"[{\"kind\":\"ReplicaSet\",\"name\":\"web-7d9c8b6f5\","
+	"\"controller\":true}]",
+	"[{\"kind\":\"Job\",\"name\":\"a\"},{\"kind\":\"StatefulSet\","
+	"\"name\":\"b\",\"controller\":true}]",
+	"[{\"kind\":\"Job\",\"name\":\"first\",\"controller\":false}]",
+	"[]", "[3,{\"kind\":\"Job\"}]", "{}", "null",
+};
+static const char *const names[] = {
+	"\"helm-install-traefik\"", "\"helm-delete-traefik-x2k4p\"",
+	"\"helm-install-traefikx\"", "\"helm-install-\"",
+	"\"web-7d9c8b6f5-x2k4p\"",
+};
+
+static void exporter_ref(struct dump *t, bool *first, unsigned *seed)
+{
+	if (!(rnd(seed) % 3)) {    /* a k3s helm-controller job's pod */
+		member(t, first, "name", PICK(seed, names));
+		member(t, first, "kind", rnd(seed) % 2 ? "\"Job\"" : "\"Pod\"");
+		member(t, first, "labels", rnd(seed) % 4 ? labels[2] :
+		       PICK(seed, labels));
+		return;
+	}
+	if (rnd(seed) % 2)
+		member(t, first, "name", PICK(seed, names));
+	if (rnd(seed) % 2)
+		member(t, first, "kind", rnd(seed) % 2 ? "\"Job\"" : "\"Pod\"");
+	if (rnd(seed) % 3)
+		member(t, first, "labels", PICK(seed, labels));
+	if (rnd(seed) % 3)
+		member(t, first, "annotations", PICK(seed, annotations));
+	if (rnd(seed) % 3)
+		member(t, first, "ownerReferences", PICK(seed, owners));
+	if (!(rnd(seed) % 3))
+		member(t, first, "deleted", rnd(seed) % 2 ? "false" : "true");
+}
+
 static void ref(struct dump *t, unsigned *seed)
 {
 	bool first = true;
 
 	add(t, "{");
+	if (!(rnd(seed) % 5))   /* first, so that its kind and name count */
+		exporter_ref(t, &first, seed);
 	if (rnd(seed) % 5)
 		member(t, &first, "kind", PICK(seed, strings));
 	if (rnd(seed) % 5)
@@ -127,8 +181,9 @@ static void event(struct dump *t, unsigned *seed)
 	if (rnd(seed) % 4)
 		member(t, &first, "apiVersion", rnd(seed) % 2 ? "\"v1\"" :
 		       "\"events.k8s.io/v1\"");
-	member(t, &first, "kind", rnd(seed) % 12 ? "\"Event\"" :
-	       PICK(seed, strings));
+	if (rnd(seed) % 4)     /* exporter payloads have no kind */
+		member(t, &first, "kind", rnd(seed) % 12 ? "\"Event\"" :
+		       PICK(seed, strings));
 	if (rnd(seed) % 3)
 		member(t, &first, "count", PICK(seed, counts));
 	if (rnd(seed) % 3)
