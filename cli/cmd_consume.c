@@ -282,16 +282,25 @@ static struct store *reader(struct consume *c)
 }
 
 /* Open incidents; -1 when they cannot be read. */
-static int64_t open_incidents(struct consume *c)
+static void count_open(void *ctx)
 {
+	struct consume *c = ctx;
 	int64_t n = -1;
 	char err[256];
 
-	if (!reader(c) || store_query(c->ro, "SELECT count(*) FROM incidents "
-				  "WHERE status = 'open'", NULL, count_row,
-				  &n, err, sizeof(err)))
-		return -1;
-	return n;
+	if (reader(c) && store_query(c->ro, "SELECT count(*) FROM incidents "
+				     "WHERE status = 'open'", NULL, count_row,
+				     &n, err, sizeof(err)))
+		n = -1;
+	c->open_incidents = n;
+}
+
+/* SQLite runs single-threaded (store_sqlite_config): the second
+ * connection is opened and read only while the writer is idle. A busy
+ * writer keeps the last count, which the next report refreshes. */
+static void refresh_open_incidents(struct consume *c)
+{
+	pipeline_writer_try_read(c->w, count_open, c);
 }
 
 static void status_text(FILE *f, struct consume *c,
@@ -426,7 +435,7 @@ static void report(struct consume *c, bool final)
 			  (double)(now - c->last_ms);
 	c->last_ms = now;
 	c->last_msgs = s->messages;
-	c->open_incidents = open_incidents(c);
+	refresh_open_incidents(c);
 	if (c->status_ms)
 		status_line(c, lag, nlag, assigned);
 	if (c->stats_path)
@@ -499,7 +508,7 @@ static void publish(struct consume *c, int64_t now)
 
 	pipeline_writer_stats(c->w, &st);
 	if (now >= c->next_incidents_ms) {
-		c->open_incidents = open_incidents(c);
+		refresh_open_incidents(c);
 		c->next_incidents_ms = now + INCIDENTS_MS;
 	}
 	*m = (struct metrics_snap){

@@ -208,6 +208,21 @@ int pipeline_writer_done(struct pipeline_writer *w)
 	return rc;
 }
 
+/* Holding w->mu keeps the writer out of writer_step: it needs the mutex
+ * to take a job or start idle work. */
+int pipeline_writer_try_read(struct pipeline_writer *w, void (*fn)(void *),
+			     void *ctx)
+{
+	bool idle;
+
+	pthread_mutex_lock(&w->mu);
+	idle = !w->job && !w->idle_busy;
+	if (idle)
+		fn(ctx);
+	pthread_mutex_unlock(&w->mu);
+	return idle;
+}
+
 void pipeline_writer_stats(struct pipeline_writer *w, struct store_stats *out)
 {
 	pthread_mutex_lock(&w->mu);

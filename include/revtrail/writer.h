@@ -69,6 +69,12 @@ int pipeline_writer_wait(struct pipeline_writer *w);
 /* Without waiting: 1 when no batch is in flight (every submitted batch is
  * committed), 0 while one is, or the error of a failed commit. */
 int pipeline_writer_done(struct pipeline_writer *w);
+/* Runs fn(ctx) while the writer leaves SQLite alone -- at once if it is
+ * idle, returning 1 -- or returns 0 without running it while a commit or
+ * idle work is in flight. SQLite is configured single-threaded, so any
+ * other connection is used only this way while a writer lives. */
+int pipeline_writer_try_read(struct pipeline_writer *w, void (*fn)(void *),
+			     void *ctx);
 /* A copy of the counters, safe while a commit runs. */
 void pipeline_writer_stats(struct pipeline_writer *w, struct store_stats *out);
 /* Runs on the writer thread before each commit, with the store (e.g. to

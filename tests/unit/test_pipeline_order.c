@@ -4,6 +4,7 @@
  * whether a writer thread commits them, nor on a re-run of the same input
  * (dedupe); a gap change recomputes them.
  */
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +241,77 @@ static void writer_failure(const char *db)
 	is_int(stats.batches, 0, "no batch counted as committed");
 	ok(strstr(store_errmsg(pipeline_db_store(st)), "refused") != NULL,
 	   "the store says why: %s", store_errmsg(pipeline_db_store(st)));
+out:
+	pipeline_writer_free(w);
+	pipeline_db_close(st);
+	corr_batch_free(b);
+	fresh(db);
+}
+
+
+/* A read beside the writer runs only while it leaves SQLite alone: the
+ * check hook holds a commit open until the test lets it go. */
+struct gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool inside, open;
+};
+
+static int gate_check(void *ctx, struct store *st, struct corr_batch *b)
+{
+	struct gate *g = ctx;
+
+	(void)st;
+	(void)b;
+	pthread_mutex_lock(&g->mu);
+	g->inside = true;
+	pthread_cond_broadcast(&g->cv);
+	while (!g->open)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+	return 0;
+}
+
+static void count_call(void *ctx)
+{
+	++*(int *)ctx;
+}
+
+static void writer_try_read(const char *db)
+{
+	struct gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			  false, false };
+	struct corr_batch *b = corr_batch_new(false);
+	struct store_stats stats = { 0 };
+	struct pipeline_writer *w = NULL;
+	struct pipeline_db *st = NULL;
+	char err[512];
+	int calls = 0;
+
+	fresh(db);
+	if (!ok(pipeline_db_open(db, &(struct pipeline_opts){ .rules = rules },
+				 &st, err, sizeof(err)) == 0 &&
+		pipeline_writer_new(st, &stats, &w) == 0, "a gated writer"))
+		goto out;
+	pipeline_writer_set_check(w, gate_check, &g);
+	is_int(pipeline_writer_try_read(w, count_call, &calls), 1,
+	       "an idle writer lets a read run");
+	corr_batch_add(b, &recs[1].r, &recs[1].c);
+	pipeline_writer_submit(w, b);
+	pthread_mutex_lock(&g.mu);
+	while (!g.inside)
+		pthread_cond_wait(&g.cv, &g.mu);
+	pthread_mutex_unlock(&g.mu);
+	is_int(pipeline_writer_try_read(w, count_call, &calls), 0,
+	       "a commit in flight refuses it");
+	pthread_mutex_lock(&g.mu);
+	g.open = true;
+	pthread_cond_broadcast(&g.cv);
+	pthread_mutex_unlock(&g.mu);
+	is_int(pipeline_writer_wait(w), 0, "the commit ends");
+	is_int(pipeline_writer_try_read(w, count_call, &calls), 1,
+	       "after it a read runs again");
+	is_int(calls, 2, "the refused read never ran");
 out:
 	pipeline_writer_free(w);
 	pipeline_db_close(st);
@@ -731,6 +803,7 @@ int main(void)
 		free(got);
 	}
 	writer_failure(path);
+	writer_try_read(path);
 	failed_commit(path);
 	idle_checkpoint(path);
 	late_names(path);
