@@ -682,8 +682,8 @@ static char *dump_cluster(const char *db, const char *keep)
 	sqlite3 *h;
 	sqlite3_stmt *s;
 	static const char *const del[] = {
-		"DELETE FROM incident_objects WHERE incident_id IN"
-		" (SELECT id FROM incidents WHERE cluster <> ?1)",
+		("DELETE FROM incident_objects WHERE incident_id IN"
+		 " (SELECT id FROM incidents WHERE cluster <> ?1)"),
 		"DELETE FROM incidents WHERE cluster <> ?1",
 		"DELETE FROM events WHERE cluster <> ?1",
 	};
