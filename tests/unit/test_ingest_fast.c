@@ -101,8 +101,8 @@ static const char *const labels[] = {
 	"{}", "null", "[]", "{\"pod-template-hash\":5}",
 };
 static const char *const annotations[] = {
-	"{\"meta.helm.sh/release-name\":\"web-a\","
-	"\"meta.helm.sh/release-namespace\":\"shop\"}",
+	("{\"meta.helm.sh/release-name\":\"web-a\","
+	 "\"meta.helm.sh/release-namespace\":\"shop\"}"),
 	"{\"meta.helm.sh/release-name\":\"\"}", "{}", "\"x\"",
 };
 static const char *const owners[] = {
