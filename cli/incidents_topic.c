@@ -95,41 +95,12 @@ static void failed(struct itopic *t, const char *fmt, ...)
 	t->unlogged = 0;
 }
 
-static void change_free(struct store_change *e)
-{
-	free(e->cluster);
-	free(e->ns);
-	free(e->release);
-}
-
 static int pending_add(struct itopic *t, int64_t id, const char *cl,
 		       const char *ns, const char *rel)
 {
-	struct store_changes *c = &t->pending;
-	struct store_change *e;
-
-	if (c->n == MAX_PENDING)
+	if (t->pending.n == MAX_PENDING)
 		return -1;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct store_change *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		c->v = v;
-		c->cap = cap;
-	}
-	e = &c->v[c->n];
-	e->id = id;
-	e->cluster = cl ? strdup(cl) : NULL;
-	e->ns = ns ? strdup(ns) : NULL;
-	e->release = rel ? strdup(rel) : NULL;
-	if ((cl && !e->cluster) || (ns && !e->ns) || (rel && !e->release)) {
-		change_free(e);
-		return -1;
-	}
-	c->n++;
-	return 0;
+	return store_changes_add(&t->pending, id, cl, ns, rel) ? -1 : 0;
 }
 
 /* ---- delivery -------------------------------------------------------- */
@@ -403,7 +374,7 @@ void itopic_publish(struct itopic *t, struct store *ro,
 	for (i = 0; i < p->n && ro; i++) {
 		if (publish_one(t, ro, &p->v[i]) == 1)
 			break;          /* the rest waits for room */
-		change_free(&p->v[i]);
+		store_change_free(&p->v[i]);
 	}
 	for (; i < p->n; i++)
 		p->v[k++] = p->v[i];

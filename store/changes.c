@@ -15,21 +15,18 @@
 
 #include "store_int.h"
 
-static void change_free(struct store_change *e)
+void store_change_free(struct store_change *e)
 {
 	free(e->cluster);
 	free(e->ns);
 	free(e->release);
 }
 
-static int changes_add(struct store_changes *c, int64_t id, const char *cl,
-		       const char *ns, const char *rel)
+int store_changes_add(struct store_changes *c, int64_t id, const char *cl,
+		      const char *ns, const char *rel)
 {
 	struct store_change *e;
 
-	/* A batch updates one row many times: once is enough. */
-	if (!ns && c->n && c->v[c->n - 1].id == id && !c->v[c->n - 1].ns)
-		return 0;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 		struct store_change *v = realloc(c->v, cap * sizeof(*v));
@@ -45,11 +42,20 @@ static int changes_add(struct store_changes *c, int64_t id, const char *cl,
 	e->ns = ns ? strdup(ns) : NULL;
 	e->release = rel ? strdup(rel) : NULL;
 	if ((cl && !e->cluster) || (ns && !e->ns) || (rel && !e->release)) {
-		change_free(e);
+		store_change_free(e);
 		return RT_ENOMEM;
 	}
 	c->n++;
 	return 0;
+}
+
+static int changes_add(struct store_changes *c, int64_t id, const char *cl,
+		       const char *ns, const char *rel)
+{
+	/* A batch updates one row many times: once is enough. */
+	if (!ns && c->n && c->v[c->n - 1].id == id && !c->v[c->n - 1].ns)
+		return 0;
+	return store_changes_add(c, id, cl, ns, rel);
 }
 
 static void on_update(void *ctx, int op, const char *db, const char *table,
@@ -110,7 +116,7 @@ int store_changes_settle(struct store *st, struct store_changes *to)
 		if (to && !err)
 			err = changes_add(to, e->id, e->cluster, e->ns,
 					  e->release);
-		change_free(e);
+		store_change_free(e);
 	}
 	c->n = 0;
 	st->chg_oom = false;
@@ -135,7 +141,7 @@ void store_changes_unique(struct store_changes *c)
 	qsort(c->v, c->n, sizeof(*c->v), by_id);
 	for (size_t i = 0; i < c->n; i++) {
 		if (k && c->v[k - 1].id == c->v[i].id) {
-			change_free(&c->v[i]);
+			store_change_free(&c->v[i]);
 			continue;
 		}
 		c->v[k++] = c->v[i];
@@ -146,7 +152,7 @@ void store_changes_unique(struct store_changes *c)
 void store_changes_free(struct store_changes *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		change_free(&c->v[i]);
+		store_change_free(&c->v[i]);
 	free(c->v);
 	memset(c, 0, sizeof(*c));
 }

@@ -178,8 +178,13 @@ int store_track_incidents(struct store *st);
  * to *to when it committed, is dropped when to is NULL (a failed commit).
  * Returns 0, or RT_ENOMEM when some change could not be kept. */
 int store_changes_settle(struct store *st, struct store_changes *to);
+/* Appends one change (the key strings copied); 0 or RT_ENOMEM. One
+ * change's strings are freed by store_change_free. */
+int store_changes_add(struct store_changes *c, int64_t id, const char *cl,
+		      const char *ns, const char *rel);
 /* Sorts by id, each id once (with the key of a deletion, if one). */
 void store_changes_unique(struct store_changes *c);
+void store_change_free(struct store_change *e);
 void store_changes_free(struct store_changes *c);
 
 /* Work for a moment with no batch to commit: copies a WAL of more than a
