@@ -5,6 +5,7 @@
 #   is GOT WANT NAME            string equality
 #   like GOT REGEX NAME         grep -E on GOT
 #   unlike GOT REGEX NAME
+#   wait_events DB MIN         polls until MIN events are committed (10 s max)
 #   done_testing
 # Never pipe the binary into another command inside an assertion: a pipe
 # hides crashes. Capture with run_rt, then assert on the files.
@@ -62,6 +63,20 @@ unlike() {
 }
 
 # JSON output is read with jq (installed by .ci/run, a test-only tool).
+events_committed() {   # events_committed DB: events committed so far, or -1
+	"$REVTRAIL" query --db "$1" -o csv "SELECT count(*) FROM events" \
+		> "$T/n" 2>/dev/null && tail -n 1 "$T/n" || echo -1
+}
+
+wait_events() {   # wait_events DB MIN: polls until MIN events are committed, 10 s max
+	_i=0
+	while [ "$(events_committed "$1")" -lt "$2" ]; do
+		[ $_i -ge 100 ] && return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
 done_testing() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]

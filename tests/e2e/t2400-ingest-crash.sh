@@ -7,17 +7,6 @@
 # written into it when the kill lands -- on any machine, however fast.
 . "$(dirname "$0")/lib.sh"
 
-wait_for() {   # wait_for DB MIN: until MIN events are committed, 10 s max
-	i=0
-	while [ $i -lt 100 ]; do
-		"$REVTRAIL" query --db "$1" -o csv "SELECT count(*) FROM events" > "$T/n" 2>/dev/null &&
-			[ "$(tail -n 1 "$T/n")" -ge "$2" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 # ~200k log lines over four pods of two releases, a third failing.
 for p in payments-api-7d9c8f4b6-4kx2m payments-api-7d9c8f4b6-9jvpd \
 	orders-5c7d9f8b4-k2x9z orders-5c7d9f8b4-q7x2c; do
@@ -61,7 +50,7 @@ for round in 1 2 3; do
 	pid=$!
 	# The first two files make two batches or more; then ingest waits
 	# for the FIFO's writer.
-	ok wait_for "$db" 1
+	ok wait_events "$db" 1
 	if ! kill -0 $pid 2>/dev/null; then   # opening the FIFO would hang
 		_result 1 "round $round: ingest alive, waiting at the FIFO"
 		continue

@@ -4,17 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 SC=$DATA/scenarios/hook-configmap-race
 
-wait_for() {   # wait_for DB MIN: until MIN events are committed, 10 s max
-	i=0
-	while [ $i -lt 100 ]; do
-		"$REVTRAIL" query --db "$1" -o csv "SELECT count(*) FROM events" > "$T/n" 2>/dev/null &&
-			[ "$(tail -n 1 "$T/n")" -ge "$2" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 for sig in TERM INT; do
 	db=$T/$sig.db
 	mkfifo "$T/fifo$sig"
@@ -22,7 +11,7 @@ for sig in TERM INT; do
 	pid=$!
 	exec 3> "$T/fifo$sig"
 	cat "$SC/events.ndjson" >&3
-	ok wait_for "$db" 6
+	ok wait_events "$db" 6
 	# the pipe stays open and quiet: a signal must still end it cleanly
 	kill -$sig $pid
 	rc=0
@@ -41,9 +30,9 @@ mkfifo "$T/fifo"
 pid=$!
 exec 3> "$T/fifo"
 cat "$SC/events.ndjson" >&3
-ok wait_for "$db" 6
+ok wait_events "$db" 6
 cat "$SC/fluentbit.ndjson" >&3
-ok wait_for "$db" 15
+ok wait_events "$db" 15
 exec 3>&-
 rc=0
 wait $pid || rc=$?

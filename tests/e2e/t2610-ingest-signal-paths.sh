@@ -6,17 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 SC=$DATA/scenarios/hook-configmap-race
 
-wait_for() {   # wait_for DB MIN: until MIN events are committed, 10 s max
-	i=0
-	while [ $i -lt 100 ]; do
-		"$REVTRAIL" query --db "$1" -o csv "SELECT count(*) FROM events" > "$T/n" 2>/dev/null &&
-			[ "$(tail -n 1 "$T/n")" -ge "$2" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 exited() {   # exited PID: until PID is gone, 3 s max (polled every 50 ms)
 	i=0
 	while [ $i -lt 60 ]; do
@@ -30,7 +19,7 @@ exited() {   # exited PID: until PID is gone, 3 s max (polled every 50 ms)
 # stop KIND SIG PID DB: the ingest at PID has committed its events; signal
 # it and see it gone, with exit 0 and every event kept.
 stop() {
-	ok wait_for "$4" 6
+	ok wait_events "$4" 6
 	kill -"$2" "$3"
 	ok exited "$3"
 	exec 3>&-       # the writer closes: a stuck ingest sees EOF now

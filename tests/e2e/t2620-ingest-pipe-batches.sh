@@ -27,10 +27,6 @@ diag "pipe batches: ${batches:-none}"
 
 # One record into a pipe that then stays open and quiet.
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-rows() {   # rows DB: events committed, or -1
-	"$REVTRAIL" query --db "$1" -o csv "SELECT count(*) FROM events" \
-		> "$T/n" 2>/dev/null && tail -n 1 "$T/n" || echo -1
-}
 mkfifo "$T/fifo"
 "$REVTRAIL" ingest --db "$T/quiet.db" < "$T/fifo" 2> "$T/err" &
 pid=$!
@@ -38,12 +34,12 @@ exec 3> "$T/fifo"
 head -n 1 "$SC/events.ndjson" >&3
 t0=$(now_ms)
 i=0
-while [ "$(rows "$T/quiet.db")" -lt 1 ] && [ $i -lt 100 ]; do
+while [ "$(events_committed "$T/quiet.db")" -lt 1 ] && [ $i -lt 100 ]; do
 	sleep 0.05      # a poll interval: the loop waits on the row
 	i=$((i + 1))
 done
 waited=$(( $(now_ms) - t0 ))
-is "$(rows "$T/quiet.db")" 1 "the record is committed while the pipe is open"
+is "$(events_committed "$T/quiet.db")" 1 "the record is committed while the pipe is open"
 ok test "$waited" -lt 2500
 diag "committed after ${waited} ms (promise: about a second)"
 ok kill -0 "$pid"

@@ -7,32 +7,19 @@
 SC=$DATA/scenarios/hook-configmap-race
 DB=$T/one.db
 
-rows() {   # rows DB: events committed, or -1
-	"$REVTRAIL" query --db "$1" -o csv "SELECT count(*) FROM events" \
-		> "$T/n" 2>/dev/null && tail -n 1 "$T/n" || echo -1
-}
-wait_rows() {   # wait_rows DB MIN: until MIN events are committed, 10 s max
-	i=0
-	while [ "$(rows "$1")" -lt "$2" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ "$(rows "$1")" -ge "$2" ]
-}
-
 # The first writer: an ingest on a pipe that stays open.
 mkfifo "$T/fifo"
 "$REVTRAIL" ingest --db "$DB" < "$T/fifo" 2> "$T/a.err" &
 a=$!
 exec 3> "$T/fifo"
 cat "$SC/events.ndjson" >&3
-ok wait_rows "$DB" 6
+ok wait_events "$DB" 6
 
 run_rt ingest --db "$DB" "$SC/fluentbit.ndjson"
 is "$RC" 1 "a second ingest on the same database exits 1"
 like "$(cat "$ERR")" "another revtrail \\(pid $a\\) is writing to this database" \
 	"the error names the writer's pid"
-is "$(rows "$DB")" 6 "the second ingest wrote nothing"
+is "$(events_committed "$DB")" 6 "the second ingest wrote nothing"
 
 run_rt consume -b 127.0.0.1:1 -t t -G g --db "$DB" -e
 is "$RC" 1 "consume on the same database exits 1 too"
@@ -47,7 +34,7 @@ wait $a || rc=$?
 is "$rc" 0 "the first writer ends normally"
 run_rt ingest --db "$DB" "$SC/fluentbit.ndjson"
 is "$RC" 0 "once it has finished, the next ingest runs"
-is "$(rows "$DB")" 15 "and adds its events"
+is "$(events_committed "$DB")" 15 "and adds its events"
 
 # kill -9 leaves the lock file, not the lock.
 mkfifo "$T/fifo2"
@@ -55,7 +42,7 @@ mkfifo "$T/fifo2"
 k=$!
 exec 4> "$T/fifo2"
 cat "$SC/events.ndjson" >&4
-ok wait_rows "$DB" 15
+ok wait_events "$DB" 15
 run_rt ingest --db "$DB" "$SC/fluentbit.ndjson"
 is "$RC" 1 "refused while the pipe ingest runs"
 kill -KILL $k

@@ -81,16 +81,6 @@ done
 # same run (a FIFO whose second half is written once the first half's
 # batch is committed), in either order.
 V=$VD/reused-uid-label
-committed() {   # committed DB N: until N events are stored, 10 s at most
-	i=0
-	while [ $i -lt 100 ]; do
-		"$REVTRAIL" query --db "$1" -o csv "SELECT count(*) FROM events" > "$T/n" 2>/dev/null &&
-			[ "$(tail -n 1 "$T/n")" -ge "$2" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 for first in thumbs encoder; do
 	second=thumbs n=1
 	[ $first = thumbs ] && second=encoder n=2
@@ -101,7 +91,7 @@ for first in thumbs encoder; do
 	"$REVTRAIL" ingest --db "$db" "$V/helm-list.json" "$T/fifo" > /dev/null 2>&1 3>&- &
 	pid=$!
 	cat "$V/exporter-$first.ndjson" >&3
-	ok committed "$db" $n
+	ok wait_events "$db" $n
 	cat "$V/exporter-$second.ndjson" >&3
 	exec 3>&-
 	wait $pid
