@@ -471,16 +471,16 @@ static int blank_line(struct ingest *in, const struct ing_frame *f)
 }
 
 /*
- * One-line Events and docker lines without cJSON (json_scan.h): true when
- * the frame was handled here (*rc set); false leaves it to cJSON, which
- * then reads it exactly as it would have anyway.
+ * One-line Events, docker lines and JSON log records without cJSON
+ * (json_scan.h): true when the frame was handled here (*rc set); false
+ * leaves it to cJSON, which then reads it exactly as it would have anyway.
  */
 static bool fast_json(struct ingest *in, const struct ing_frame *f,
 		      struct rt_str clean, unsigned flags, int *rc)
 {
 	enum rt_format force = in->opts.force;
 	struct js_doc *doc = &in->jdoc;
-	const struct js_node *ev;
+	const struct js_node *ev = NULL;
 	struct rt_record base;
 	struct dec_ctx d;
 
@@ -500,12 +500,12 @@ static bool fast_json(struct ingest *in, const struct ing_frame *f,
 						    "stream"), "stderr"));
 		return true;
 	}
-	if ((force != RT_FMT_UNKNOWN && force != RT_FMT_K8S_EVENT) ||
-	    !(ev = ing_event_of(doc)))
-		return false;
+	if (force == RT_FMT_UNKNOWN || force == RT_FMT_K8S_EVENT)
+		ev = ing_event_of(doc);
 	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
 	dctx_init(in, &d, &base);
-	if ((*rc = ing_event_fast(&d, doc, ev)) == DEC_NO)
+	*rc = ev ? ing_event_fast(&d, doc, ev) : ing_log_json_js(&d, doc);
+	if (*rc == DEC_NO)
 		return false;
 	count_flags(in, flags);
 	*rc = outcome(in, f, *rc);

@@ -90,9 +90,9 @@ struct ingest {
 	void *emit_ctx;
 	int stop;
 
-	/* One-line Events and docker lines are read with json_scan.h into
-	 * jdoc rather than with cJSON; slow_json (a test switch) turns that
-	 * off. */
+	/* One-line Events, docker lines and JSON log records are read with
+	 * json_scan.h into jdoc rather than with cJSON; slow_json (a test
+	 * switch) turns that off. */
 	bool slow_json;
 	struct js_doc jdoc;
 };
@@ -148,6 +148,11 @@ void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
 bool ing_is_docker_js(const struct js_doc *doc);
 void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
 			  const struct js_doc *doc);
+/* dec_log_json's reading of the root object from json_scan.h nodes:
+ * DEC_YES, the callback's return, or DEC_NO (before emitting anything)
+ * for what it leaves to cJSON: docker lines, anything dec_kube_json may
+ * read, a forced format other than Fluent Bit, Vector or JSON. */
+int ing_log_json_js(struct dec_ctx *d, const struct js_doc *doc);
 
 /* fast_event.c: dec_kube.c's reading of a one-line Event, from json_scan.h
  * nodes. The Event a document is (bare, or in an ADDED/MODIFIED/DELETED

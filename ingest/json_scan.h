@@ -89,7 +89,7 @@ static inline const struct js_node *js_get(const struct js_doc *doc,
 
 /* Names to pick, none empty, at most JS_PICK_MAX; hashed once into a
  * js_keyset by js_keyset_init (which keeps the pointer to keys). */
-#define JS_PICK_MAX 32
+#define JS_PICK_MAX 64
 #define JS_PICK_SLOTS 64
 struct js_key {
 	const char *s;

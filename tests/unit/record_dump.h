@@ -17,7 +17,7 @@
 struct dump {
 	char *p;
 	size_t n, cap;
-	unsigned records, events, docker;
+	unsigned records, events, docker, logs;
 };
 
 static void put(struct dump *d, const char *s, size_t n)
@@ -76,6 +76,8 @@ static int on_rec(void *ctx, struct rt_record *r)
 	d->records++;
 	d->events += r->format == RT_FMT_K8S_EVENT;
 	d->docker += r->format == RT_FMT_DOCKER;
+	d->logs += r->format == RT_FMT_FLUENTBIT ||
+		   r->format == RT_FMT_VECTOR || r->format == RT_FMT_JSON;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
- * test_ingest_fast.c: one-line Event JSON and docker json-file lines are
- * read by json_scan.h rather than cJSON; both readings must give the same
+ * test_ingest_fast.c: one-line Event JSON, docker json-file lines and JSON
+ * log records (Fluent Bit, Vector, structured application logs) are read
+ * by json_scan.h rather than cJSON; both readings must give the same
  * records. Generated lines (every optional member, escapes, odd numbers,
  * duplicates, envelopes, exporter events, broken JSON) go through two
  * ingests, one with the fast path off, and every record field and counter
@@ -274,16 +275,159 @@ static void docker(struct dump *t, unsigned *seed)
 	add(t, "}");
 }
 
+/* ---- JSON log records: Fluent Bit, Vector, structured app logs ---- */
+
+static const char *const log_texts[] = {
+	"\"dial tcp 10.0.3.4:5432: connect: connection refused\"", "\"\"",
+	"\"a\\\"b\\\\c\\/d\"", "\"line one\\n\"", "\"caf\xc3\xa9\"",
+	"\"\\u00e9\"", "null", "3", "true", "{}", "[]", "\"timeout\\r\\n\"",
+	"\"{\\\"level\\\":\\\"error\\\",\\\"msg\\\":\\\"db down\\\","
+	"\\\"error\\\":\\\"timeout\\\"}\"", "\"{\\\"msg\\\":\\\"x\\\"\"",
+	"\"connection refused\"", "\"{\\\"lvl\\\":40,\\\"err\\\":\\\"e\\\"}\"",
+};
+static const char *const error_objs[] = {
+	"{\"type\":\"IOError\",\"message\":\"disk full\\n\"}",
+	"{\"name\":\"E\",\"stack\":\"at x\",\"class\":\"C\"}",
+	"{\"kind\":\"\",\"msg\":\"m\",\"msg\":\"n\"}", "{}",
+	"{\"message\":\"connection refused\"}", "{\"type\":3,\"reason\":\"r\"}",
+};
+static const char *const levels[] = {
+	"\"error\"", "\"\"", "50", "null", "\"WARN\"", "25", "\"e\\\"rr\"",
+	"65.5", "true", "39.5", "19.5",
+};
+static const char *const log_times[] = {
+	"\"2024-11-03T14:00:04Z\"", "\"2024-11-03T14:00:04.5+01:00\"", "\"\"",
+	"1730642404.031676", "1730642404031", "1730642404031676000", "-5",
+	"0", "1e30", "\"yesterday\"", "\"03/Nov/2024:14:00:04 +0000\"", "null",
+	"\"2024-11-03T14:00:04\\/Z\"",
+};
+static const char *const streams[] = {
+	"\"stderr\"", "\"stdout\"", "\"other\"", "3", "\"\"", "\"std\\\"out\"",
+};
+static const char *const files[] = {
+	"\"/var/log/pods/shop_web-7-7d9c8b6f5-p00000_p7/web/0.log\"",
+	"\"/var/log/containers/x.log\"", "\"\"", "3",
+	"\"\\/var\\/log\\/pods\\/ns_pod_uid\\/c\\/1.log\"",
+};
+static const char *const vec_owners[] = {
+	"\"ReplicaSet/web-7d9c8b6f5\"", "\"noslash\"", "\"\"", "3",
+	"\"Job\\/x\"", "\"/lead\"",
+};
+/* Members of the kubernetes map, Fluent Bit's and Vector's. */
+static const char *const k8s_names[] = {
+	"pod_name", "namespace_name", "container_name", "host", "labels",
+	"annotations", "owner_references", "pod_namespace", "pod_node_name",
+	"pod_labels", "pod_annotations", "pod_owner", "pod_id",
+};
+
+static const char *k8s_value(unsigned *seed, const char *name)
+{
+	if (strstr(name, "labels"))
+		return PICK(seed, labels);
+	if (strstr(name, "annotations"))
+		return PICK(seed, annotations);
+	if (!strcmp(name, "owner_references"))
+		return PICK(seed, owners);
+	if (!strcmp(name, "pod_owner"))
+		return PICK(seed, vec_owners);
+	return PICK(seed, strings);
+}
+
+static void k8s_map(struct dump *t, unsigned *seed, bool vector)
+{
+	bool first = true;
+
+	add(t, "{");
+	for (size_t i = 0; i < sizeof(k8s_names) / sizeof(k8s_names[0]); i++) {
+		/* Each side's own names mostly, the other's now and then. */
+		bool own = vector ? i == 0 || i == 2 || i >= 7 : i < 7 || i == 12;
+
+		if (rnd(seed) % (own ? 4 : 12) == 0)
+			continue;
+		if (!own && rnd(seed) % 3)
+			continue;
+		member(t, &first, k8s_names[i], k8s_value(seed, k8s_names[i]));
+	}
+	add(t, "}");
+}
+
+/* Root names dec_log_json reads, the ones that make it dec_kube_json's,
+ * and some it ignores. */
+static const char *const log_names[] = {
+	"msg", "message", "log", "MESSAGE", "Message", "@m", "@mt",
+	"error", "err", "error.type", "error.message", "exception", "exc_info",
+	"reason", "stack_trace", "error.stack_trace", "stack", "@x", "thrown",
+	"level", "severity", "lvl", "levelname", "loglevel", "log.level", "@l",
+	"time", "ts", "timestamp", "@timestamp", "time_local", "date",
+	"stream", "file", "_p", "logtag", "request_id", "n",
+};
+
+static const char *log_value(unsigned *seed, size_t i)
+{
+	if (i < 7)
+		return PICK(seed, log_texts);
+	if (i < 19)
+		return rnd(seed) % 3 ? PICK(seed, log_texts) :
+		       PICK(seed, error_objs);
+	if (i < 26)
+		return PICK(seed, levels);
+	if (i < 32)
+		return PICK(seed, log_times);
+	if (i == 32)
+		return PICK(seed, streams);
+	if (i == 33)
+		return PICK(seed, files);
+	if (i < 36)
+		return rnd(seed) % 2 ? "\"F\"" : "\"P\"";
+	return PICK(seed, strings);
+}
+
+static void log_record(struct dump *t, unsigned *seed)
+{
+	static const char *const kube[] = { "kind", "metadata", "object",
+					    "info", "involvedObject" };
+	unsigned shape = rnd(seed) % 10, members = 2 + rnd(seed) % 9;
+	bool first = true;
+
+	add(t, rnd(seed) % 8 ? "{" : " { ");
+	for (unsigned k = 0; k < members; k++) {
+		size_t i = rnd(seed) % (sizeof(log_names) / sizeof(log_names[0]));
+
+		member(t, &first, log_names[i], log_value(seed, i));
+	}
+	if (shape < 4 || shape == 9) {
+		add(t, first ? "\"kubernetes\":" : ",\"kubernetes\":");
+		first = false;
+		if (shape == 9)
+			add(t, rnd(seed) % 2 ? "\"x\"" : "[]");
+		else
+			k8s_map(t, seed, shape >= 2);
+	}
+	if (shape == 2 || shape == 4 || !(rnd(seed) % 20))
+		member(t, &first, "source_type", rnd(seed) % 4 ?
+		       "\"kubernetes_logs\"" : "\"file\"");
+	if (!(rnd(seed) % 25))
+		member(t, &first, PICK(seed, kube), rnd(seed) % 2 ? "{}" :
+		       "\"Event\"");
+	add(t, "}");
+	if (!(rnd(seed) % 40))
+		add(t, "]");    /* trailing junk: not JSON */
+}
+
 static void differential(void)
 {
 	unsigned seed = 5, differ = 0;
 	struct dump text = { 0 };
 
-	for (int i = 0; i < 4000; i++) {
-		if (rnd(&seed) % 3)
+	for (int i = 0; i < 6000; i++) {
+		unsigned kind = rnd(&seed) % 6;
+
+		if (kind < 3)
 			event(&text, &seed);
-		else
+		else if (kind < 4)
 			docker(&text, &seed);
+		else
+			log_record(&text, &seed);
 		add(&text, rnd(&seed) % 10 ? "\n" : "\r\n");
 	}
 	for (size_t chunk = 1 << 20; chunk; chunk = chunk > 1000 ? 777 : 0) {
@@ -303,10 +447,11 @@ static void differential(void)
 			differ++;
 		}
 		if (chunk > 1000)
-			ok(fast.events > 1000 && fast.docker > 300,
+			ok(fast.events > 1000 && fast.docker > 300 &&
+			   fast.logs > 1500,
 			   "the lines are a real test: %u events, %u docker "
-			   "records of %u", fast.events, fast.docker,
-			   fast.records);
+			   "and %u JSON log records of %u", fast.events,
+			   fast.docker, fast.logs, fast.records);
 		free(fast.p);
 		free(slow.p);
 	}
