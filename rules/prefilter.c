@@ -1234,15 +1234,31 @@ static inline void check_pos(struct scan *s, size_t pos, uint64_t w,
 		verify_mid(s, pos, (uint32_t)w);
 }
 
-/* Positions 0, 4, 8... while 20 bytes remain: four per step, one branch
- * for the four gate tests. With SSE2 the four 4-byte windows are the four
- * lanes of one 16-byte load, hashed together. Returns the first position
- * not looked at; *high collects the bytes seen. */
-static size_t scan_main(struct scan *s, uint64_t *high)
+/* Positions q, q + 4... whose window hashes h[0..k) pass the gate: one
+ * branch for the k tests, after which the passes are known. k is a
+ * constant where this is inlined. */
+static inline __attribute__((always_inline)) void
+gate_passes(struct scan *s, size_t q, const uint32_t *h, unsigned k)
 {
-	const uint64_t *gate = s->pf->gate;
+	unsigned m = 0;
+
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < k; i++)
+		m |= (unsigned)test_bit(s->pf->gate, h[i]) << i;
+	for (; m; m &= m - 1) {
+		size_t pos = q + 4 * (unsigned)__builtin_ctz(m);
+
+		check_pos(s, pos, load64(s->t + pos) | FOLD64, true);
+	}
+}
+
+/* Positions q, q + 4, q + 8... while 20 bytes remain: four per step, one
+ * branch for the four gate tests. With SSE2 the four 4-byte windows are the
+ * four lanes of one 16-byte load, hashed together. Returns the first
+ * position not looked at; *high collects the bytes seen. */
+static size_t scan_main(struct scan *s, size_t q, uint64_t *high)
+{
 	const unsigned char *t = s->t;
-	size_t q = 0;
 #ifdef __SSE2__
 	const __m128i fold = _mm_set1_epi8(0x20), mul = _mm_set1_epi32((int)MUL32),
 		      low = _mm_set_epi32(0, -1, 0, -1);
@@ -1261,19 +1277,11 @@ static size_t scan_main(struct scan *s, uint64_t *high)
 		hi = _mm_or_si128(hi, v);
 		_mm_storeu_si128((__m128i *)h, _mm_or_si128(
 			_mm_and_si128(even, low), _mm_slli_epi64(odd, 32)));
-		/* One branch for the four; the passes are then known. */
-		for (unsigned m = (unsigned)(test_bit(gate, h[0]) |
-					     test_bit(gate, h[1]) << 1 |
-					     test_bit(gate, h[2]) << 2 |
-					     test_bit(gate, h[3]) << 3);
-		     m; m &= m - 1) {
-			size_t pos = q + 4 * (unsigned)__builtin_ctz(m);
-
-			check_pos(s, pos, load64(t + pos) | FOLD64, true);
-		}
+		gate_passes(s, q, h, 4);
 	}
 	*high |= (unsigned)_mm_movemask_epi8(hi) ? HIGH64 : 0;
 #else
+	const uint64_t *gate = s->pf->gate;
 	uint64_t hi = 0;
 
 	for (; q + 20 <= s->n; q += 4 * STRIDE) {
@@ -1297,6 +1305,35 @@ static size_t scan_main(struct scan *s, uint64_t *high)
 #endif
 	return q;
 }
+
+#ifdef PF_AVX2
+/* scan_main eight positions a step while 36 bytes remain: the eight
+ * windows of one 32-byte load hashed with one multiply (the low half of
+ * the product, as hash32 takes), where SSE2 needs two multiplies and the
+ * shuffles between them for four. */
+static __attribute__((target("avx2"))) size_t
+scan_main256(struct scan *s, uint64_t *high)
+{
+	const unsigned char *t = s->t;
+	const __m256i fold = _mm256_set1_epi8(0x20),
+		      mul = _mm256_set1_epi32((int)MUL32);
+	__m256i hi = _mm256_setzero_si256();
+	uint32_t h[8];
+	size_t q = 0;
+
+	for (; q + 36 <= s->n; q += 8 * STRIDE) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(t + q));
+
+		hi = _mm256_or_si256(hi, v);
+		_mm256_storeu_si256((__m256i *)h, _mm256_srli_epi32(
+			_mm256_mullo_epi32(_mm256_or_si256(v, fold), mul),
+			32 - BITS_LG));
+		gate_passes(s, q, h, 8);
+	}
+	*high |= (unsigned)_mm256_movemask_epi8(hi) ? HIGH64 : 0;
+	return q;
+}
+#endif
 
 /* The last positions. A window running past the end reads the bytes past
  * it as 0, which folds to a blank, one of the values a mid-size anchor's
@@ -1347,8 +1384,15 @@ int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
 		return 0;
 	bool windowed = pf->nanchors || pf->nlanchors, all_seen = windowed;
 
-	if (windowed)
-		scan_tail(&s, scan_main(&s, &high), &high);
+	if (windowed) {
+		size_t q = 0;
+
+#ifdef PF_AVX2
+		if (pf->avx2)
+			q = scan_main256(&s, &high);
+#endif
+		scan_tail(&s, scan_main(&s, q, &high), &high);
+	}
 	if (pf->nshorts && scan_short(&s, &high))
 		all_seen = true;
 	if (!all_seen && pf->caseless_k_s)
