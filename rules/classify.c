@@ -66,37 +66,49 @@ static void add_conj(struct rules *r, size_t *nc, uint32_t pat, unsigned k,
 		add_cand(r, nc, pat, f, only);
 }
 
-/* Candidates of field f from one scan of s with the field's prefilter.
- * raw_too: s is a span of the raw text, so the raw field's literals in the
- * message's prefilter count for it as well. */
-static void field_cands(struct rules *r, size_t *nc, struct rt_str s,
-			unsigned f, bool raw_too, uint32_t only)
+/* Candidates from the nh literals of pf a scan of field f found. raw_too:
+ * the text was a span of the raw text or the raw text itself, so the raw
+ * field's literals in the message's prefilter count for it as well; a
+ * literal found outside the message's span counts for the raw field only. */
+static void add_hits(struct rules *r, size_t *nc, const struct pf *pf,
+		     int nh, unsigned f, bool raw_too, uint32_t only)
 {
-	const struct pf *pf = r->pf[f];
-	uint32_t gen = next_gen(&r->lit_gen, r->lit_stamp, pf_nlits(pf) + 1);
-	int nh = pf_scan(pf, s.p, s.n, r->lit_stamp, gen, r->hits);
-
-	if (nh < 0) {
-		add_all(r, nc, f, only);
-		if (raw_too)
-			add_all(r, nc, FIELD_RAW, only);
-		return;
-	}
 	for (int h = 0; h < nh; h++) {
+		bool out = r->hits[h] & PF_HIT_OUT;
 		size_t np;
-		const uint32_t *pays = pf_lit_pats(pf, r->hits[h], &np);
+		const uint32_t *pays = pf_lit_pats(pf, r->hits[h] & ~PF_HIT_OUT,
+						   &np);
 
 		for (size_t k = 0; k < np; k++) {
 			unsigned pf_field = pays[k] & PAY_RAW ? FIELD_RAW : f;
 
-			if (pf_field != f && !raw_too)
+			if (pf_field != f ? !raw_too : out)
 				continue;
 			add_conj(r, nc, pays[k] >> PAY_SHIFT, pays[k] & PAY_SET,
 				 pf_field, only);
 		}
 	}
+}
+
+static void add_always(struct rules *r, size_t *nc, unsigned f, uint32_t only)
+{
 	for (size_t k = 0; k < r->nalways[f]; k++)
 		add_cand(r, nc, r->always[f][k], f, only);
+}
+
+/* Candidates of field f from one scan of s with the field's prefilter. */
+static void field_cands(struct rules *r, size_t *nc, struct rt_str s,
+			unsigned f, uint32_t only)
+{
+	const struct pf *pf = r->pf[f];
+	uint32_t gen = next_gen(&r->lit_gen, r->lit_stamp, pf_nlits(pf) + 1);
+	int nh = pf_scan(pf, s.p, s.n, r->lit_stamp, gen, r->hits);
+
+	if (nh < 0)
+		add_all(r, nc, f, only);
+	else
+		add_hits(r, nc, pf, nh, f, false, only);
+	add_always(r, nc, f, only);
 }
 
 /* Whether inner lies within outer: the message is then a span of raw. */
@@ -107,30 +119,31 @@ static bool is_span(struct rt_str inner, struct rt_str outer)
 }
 
 /*
- * The raw field when the message's scan covered the span [k, k + m) of it
- * already: a literal not inside the span overlaps the bytes before or
- * after it, so scanning those plus len - 1 bytes into the span finds it.
+ * The message and raw fields when the message is a span of the raw text
+ * (a CRI or plain text line, a JSON log's msg): one scan of the raw text
+ * with the message's prefilter, which holds the raw field's literals too.
+ * It costs a few more positions than a scan of the message alone, where a
+ * second scan of the raw bytes around the span cost a call and a byte
+ * pass of their own.
  */
-static void raw_around(struct rules *r, size_t *nc, struct rt_str raw,
+static void span_cands(struct rules *r, size_t *nc, struct rt_str raw,
 		       struct rt_str msg, uint32_t only)
 {
-	size_t k = (size_t)(msg.p - raw.p), end = k + msg.n;
-	size_t over = r->raw_maxlen ? r->raw_maxlen - 1 : 0;
-	size_t head = k + over < raw.n ? k + over : raw.n;
-	size_t tail = end > over ? end - over : 0;
+	const struct pf *pf = r->pf[FIELD_MESSAGE];
+	size_t nl = pf_nlits(pf) + 1, lo = (size_t)(msg.p - raw.p);
+	uint32_t gen_out = next_gen(&r->lit_gen, r->lit_stamp, nl);
+	uint32_t gen = next_gen(&r->lit_gen, r->lit_stamp, nl);
+	int nh = pf_scan_span(pf, raw.p, raw.n, lo, lo + msg.n, r->lit_stamp,
+			      gen, gen_out, r->hits);
 
-	if (tail <= head) {     /* a short span: scan it all */
-		field_cands(r, nc, raw, FIELD_RAW, false, only);
-		return;
+	if (nh < 0) {
+		add_all(r, nc, FIELD_MESSAGE, only);
+		add_all(r, nc, FIELD_RAW, only);
+	} else {
+		add_hits(r, nc, pf, nh, FIELD_MESSAGE, true, only);
 	}
-	if (k)
-		field_cands(r, nc, rt_str_make(raw.p, head), FIELD_RAW, false,
-			    only);
-	if (end < raw.n)
-		field_cands(r, nc, rt_str_make(raw.p + tail, raw.n - tail),
-			    FIELD_RAW, false, only);
-	for (size_t j = 0; !k && end == raw.n && j < r->nalways[FIELD_RAW]; j++)
-		add_cand(r, nc, r->always[FIELD_RAW][j], FIELD_RAW, only);
+	add_always(r, nc, FIELD_MESSAGE, only);
+	add_always(r, nc, FIELD_RAW, only);
 }
 
 /* Candidates from every field a rule reads: a scan each, but one for the
@@ -143,16 +156,14 @@ static void all_cands(struct rules *r, size_t *nc, const struct texts *t,
 		    t->f[FIELD_MESSAGE].n &&
 		    is_span(t->f[FIELD_MESSAGE], t->f[FIELD_RAW]);
 
-	if ((r->field_mask & 1u << FIELD_MESSAGE) && t->f[FIELD_MESSAGE].n)
-		field_cands(r, nc, t->f[FIELD_MESSAGE], FIELD_MESSAGE, span,
-			    only);
-	if ((r->field_mask & 1u << FIELD_REASON) && t->f[FIELD_REASON].n)
-		field_cands(r, nc, t->f[FIELD_REASON], FIELD_REASON, false,
-			    only);
 	if (span)
-		raw_around(r, nc, t->f[FIELD_RAW], t->f[FIELD_MESSAGE], only);
-	else if (raw_on)
-		field_cands(r, nc, t->f[FIELD_RAW], FIELD_RAW, false, only);
+		span_cands(r, nc, t->f[FIELD_RAW], t->f[FIELD_MESSAGE], only);
+	else if ((r->field_mask & 1u << FIELD_MESSAGE) && t->f[FIELD_MESSAGE].n)
+		field_cands(r, nc, t->f[FIELD_MESSAGE], FIELD_MESSAGE, only);
+	if ((r->field_mask & 1u << FIELD_REASON) && t->f[FIELD_REASON].n)
+		field_cands(r, nc, t->f[FIELD_REASON], FIELD_REASON, only);
+	if (raw_on && !span)
+		field_cands(r, nc, t->f[FIELD_RAW], FIELD_RAW, only);
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -264,7 +264,6 @@ static int build_prefilter(struct rules *r)
 	for (int f = 0; f < FIELD_COUNT; f++)
 		if ((rc = pf_build(r->pf[f])))
 			goto out;
-	r->raw_maxlen = pf_maxlen(r->pf[FIELD_RAW]);
 out:
 	free(cnf);
 	return rc;
@@ -277,7 +276,7 @@ static int alloc_scratch(struct rules *r)
 	for (int f = 0; f < FIELD_COUNT; f++)
 		nl = pf_nlits(r->pf[f]) + 1 > nl ? pf_nlits(r->pf[f]) + 1 : nl;
 	r->lit_stamp = calloc(nl, sizeof(uint32_t));
-	r->hits = malloc(nl * sizeof(uint32_t));
+	r->hits = malloc(2 * nl * sizeof(uint32_t));    /* pf_scan_span */
 	r->cand_stamp = calloc(nc, sizeof(uint32_t));
 	r->conj_stamp = calloc(nc, sizeof(uint32_t));
 	r->conj_seen = calloc(nc, 1);

@@ -351,16 +351,6 @@ size_t pf_nlits(const struct pf *pf)
 	return pf->nlits;
 }
 
-size_t pf_maxlen(const struct pf *pf)
-{
-	size_t m = 0;
-
-	for (size_t i = 0; i < pf->nlits; i++)
-		if (pf->lits[i].len > m)
-			m = pf->lits[i].len;
-	return m;
-}
-
 const uint32_t *pf_lit_pats(const struct pf *pf, uint32_t lit, size_t *n)
 {
 	*n = pf->lits[lit].npats;
@@ -946,11 +936,14 @@ struct scan {
 	const struct pf *pf;
 	const unsigned char *t;
 	size_t n;
-	uint32_t *stamp, gen, *hits;
+	size_t lo, hi;          /* the span: hits outside it are flagged */
+	uint32_t *stamp, gen, gen_out, *hits;
 	int nhits;
 };
 
-/* The literal lit starts at text position start: compare, record. */
+/* The literal lit starts at text position start: compare, record. One
+ * found outside the span is recorded flagged, and again if it turns up
+ * inside the span later. */
 static inline void confirm(struct scan *s, uint32_t lit, size_t start)
 {
 	const struct pf_lit *l = &s->pf->lits[lit];
@@ -958,6 +951,13 @@ static inline void confirm(struct scan *s, uint32_t lit, size_t start)
 	if (start + l->len > s->n || s->stamp[lit] == s->gen ||
 	    !eq_lower(s->t + start, l->s, l->len))
 		return;
+	if (start < s->lo || start + l->len > s->hi) {
+		if (s->stamp[lit] == s->gen_out)
+			return;
+		s->stamp[lit] = s->gen_out;
+		s->hits[s->nhits++] = lit | PF_HIT_OUT;
+		return;
+	}
 	s->stamp[lit] = s->gen;
 	s->hits[s->nhits++] = lit;
 }
@@ -1312,14 +1312,13 @@ static size_t scan_main(struct scan *s, size_t q, uint64_t *high)
  * the product, as hash32 takes), where SSE2 needs two multiplies and the
  * shuffles between them for four. */
 static __attribute__((target("avx2"))) size_t
-scan_main256(struct scan *s, uint64_t *high)
+scan_main256(struct scan *s, size_t q, uint64_t *high)
 {
 	const unsigned char *t = s->t;
 	const __m256i fold = _mm256_set1_epi8(0x20),
 		      mul = _mm256_set1_epi32((int)MUL32);
 	__m256i hi = _mm256_setzero_si256();
 	uint32_t h[8];
-	size_t q = 0;
 
 	for (; q + 36 <= s->n; q += 8 * STRIDE) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(t + q));
@@ -1345,7 +1344,7 @@ static void scan_tail(struct scan *s, size_t q, uint64_t *high)
 	const unsigned char *t = s->t;
 	bool padded = s->n < 8;
 
-	if (padded) {   /* then scan_main looked at nothing: q is 0 */
+	if (padded) {   /* then scan_main looked at nothing */
 		memcpy(pad, s->t, s->n);
 		t = pad;
 	}
@@ -1358,6 +1357,45 @@ static void scan_tail(struct scan *s, size_t q, uint64_t *high)
 		if (test_bit(s->pf->gate, hash32((uint32_t)w)))
 			check_pos(s, i, w, i + 8 <= s->n);
 	}
+}
+
+/* Position -1 of scan_head, from a copy of the text behind a 0. */
+static void scan_before(struct scan *s)
+{
+	unsigned char pad[16] = { 0 };
+	struct scan sub = *s;
+	uint64_t w;
+
+	sub.n = s->n < sizeof(pad) - 1 ? s->n + 1 : sizeof(pad);
+	memcpy(pad + 1, s->t, sub.n - 1);
+	sub.t = pad;
+	sub.lo++;
+	sub.hi++;
+	w = load64(pad) | FOLD64;
+	if (test_bit(s->pf->gate, hash32((uint32_t)w)))
+		check_pos(&sub, 0, w, false);
+	s->nhits = sub.nhits;
+}
+
+/*
+ * The positions sampled are those of the span's start modulo STRIDE, so
+ * that its text is looked at as a scan of it alone would: which common
+ * words brush against an anchor depends on where the windows fall. Every
+ * literal is still found, since each has an anchor for every residue;
+ * one whose window sticks out before it (a free first byte) may have it
+ * at position -1, read from a copy of the first bytes behind a 0 (folded,
+ * a blank no literal starts with). Returns the first position; *high
+ * collects the bytes before it.
+ */
+static size_t scan_head(struct scan *s, uint64_t *high)
+{
+	size_t q = s->lo % STRIDE;
+
+	for (size_t i = 0; i < q && i < s->n; i++)
+		*high |= (uint64_t)s->t[i] << 56;
+	if (q == STRIDE - 1 && s->n >= 2)
+		scan_before(s);
+	return q;
 }
 
 /* Non-zero when some byte of t is >= 0x80 (HIGH64 bits). */
@@ -1376,8 +1414,15 @@ static uint64_t high_bytes(const unsigned char *t, size_t n)
 int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
 	    uint32_t gen, uint32_t *hits)
 {
-	struct scan s = { pf, (const unsigned char *)text, n, stamp, gen,
-			  hits, 0 };
+	return pf_scan_span(pf, text, n, 0, n, stamp, gen, gen, hits);
+}
+
+int pf_scan_span(const struct pf *pf, const char *text, size_t n, size_t lo,
+		 size_t hi, uint32_t *stamp, uint32_t gen, uint32_t gen_out,
+		 uint32_t *hits)
+{
+	struct scan s = { pf, (const unsigned char *)text, n, lo, hi, stamp,
+			  gen, gen_out, hits, 0 };
 	uint64_t high = 0;
 
 	if (n < LIT_MIN || !pf->nlits)
@@ -1385,11 +1430,11 @@ int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
 	bool windowed = pf->nanchors || pf->nlanchors, all_seen = windowed;
 
 	if (windowed) {
-		size_t q = 0;
+		size_t q = scan_head(&s, &high);
 
 #ifdef PF_AVX2
 		if (pf->avx2)
-			q = scan_main256(&s, &high);
+			q = scan_main256(&s, q, &high);
 #endif
 		scan_tail(&s, scan_main(&s, q, &high), &high);
 	}

@@ -103,10 +103,8 @@ struct rules {
 	 * that read it; a literal's payload is pattern << 3 | PAY_* | its set.
 	 * The message's also holds the raw field's literals (PAY_RAW): when
 	 * the message is a span of the raw text (a CRI or plain text line),
-	 * one scan of it serves both fields, and only the raw bytes around
-	 * the span are scanned again, with pf[FIELD_RAW]. */
+	 * one scan of the raw text with it serves both fields. */
 	struct pf *pf[FIELD_COUNT];
-	size_t raw_maxlen;              /* longest literal of pf[FIELD_RAW] */
 	unsigned field_mask;            /* fields some rule reads */
 	uint32_t *always[FIELD_COUNT];  /* patterns with no literal */
 	size_t nalways[FIELD_COUNT];
@@ -177,7 +175,6 @@ int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat);
 bool pf_has(const struct pf *pf, const char *s, size_t n);
 int pf_build(struct pf *pf);
 size_t pf_nlits(const struct pf *pf);
-size_t pf_maxlen(const struct pf *pf);      /* longest literal, bytes */
 /* After pf_build: whether the scan samples windows (false: the literals are
  * few enough for the byte-pair pass alone). For tests. */
 bool pf_windowed(const struct pf *pf);
@@ -193,6 +190,16 @@ bool pf_set_avx2(struct pf *pf, bool on);
  */
 int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
 	    uint32_t gen, uint32_t *hits);
+/*
+ * pf_scan, and a literal found in text but not inside its span [lo, hi) is
+ * stamped gen_out and appended as its id | PF_HIT_OUT (and again, plain,
+ * when it is also found inside). gen_out != gen; hits then has room for
+ * twice the literals.
+ */
+#define PF_HIT_OUT 0x80000000u
+int pf_scan_span(const struct pf *pf, const char *text, size_t n, size_t lo,
+		 size_t hi, uint32_t *stamp, uint32_t gen, uint32_t gen_out,
+		 uint32_t *hits);
 
 /* Whether text holds a character that caseless UTF matching equates with
  * an ASCII letter, which byte compares cannot fold: KELVIN SIGN (k) or

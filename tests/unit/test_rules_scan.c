@@ -340,10 +340,80 @@ static void conjunction(void)
 	rules_free(r);
 }
 
+/* pf_scan_span against the reference: a literal inside the span is found
+ * plain, one only outside it (or across its edges) flagged, whatever the
+ * span's start modulo the stride (the positions sampled follow it). */
+static unsigned check_span(const struct set *s, const char *t, size_t n,
+			   size_t lo, size_t hi)
+{
+	static uint32_t stamp[MAXLITS + 1], gen, hits[2 * MAXLITS + 2];
+	bool in[MAXLITS] = { false }, any[MAXLITS] = { false };
+	unsigned bad = 0;
+	uint32_t gen_out = ++gen;
+	int nh = pf_scan_span(s->pf, t, n, lo, hi, stamp, ++gen, gen_out,
+			      hits);
+
+	if (nh < 0)
+		return 0;
+	for (int h = 0; h < nh; h++) {
+		size_t np;
+		const uint32_t *p = pf_lit_pats(s->pf, hits[h] & ~PF_HIT_OUT,
+						&np);
+
+		for (size_t k = 0; k < np; k++) {
+			any[p[k]] = true;
+			in[p[k]] |= !(hits[h] & PF_HIT_OUT);
+		}
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		size_t len = strlen(s->lit[i]);
+		bool want_in = holds(t + lo, hi - lo, s->lit[i], len),
+		     want_any = holds(t, n, s->lit[i], len);
+
+		if (want_in != in[i] || want_any != any[i]) {
+			if (bad++ < 3)
+				printf("# '%s' in '%.*s' [%zu, %zu): scan %d/%d, "
+				       "reference %d/%d\n", s->lit[i], (int)n, t,
+				       lo, hi, in[i], any[i], want_in, want_any);
+		}
+	}
+	return bad;
+}
+
+static void spans(void)
+{
+	unsigned seed = 17, bad = 0, texts = 0, late = 0;
+
+	for (int round = 0; round < 200; round++) {
+		struct set *s = calloc(1, sizeof(*s));
+		char t[600];
+
+		s->n = 1 + rnd(&seed) % (round % 2 ? 12 : MAXLITS);
+		for (size_t i = 0; i < s->n; i++)
+			random_lit(s->lit[i], LIT_MIN + rnd(&seed) %
+				   (rnd(&seed) % 3 ? 9 : LIT_LEN - LIT_MIN + 1),
+				   &seed);
+		set_build(s);
+		for (int k = 0; k < 60; k++, texts++) {
+			size_t n = random_text(s, t, sizeof(t), &seed);
+			size_t lo = n ? rnd(&seed) % (n + 1) : 0;
+			size_t hi = lo + (n > lo ? rnd(&seed) % (n - lo + 1) : 0);
+
+			late += lo % 4 == 3;
+			bad += check_span(s, t, n, lo, hi);
+		}
+		pf_free(s->pf);
+		free(s);
+	}
+	ok(late > 100, "spans starting at every residue (%u at 3)", late);
+	is_int(bad, 0, "span scan equals the reference over %u texts", texts);
+}
+
 int main(void)
 {
 	differential();
 	alignments();
+	spans();
 	pair_mode();
 	required_sets();
 	conjunction();
