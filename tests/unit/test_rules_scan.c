@@ -340,6 +340,54 @@ static void conjunction(void)
 	rules_free(r);
 }
 
+/* A further set of common words ("version ") finds almost every text the
+ * scan looks at anyway: it is checked in a candidate's text instead of
+ * scanned for, and the pattern still matches just as without the
+ * prefilter. */
+static void common_further_set(void)
+{
+	static const char pack[] =
+		"rule t.dirty\n  tags t\n  field message\n"
+		"  pattern version (\\d+) is dirty\n"
+		"  example version 3 is dirty\n";
+	static const char *const lines[] = {
+		"version 3 is dirty", "VERSION 12 IS DIRTY", "the tree is dirty",
+		"version 3 is clean", "dirty version 3 is", "x",
+	};
+	struct rules *r = rules_new();
+	struct rt_arena a;
+	char err[256];
+	unsigned differ = 0, matched = 0;
+
+	rt_arena_init(&a);
+	if (!ok(!rules_load_buffer(r, "c.rules", pack, sizeof(pack) - 1, err,
+				   sizeof(err)) && !rules_compile(r, err,
+								  sizeof(err)),
+		"pack: %s", err))
+		return;
+	ok(r->pats[0].nconj == 1 && r->pats[0].nchecks == 1,
+	   "\"version \" checked, not scanned for (%u sets, %u checks)",
+	   r->pats[0].nconj, r->pats[0].nchecks);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct rt_record rec;
+		struct rt_class on, off;
+
+		rt_record_init(&rec);
+		rec.message = rt_str_make(lines[i], strlen(lines[i]));
+		rules_set_prefilter(r, true);
+		rules_classify(r, &rec, &a, &on);
+		rules_set_prefilter(r, false);
+		rules_classify(r, &rec, &a, &off);
+		differ += on.nrules != off.nrules;
+		matched += on.nrules;
+		rt_arena_reset(&a);
+	}
+	ok(matched == 2 && !differ, "checked set: prefilter on == off (%u "
+	   "matched, %u differ)", matched, differ);
+	rt_arena_release(&a);
+	rules_free(r);
+}
+
 /* pf_scan_span against the reference: a literal inside the span is found
  * plain, one only outside it (or across its edges) flagged, whatever the
  * span's start modulo the stride (the positions sampled follow it). */
@@ -417,5 +465,6 @@ int main(void)
 	pair_mode();
 	required_sets();
 	conjunction();
+	common_further_set();
 	return done_testing();
 }
