@@ -38,7 +38,10 @@ static const char common_words[] =
 	" start stop end begin finish finished load loaded loading"
 	" caller call called reconcile reconciler reconciling reconciled"
 	" duration generation configuration deployment replicaset attempt"
-	" health healthy ";
+	" health healthy"
+	/* an access log's request line */
+	" \"get / \"post / \"put / \"delete / \"patch / \"head / \"options /"
+	" http/1.0\" http/1.1\" http/2\" ";
 
 static uint32_t slots[COMMON_SLOTS];     /* 0: empty */
 static unsigned char rarity[256];       /* lit_rarity, by byte */
