@@ -138,6 +138,22 @@ static size_t random_text(const struct set *s, char *t, size_t cap,
 	return n;
 }
 
+/* Up to maxn random literals, built: most no longer than LIT_MIN + span
+ * - 1, one in odds up to LIT_LEN. */
+static struct set *random_set(unsigned *seed, size_t maxn, unsigned odds,
+			      unsigned span)
+{
+	struct set *s = calloc(1, sizeof(*s));
+
+	s->n = 1 + rnd(seed) % maxn;
+	for (size_t i = 0; i < s->n; i++)
+		random_lit(s->lit[i], LIT_MIN + rnd(seed) %
+			   (rnd(seed) % odds ? span : LIT_LEN - LIT_MIN + 1),
+			   seed);
+	set_build(s);
+	return s;
+}
+
 /* Random literal sets of every size against random texts: the scan finds
  * exactly what the reference finds, in window mode and in pair mode. */
 static void differential(void)
@@ -145,15 +161,9 @@ static void differential(void)
 	unsigned seed = 11, bad = 0, texts = 0, windowed = 0, paired = 0;
 
 	for (int round = 0; round < 300; round++) {
-		struct set *s = calloc(1, sizeof(*s));
+		struct set *s = random_set(&seed, round % 3 ? 8 : MAXLITS, 4, 12);
 		char t[600];
 
-		s->n = 1 + rnd(&seed) % (round % 3 ? 8 : MAXLITS);
-		for (size_t i = 0; i < s->n; i++)
-			random_lit(s->lit[i], LIT_MIN + rnd(&seed) %
-				   (rnd(&seed) % 4 ? 12 : LIT_LEN - LIT_MIN + 1),
-				   &seed);
-		set_build(s);
 		if (pf_windowed(s->pf))
 			windowed++;
 		else
@@ -294,6 +304,47 @@ static void required_sets(void)
 		       cases[i].re);
 }
 
+/* The rules of pack, compiled; NULL (a failed test) when they do not. */
+static struct rules *load_pack(const char *pack, size_t n)
+{
+	struct rules *r = rules_new();
+	char err[256] = "";
+
+	if (ok(!rules_load_buffer(r, "c.rules", pack, n, err, sizeof(err)) &&
+	       !rules_compile(r, err, sizeof(err)), "pack: %s", err))
+		return r;
+	rules_free(r);
+	return NULL;
+}
+
+/* Classifies each line with the prefilter and without: the lines whose
+ * rules differ; *matched counts the rules matched with it. */
+static unsigned on_off(struct rules *r, const char *const *lines, size_t n,
+		       unsigned *matched)
+{
+	struct rt_arena a;
+	unsigned differ = 0;
+
+	rt_arena_init(&a);
+	for (size_t i = 0; i < n; i++) {
+		struct rt_record rec;
+		struct rt_class on, off;
+
+		rt_record_init(&rec);
+		rec.message = rt_str_make(lines[i], strlen(lines[i]));
+		rules_set_prefilter(r, true);
+		rules_classify(r, &rec, &a, &on);
+		rules_set_prefilter(r, false);
+		rules_classify(r, &rec, &a, &off);
+		differ += on.nrules != off.nrules;
+		*matched += on.nrules;
+		rt_arena_reset(&a);
+	}
+	rules_set_prefilter(r, true);
+	rt_arena_release(&a);
+	return differ;
+}
+
 /* Through the classifier: a pattern with two weak required sets runs only
  * when both are there, and matches just as without the prefilter. */
 static void conjunction(void)
@@ -309,34 +360,15 @@ static void conjunction(void)
 		"took \" 503ms", "REST/1.0\" 502", "503 77 REST/", "x",
 		"\" 504 REST/2\" 504",
 	};
-	struct rules *r = rules_new();
-	struct rt_arena a;
-	char err[256];
-	unsigned differ = 0;
+	struct rules *r = load_pack(pack, sizeof(pack) - 1);
+	unsigned matched = 0;
 
-	rt_arena_init(&a);
-	if (!ok(!rules_load_buffer(r, "c.rules", pack, sizeof(pack) - 1, err,
-				   sizeof(err)) && !rules_compile(r, err,
-								  sizeof(err)),
-		"pack: %s", err))
+	if (!r)
 		return;
 	is_int(r->pats[0].nconj, 2, "REST/ alone is weak: two sets required");
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		struct rt_record rec;
-		struct rt_class on, off;
-
-		rt_record_init(&rec);
-		rec.message = rt_str_make(lines[i], strlen(lines[i]));
-		rules_set_prefilter(r, true);
-		rules_classify(r, &rec, &a, &on);
-		rules_set_prefilter(r, false);
-		rules_classify(r, &rec, &a, &off);
-		differ += on.nrules != off.nrules;
-		rt_arena_reset(&a);
-	}
-	is_int(differ, 0, "two required sets: prefilter on == off");
+	is_int(on_off(r, lines, sizeof(lines) / sizeof(lines[0]), &matched), 0,
+	       "two required sets: prefilter on == off");
 	is_int(rules_test(r, stdout), 0, "examples pass through the prefilter");
-	rt_arena_release(&a);
 	rules_free(r);
 }
 
@@ -354,37 +386,17 @@ static void common_further_set(void)
 		"version 3 is dirty", "VERSION 12 IS DIRTY", "the tree is dirty",
 		"version 3 is clean", "dirty version 3 is", "x",
 	};
-	struct rules *r = rules_new();
-	struct rt_arena a;
-	char err[256];
-	unsigned differ = 0, matched = 0;
+	struct rules *r = load_pack(pack, sizeof(pack) - 1);
+	unsigned differ, matched = 0;
 
-	rt_arena_init(&a);
-	if (!ok(!rules_load_buffer(r, "c.rules", pack, sizeof(pack) - 1, err,
-				   sizeof(err)) && !rules_compile(r, err,
-								  sizeof(err)),
-		"pack: %s", err))
+	if (!r)
 		return;
 	ok(r->pats[0].nconj == 1 && r->pats[0].nchecks == 1,
 	   "\"version \" checked, not scanned for (%u sets, %u checks)",
 	   r->pats[0].nconj, r->pats[0].nchecks);
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		struct rt_record rec;
-		struct rt_class on, off;
-
-		rt_record_init(&rec);
-		rec.message = rt_str_make(lines[i], strlen(lines[i]));
-		rules_set_prefilter(r, true);
-		rules_classify(r, &rec, &a, &on);
-		rules_set_prefilter(r, false);
-		rules_classify(r, &rec, &a, &off);
-		differ += on.nrules != off.nrules;
-		matched += on.nrules;
-		rt_arena_reset(&a);
-	}
+	differ = on_off(r, lines, sizeof(lines) / sizeof(lines[0]), &matched);
 	ok(matched == 2 && !differ, "checked set: prefilter on == off (%u "
 	   "matched, %u differ)", matched, differ);
-	rt_arena_release(&a);
 	rules_free(r);
 }
 
@@ -433,15 +445,9 @@ static void spans(void)
 	unsigned seed = 17, bad = 0, texts = 0, late = 0;
 
 	for (int round = 0; round < 200; round++) {
-		struct set *s = calloc(1, sizeof(*s));
+		struct set *s = random_set(&seed, round % 2 ? 12 : MAXLITS, 3, 9);
 		char t[600];
 
-		s->n = 1 + rnd(&seed) % (round % 2 ? 12 : MAXLITS);
-		for (size_t i = 0; i < s->n; i++)
-			random_lit(s->lit[i], LIT_MIN + rnd(&seed) %
-				   (rnd(&seed) % 3 ? 9 : LIT_LEN - LIT_MIN + 1),
-				   &seed);
-		set_build(s);
 		for (int k = 0; k < 60; k++, texts++) {
 			size_t n = random_text(s, t, sizeof(t), &seed);
 			size_t lo = n ? rnd(&seed) % (n + 1) : 0;
