@@ -1,7 +1,8 @@
 /*
  * fuzz_fast_json.c: libFuzzer harness comparing the two readings of JSON
- * lines: json_scan.h / fast_event.c (one-line Events, docker json-file)
- * against the cJSON decoders. The input goes through two ingests, one
+ * lines: json_scan.h / fast_event.c / dec_logs.c (one-line Events, docker
+ * json-file, Fluent Bit, Vector and other JSON log records) against the
+ * cJSON decoders. The input goes through two ingests, one
  * with the fast path off; every field of every record and every counter
  * must agree, else abort() with both dumps. The first byte of the input
  * chooses the chunk size, so framing is fuzzed along.
