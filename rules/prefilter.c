@@ -420,19 +420,27 @@ static unsigned window(const struct pf_lit *l, int e, unsigned w,
  * window then starts at p + e with p + e = 0 (mod stride) and e >= -r, so
  * it never starts before the text. At most one free byte (it costs 128
  * bits), then the rarest bytes; a free byte is worth it when the only
- * windows without one are common text ("stat" of "sqlstate"). */
+ * windows without one are common text ("stat" of "sqlstate"). Between
+ * windows the model scores alike (both common text, say), the rarer bytes:
+ * "fig" and a free byte rather than a free byte and "con" for "config",
+ * which " connection" and " controller" would pass. */
 static void choose(const struct pf_lit *l, unsigned r, struct pf_anchor *a)
 {
 	int best_score = -100;
+	unsigned best_bytes = 0;
 
 	for (int e = -(int)r; e < (int)l->len; e += STRIDE) {
 		uint64_t key;
-		unsigned score, wc = window(l, e, 4, &key, &score);
+		unsigned score, wc = window(l, e, 4, &key, &score), bytes = 0;
 		int adj = (int)score - 6 * (int)wc;
 
-		if (wc > 1 || adj <= best_score)
+		for (unsigned i = 0; i < 4; i++)
+			bytes += lit_rarity((unsigned char)(key >> (8 * i)));
+		if (wc > 1 || adj < best_score ||
+		    (adj == best_score && bytes <= best_bytes))
 			continue;
 		best_score = adj;
+		best_bytes = bytes;
 		a->key = (uint32_t)key;
 		a->off = e;
 	}
