@@ -195,14 +195,14 @@ static int insert_event(struct store *st, const struct corr_event *e,
 			const struct plan_evstate *x, int64_t incident)
 {
 	sqlite3_stmt *s = stmt(st, S_EV_INSERT);
-	char origin[1024];
+	char origin[1024], last[RT_TIME_BUFSZ], first[RT_TIME_BUFSZ];
 	const char *fields = fields_json(st, e);
 
 	if (!fields)
 		return RT_ENOMEM;
 	bind_incident(s, 1, incident);
-	bind_iso(s, 2, e->last_ns);
-	bind_iso(s, 3, e->first_ns);
+	bind_iso(s, 2, e->last_ns, last);
+	bind_iso(s, 3, e->first_ns, first);
 	bind_rts(s, 4, e->ns);
 	bind_rts(s, 5, e->attr.kind);
 	bind_rts(s, 6, e->attr.name);
@@ -246,10 +246,11 @@ static int update_event(struct store *st, const struct corr_event *e,
 			const struct plan_evstate *x, int64_t incident)
 {
 	sqlite3_stmt *s = stmt(st, S_EV_UPDATE);
+	char last[RT_TIME_BUFSZ], first[RT_TIME_BUFSZ];
 
 	bind_incident(s, 1, incident);
-	bind_iso(s, 2, e->last_ns);
-	bind_iso(s, 3, e->first_ns);
+	bind_iso(s, 2, e->last_ns, last);
+	bind_iso(s, 3, e->first_ns, first);
 	sqlite3_bind_int64(s, 4, e->count);
 	sqlite3_bind_text(s, 5, x->tags, -1, SQLITE_STATIC);
 	if (e->severity != RT_SEV_NONE)
@@ -332,6 +333,7 @@ static int merge_away(struct store *st, int64_t target, int64_t m)
 int incident_write_agg(struct store *st, const char *ns, const char *rel,
 		       int64_t *id, const struct plan_agg *a)
 {
+	char opened[RT_TIME_BUFSZ], last[RT_TIME_BUFSZ];
 	sqlite3_stmt *s;
 	int err;
 
@@ -339,8 +341,8 @@ int incident_write_agg(struct store *st, const char *ns, const char *rel,
 		s = stmt(st, S_INC_INSERT);
 		bind_cstr(s, 1, ns);
 		bind_cstr(s, 2, rel);
-		bind_iso(s, 3, a->opened);
-		bind_iso(s, 4, a->last);
+		bind_iso(s, 3, a->opened, opened);
+		bind_iso(s, 4, a->last, last);
 		sqlite3_bind_int64(s, 5, a->opened);
 		sqlite3_bind_int64(s, 6, a->last);
 		if ((err = db_done(st, s, "incident insert")))
@@ -351,8 +353,8 @@ int incident_write_agg(struct store *st, const char *ns, const char *rel,
 		st->pending.incidents_updated++;
 	}
 	s = stmt(st, S_INC_AGG);
-	bind_iso(s, 1, a->opened);
-	bind_iso(s, 2, a->last);
+	bind_iso(s, 1, a->opened, opened);
+	bind_iso(s, 2, a->last, last);
 	sqlite3_bind_int64(s, 3, a->opened);
 	sqlite3_bind_int64(s, 4, a->last);
 	sqlite3_bind_int64(s, 5, a->count);

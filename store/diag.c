@@ -224,6 +224,7 @@ static void json_strings(struct store_buf *b, const char *const *v, size_t n)
 int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d)
 {
 	sqlite3_stmt *s = stmt(st, S_INC_DIAG);
+	char closed[RT_TIME_BUFSZ];
 
 	sqlite3_bind_int(s, 1, d->revision);
 	bind_cstr(s, 2, d->rev_status);
@@ -231,7 +232,7 @@ int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d)
 	sqlite3_bind_text(s, 4, d->closed ? "closed" : "open", -1,
 			  SQLITE_STATIC);
 	if (d->closed) {
-		bind_iso(s, 5, d->closed_ns);
+		bind_iso(s, 5, d->closed_ns, closed);
 		sqlite3_bind_int64(s, 6, d->closed_ns);
 	}
 	bind_cstr(s, 7, d->diagnosis);

@@ -72,7 +72,7 @@ static void json_list(struct store_buf *b, const char *csv)
 int store_write_revision(struct store *st, const struct plan_revision *r)
 {
 	sqlite3_stmt *s = stmt(st, S_REV_UPSERT);
-	char ev[64];
+	char ev[64], updated[RT_TIME_BUFSZ];
 	const char *hooks;
 
 	snprintf(ev, sizeof(ev), "[%s%s%s%s%s]",
@@ -93,7 +93,7 @@ int store_write_revision(struct store *st, const struct plan_revision *r)
 	bind_cstr(s, 4, r->status);
 	bind_cstr(s, 5, r->chart);
 	bind_cstr(s, 6, r->app_version);
-	bind_iso(s, 7, r->updated_ns);
+	bind_iso(s, 7, r->updated_ns, updated);
 	bind_cstr(s, 8, r->description);
 	bind_cstr(s, 9, ev);
 	bind_cstr(s, 10, hooks);

@@ -89,7 +89,9 @@ int db_fail(struct store *st, const char *what);
 int db_done(struct store *st, sqlite3_stmt *s, const char *what);
 void bind_rts(sqlite3_stmt *s, int i, struct rt_str v);
 void bind_cstr(sqlite3_stmt *s, int i, const char *v);
-void bind_iso(sqlite3_stmt *s, int i, int64_t ns);
+/* Binds time ns as ISO text formatted into buf, which must outlive the
+ * statement's step (no copy is made); NULL for ns <= 0. */
+void bind_iso(sqlite3_stmt *s, int i, int64_t ns, char buf[RT_TIME_BUFSZ]);
 const char *col_text(sqlite3_stmt *s, int i);    /* "" for NULL */
 int meta_set_int(struct store *st, const char *key, int64_t v);
 /* Process-wide SQLite settings, before the first connection. */

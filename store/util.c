@@ -116,26 +116,28 @@ const char *scratch_dup(struct store *st, const char *p, size_t n)
 }
 
 /* Writes one object's delta: inserts it, or adds to the stored row.
- * *added is set when the row is new. */
+ * *added is set when the row is new. Its names and times outlive the
+ * steps below, so SQLite copies none of them. */
 static int object_write(struct store *st, const struct corr_object *o,
 			int64_t incident, bool *added)
 {
 	static const enum store_stmt seq[] = { S_OBJ_NEW, S_OBJ_UPSERT };
+	char first[RT_TIME_BUFSZ], last[RT_TIME_BUFSZ];
 	int err;
 
 	for (size_t k = 0; k < 2; k++) {
 		sqlite3_stmt *s = stmt(st, seq[k]);
 
 		sqlite3_bind_int64(s, 1, incident);
-		bind_cstr(s, 2, o->kind);
-		bind_cstr(s, 3, o->name);
+		sqlite3_bind_text(s, 2, o->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, o->name, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 4, o->first_ns);
 		sqlite3_bind_int64(s, 5, o->last_ns);
 		sqlite3_bind_int64(s, 6, o->events);
 		/* formatted here: SQLite's strftime + printf per row cost more
 		 * than the upsert itself */
-		bind_iso(s, 7, o->first_ns);
-		bind_iso(s, 8, o->last_ns);
+		bind_iso(s, 7, o->first_ns, first);
+		bind_iso(s, 8, o->last_ns, last);
 		if ((err = db_done(st, s, "object upsert")))
 			return err;
 		if (k == 0 && (*added = sqlite3_changes(st->db) > 0))
