@@ -344,7 +344,9 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" last_ns = max(last_ns, excluded.last_ns)," \
 		" events = events + excluded.events") \
 	X(OBJ_DELETE, "DELETE FROM incident_objects WHERE incident_id = ?1") \
-	X(OBJ_PODS, "SELECT object_kind, object_name, first_ns, last_ns, events" \
+	/* Off incident_objects_first alone: a diagnosis reads no pod's last \
+	 * time or event count, and fetching them was a seek per pod. */ \
+	X(OBJ_PODS, "SELECT object_kind, object_name, first_ns, 0, 0" \
 		" FROM incident_objects WHERE incident_id = ?1" \
 		" AND object_kind = 'Pod' ORDER BY first_ns, object_name LIMIT ?2") \
 	X(OBJ_NEXT_KIND, "SELECT min(object_kind) FROM incident_objects" \

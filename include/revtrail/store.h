@@ -124,7 +124,8 @@ void store_key_scan_end(struct store *st);
 /* 1 and row, or 0 when the incident is gone (merged, dropped). */
 int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row);
 /* The incident's first pods and one object per glob ("Kind/glob" or
- * "glob"), sorted by kind and name; valid until the next call. */
+ * "glob"), sorted by kind and name; valid until the next call. The pods
+ * come without last_ns and events (0), which no diagnosis reads. */
 int store_read_objects(struct store *st, int64_t id, const char *const *globs,
 		       size_t nglobs, const struct corr_object **out,
 		       size_t *n);
