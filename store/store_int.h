@@ -38,6 +38,7 @@ struct store {
 	int64_t regapped_from;            /* the gap before a regap, or 0 */
 	bool rebuild_all;                 /* the gap changed: recompute all */
 	int wal_frames;                   /* in the WAL after the last commit */
+	int64_t page_size;                /* bytes, of a WAL frame's page */
 	char errmsg[512];
 	struct store_reader *rd;          /* read.c: limits of a reader */
 	struct store_lock *lock;          /* lock.c: this writer's, or NULL */

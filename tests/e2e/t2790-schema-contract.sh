@@ -137,4 +137,8 @@ is "$(jq -c 'group_by(.incident_id) | map(map(.ts) | . == sort) | unique' "$OUT"
 run_rt query --db "$DB" -o json "SELECT * FROM incidents WHERE status = 'open'"
 is "$(jq -r '.[0] | [(.revision | type), (.event_count | type), (.tags | type), (.closed_at | type)] | join(",")' "$OUT")" \
 	"number,number,string,null" "query -o json: integers as numbers, JSON text as strings, NULL as null"
+# A new database gets 16 KiB pages (store/store.c says why); the pages of
+# an existing one are its own (t2795).
+run_rt query --db "$DB" -o csv "PRAGMA page_size"
+is "$(tail -n 1 "$OUT")" 16384 "a new database has 16 KiB pages"
 done_testing

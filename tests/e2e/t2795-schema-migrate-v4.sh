@@ -90,4 +90,6 @@ is "$(jq -r '[.[] | .diagnosis] | join(",")' "$T/cont")" \
 	"stale_config_mount,superseded_release_install,hook_configmap_race" "their diagnoses"
 is "$(sqlite3 "$DB" "SELECT id FROM incidents WHERE release = 'payments-api'")" 2 \
 	"the migrated incident went on (same id)"
+is "$(sqlite3 "$DB" 'PRAGMA page_size')" 4096 "a migrated database keeps its 4 KiB pages"
+is "$(sqlite3 "$T/fresh.db" 'PRAGMA page_size')" 16384 "where a new one has 16 KiB"
 done_testing
