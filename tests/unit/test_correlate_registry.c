@@ -187,6 +187,35 @@ static void test_names(void)
 	is_str(rel ? rel->name : "", "rel-137", "found after growth");
 	rel = corr_registry_find(reg, S("prod"), S("payments-api"));
 	is_str(rel ? rel->name : "", "payments-api", "old entries survive growth");
+	ok(!corr_registry_find(reg, S("prod"), S("payments-ap")),
+	   "a name of no release's length");
+	ok(!corr_registry_find(reg, S("prod"), S("payments-apx")),
+	   "a name of a release's length");
+	corr_registry_free(reg);
+}
+
+/* Names of 63 bytes and longer share one bit of the length filter. */
+static void test_long_names(void)
+{
+	struct corr_registry *reg = corr_registry_new();
+	char name[80], other[96];
+	struct rt_revision x;
+	const struct corr_release *rel;
+	unsigned chg;
+
+	memset(name, 'a', 70);
+	name[70] = '\0';
+	x = rev("ns", name, 1, "deployed", "", SEC);
+	corr_registry_merge(reg, &x, &chg, NULL, NULL);
+	rel = corr_registry_find(reg, S("ns"), S(name));
+	ok(rel && !strcmp(rel->name, name), "a 70-byte name found");
+	memcpy(other, name, 64);
+	other[64] = '\0';
+	ok(!corr_registry_find(reg, S("ns"), S(other)),
+	   "a 64-byte prefix of it is no release");
+	snprintf(other, sizeof(other), "%s-7d9c8f4b6-4kx2m", name);
+	rel = corr_registry_longest_prefix(reg, S("ns"), S(other));
+	ok(rel && !strcmp(rel->name, name), "and the prefix of a pod's name");
 	corr_registry_free(reg);
 }
 
@@ -220,5 +249,6 @@ int main(void)
 	test_changed_flags();
 	test_revision_at();
 	test_names();
+	test_long_names();
 	return done_testing();
 }
