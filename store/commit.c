@@ -191,6 +191,31 @@ static void bind_incident(sqlite3_stmt *s, int i, int64_t id)
 		sqlite3_bind_null(s, i);
 }
 
+/* "source:offset" into buf (size bytes), as snprintf("%s:%llu") gives
+ * it, and its length (-1: count it). Written by hand: snprintf was a
+ * tenth of what binding an event's 26 values cost. */
+static int origin_text(char *buf, size_t size, const char *source,
+		       uint64_t offset)
+{
+	size_t n = strlen(source), k = 0;
+	char digits[20];
+
+	if (n + 1 + sizeof(digits) >= size) {
+		snprintf(buf, size, "%s:%llu", source,
+			 (unsigned long long)offset);
+		return -1;
+	}
+	memcpy(buf, source, n);
+	buf[n++] = ':';
+	do
+		digits[k++] = (char)('0' + offset % 10);
+	while ((offset /= 10));
+	while (k)
+		buf[n++] = digits[--k];
+	buf[n] = '\0';
+	return (int)n;
+}
+
 static int insert_event(struct store *st, const struct corr_event *e,
 			const struct plan_evstate *x, int64_t incident)
 {
@@ -225,11 +250,10 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	}
 	sqlite3_bind_int(s, 18, e->revision);
 	sqlite3_bind_text(s, 19, rt_format_name(e->format), -1, SQLITE_STATIC);
-	if (e->source) {
-		snprintf(origin, sizeof(origin), "%s:%llu", e->source,
-			 (unsigned long long)e->offset);
-		sqlite3_bind_text(s, 20, origin, -1, SQLITE_STATIC);
-	}
+	if (e->source)
+		sqlite3_bind_text(s, 20, origin, origin_text(origin,
+				  sizeof(origin), e->source, e->offset),
+				  SQLITE_STATIC);
 	sqlite3_bind_int64(s, 21, e->count);
 	sqlite3_bind_int64(s, 22, (int64_t)e->ukey);
 	sqlite3_bind_int64(s, 23, e->first_ns);
