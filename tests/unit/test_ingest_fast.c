@@ -281,8 +281,8 @@ static const char *const log_texts[] = {
 	"\"dial tcp 10.0.3.4:5432: connect: connection refused\"", "\"\"",
 	"\"a\\\"b\\\\c\\/d\"", "\"line one\\n\"", "\"caf\xc3\xa9\"",
 	"\"\\u00e9\"", "null", "3", "true", "{}", "[]", "\"timeout\\r\\n\"",
-	"\"{\\\"level\\\":\\\"error\\\",\\\"msg\\\":\\\"db down\\\","
-	"\\\"error\\\":\\\"timeout\\\"}\"", "\"{\\\"msg\\\":\\\"x\\\"\"",
+	("\"{\\\"level\\\":\\\"error\\\",\\\"msg\\\":\\\"db down\\\","
+	 "\\\"error\\\":\\\"timeout\\\"}\""), "\"{\\\"msg\\\":\\\"x\\\"\"",
 	"\"connection refused\"", "\"{\\\"lvl\\\":40,\\\"err\\\":\\\"e\\\"}\"",
 };
 static const char *const error_objs[] = {
