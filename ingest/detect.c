@@ -480,7 +480,8 @@ static bool fast_json(struct ingest *in, const struct ing_frame *f,
 {
 	enum rt_format force = in->opts.force;
 	struct js_doc *doc = &in->jdoc;
-	const struct js_node *ev = NULL;
+	struct ing_event ev;
+	bool event = false;
 	struct rt_record base;
 	struct dec_ctx d;
 
@@ -501,10 +502,10 @@ static bool fast_json(struct ingest *in, const struct ing_frame *f,
 		return true;
 	}
 	if (force == RT_FMT_UNKNOWN || force == RT_FMT_K8S_EVENT)
-		ev = ing_event_of(doc);
+		event = ing_event_of(doc, &ev);
 	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
 	dctx_init(in, &d, &base);
-	*rc = ev ? ing_event_fast(&d, doc, ev) : ing_log_json_js(&d, doc);
+	*rc = event ? ing_event_fast(&d, doc, &ev) : ing_log_json_js(&d, doc);
 	if (*rc == DEC_NO)
 		return false;
 	count_flags(in, flags);

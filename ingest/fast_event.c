@@ -77,6 +77,7 @@ static const struct js_key ev_keys[EV_N] = {
 	JS_KEY("deprecatedFirstTimestamp"), JS_KEY("count"),
 	JS_KEY("deprecatedCount"),
 };
+_Static_assert(EV_N <= ING_EVENT_MEMBERS, "struct ing_event holds them");
 
 /* ... of its involved object (regarding in events.k8s.io/v1) ... */
 enum {
@@ -147,77 +148,36 @@ static bool is_watch_type(const struct js_node *t)
 	return false;
 }
 
-/* The members of a watch envelope, or of a bare Event, that tell them
- * apart, in one walk of the root: the names need no hashing (with
- * js_pick, ing_event_of took 568 instructions an Event; about 400 now,
- * with the five names that tell a kind-less Event). An
- * Event without a kind (exporter and informer payloads) is told by its
- * shape, as dec_kube.c's is_event does: an involved object and a reason,
- * message or note. */
-enum { TOP_TYPE, TOP_OBJECT, TOP_KIND, TOP_INVOLVED, TOP_REGARDING,
-       TOP_REASON, TOP_MESSAGE, TOP_NOTE, TOP_N };
-
-/* By length first: most of an Event's members are of none of these. */
-static int top_member(const struct js_node *m)
+/*
+ * An Event, bare or in a watch envelope, told apart by the members the
+ * decoder reads anyway: one js_pick of the root serves both (a separate
+ * walk to tell them cost 400 instructions an Event). An Event without a
+ * kind (exporter and informer payloads) is told by its shape, as
+ * dec_kube.c's is_event does: an involved object and a reason, message or
+ * note.
+ */
+static bool is_event(const struct js_node **ev)
 {
-	const char *k = m->key;
-
-#define IS(lit) (!memcmp(k, lit, sizeof(lit) - 1))
-	switch (m->keyn) {
-	case 4:
-		return IS("type") ? TOP_TYPE : IS("kind") ? TOP_KIND :
-		       IS("note") ? TOP_NOTE : -1;
-	case 6:
-		return IS("object") ? TOP_OBJECT : IS("reason") ? TOP_REASON : -1;
-	case 7:
-		return IS("message") ? TOP_MESSAGE : -1;
-	case 9:
-		return IS("regarding") ? TOP_REGARDING : -1;
-	case 14:
-		return IS("involvedObject") ? TOP_INVOLVED : -1;
-	}
-#undef IS
-	return -1;
+	if (js_is(ev[EV_KIND], JS_STR))
+		return js_str_is(ev[EV_KIND], "Event");
+	return (js_is(ev[EV_INVOLVED], JS_OBJ) ||
+		js_is(ev[EV_REGARDING], JS_OBJ)) &&
+	       (ev[EV_REASON] || ev[EV_MESSAGE] || ev[EV_NOTE]);
 }
 
-static void top_members(const struct js_doc *doc, const struct js_node *root,
-			const struct js_node **top)
+bool ing_event_of(const struct js_doc *doc, struct ing_event *out)
 {
-	for (int k = 0; k < TOP_N; k++)
-		top[k] = NULL;
-	if (root->type != JS_OBJ)
-		return;
-	for (uint32_t i = root->child; i; i = doc->node[i].next) {
-		const struct js_node *m = &doc->node[i];
-		int k = top_member(m);
+	const struct js_node **ev = out->m;
 
-		if (k >= 0 && !top[k])
-			top[k] = m;
+	pthread_once(&sets_once, init_sets);
+	js_pick(doc, &doc->node[0], &ev_set, ev);
+	if (is_watch_type(ev[EV_TYPE]) && js_is(ev[EV_OBJECT], JS_OBJ)) {
+		if (js_str_is(ev[EV_TYPE], "ERROR") ||
+		    js_str_is(ev[EV_TYPE], "BOOKMARK"))
+			return false;
+		js_pick(doc, ev[EV_OBJECT], &ev_set, ev);
 	}
-}
-
-static bool is_event(const struct js_node **top)
-{
-	if (js_is(top[TOP_KIND], JS_STR))
-		return js_str_is(top[TOP_KIND], "Event");
-	return (js_is(top[TOP_INVOLVED], JS_OBJ) ||
-		js_is(top[TOP_REGARDING], JS_OBJ)) &&
-	       (top[TOP_REASON] || top[TOP_MESSAGE] || top[TOP_NOTE]);
-}
-
-const struct js_node *ing_event_of(const struct js_doc *doc)
-{
-	const struct js_node *root = &doc->node[0], *top[TOP_N];
-
-	top_members(doc, root, top);
-	if (is_watch_type(top[TOP_TYPE]) && js_is(top[TOP_OBJECT], JS_OBJ)) {
-		if (js_str_is(top[TOP_TYPE], "ERROR") ||
-		    js_str_is(top[TOP_TYPE], "BOOKMARK"))
-			return NULL;
-		root = top[TOP_OBJECT];
-		top_members(doc, root, top);
-	}
-	return is_event(top) ? root : NULL;
+	return is_event(ev);
 }
 
 static struct rt_str event_uid(struct dec_ctx *d, const struct js_node **meta,
@@ -242,7 +202,7 @@ static struct rt_str event_uid(struct dec_ctx *d, const struct js_node **meta,
 }
 
 static void event_times(struct dec_ctx *d, struct rt_record *rec,
-			const struct js_doc *doc, const struct js_node **ev,
+			const struct js_doc *doc, const struct js_node *const *ev,
 			const struct js_node **meta)
 {
 	const struct js_node *ser[SER_N];
@@ -329,16 +289,15 @@ static void exporter_hints(struct dec_ctx *d, struct rt_record *rec,
 }
 
 int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
-		   const struct js_node *event)
+		   const struct ing_event *event)
 {
 	struct rt_record rec = *d->base;
-	const struct js_node *ev[EV_N], *ref[REF_N], *meta[META_N], *src[SRC_N];
+	const struct js_node *const *ev = event->m;
+	const struct js_node *ref[REF_N], *meta[META_N], *src[SRC_N];
 	const struct js_node *r, *s;
 	bool exporter;
 	int rc;
 
-	pthread_once(&sets_once, init_sets);
-	js_pick(doc, event, &ev_set, ev);
 	r = js_is(ev[EV_INVOLVED], JS_OBJ) ? ev[EV_INVOLVED] : ev[EV_REGARDING];
 	s = js_is(ev[EV_SOURCE], JS_OBJ) ? ev[EV_SOURCE] : ev[EV_DEP_SOURCE];
 	js_pick(doc, r, &ref_set, ref);
@@ -351,7 +310,9 @@ int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
 					    ref[REF_NAMESPACE], NULL));
 	rec.kind = js_str(d->arena, ref[REF_KIND]);
 	rec.name = js_str(d->arena, ref[REF_NAME]);
-	rec.pod = rt_str_eq(rec.kind, "Pod") ? rec.name : RT_STR_NULL;
+	/* rt_str_eq, inline: a call and a strlen cost 70 instructions. */
+	rec.pod = rec.kind.n == 3 && !memcmp(rec.kind.p, "Pod", 3) ? rec.name :
+		  RT_STR_NULL;
 	rec.field_path = js_str(d->arena, ref[REF_FIELD_PATH]);
 	rec.container = dec_event_container(rec.field_path);
 	rec.reason = js_str(d->arena, ev[EV_REASON]);

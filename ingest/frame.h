@@ -155,13 +155,20 @@ void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
 int ing_log_json_js(struct dec_ctx *d, const struct js_doc *doc);
 
 /* fast_event.c: dec_kube.c's reading of a one-line Event, from json_scan.h
- * nodes. The Event a document is (bare, or in an ADDED/MODIFIED/DELETED
- * envelope), or NULL when dec_kube_json would read it as something else. */
-const struct js_node *ing_event_of(const struct js_doc *doc);
+ * nodes. The members the decoder reads are picked in the same walk of the
+ * object that tells an Event, so it is walked once. */
+#define ING_EVENT_MEMBERS 24
+struct ing_event {
+	const struct js_node *m[ING_EVENT_MEMBERS];
+};
+/* Whether the document is an Event (bare, or in an ADDED/MODIFIED/DELETED
+ * envelope), its members then in ev; false when dec_kube_json would read
+ * it as something else. */
+bool ing_event_of(const struct js_doc *doc, struct ing_event *ev);
 /* Emits ev as dec_kube.c would: DEC_YES, the callback's return, or DEC_NO
  * (before emitting anything) for what it leaves to dec_kube.c. */
 int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
-		   const struct js_node *ev);
+		   const struct ing_event *ev);
 
 /* Test switch: false parses every JSON frame with cJSON. */
 void ing_set_fast_json(struct ingest *in, bool on);
