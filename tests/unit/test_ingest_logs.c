@@ -412,6 +412,72 @@ static void test_deferred(void)
 	rt_arena_release(&a);
 }
 
+/* How many of the records of lines, a CRI line per payload, were
+ * deferred. */
+static int deferred_of(char payloads[][96], int n)
+{
+	struct ingest_opts o = { .defer_payload = true };
+	static char text[COLLECT_MAX * 128];
+	size_t at = 0;
+	int deferred = 0;
+
+	for (int i = 0; i < n; i++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at,
+				       "2024-05-01T10:15:13Z stdout F %s\n",
+				       payloads[i]);
+	collect_reset(&C);
+	ingest_free(collect_run(&C, &o, "-", text, at, 0));
+	for (int i = 0; i < C.n; i++)
+		deferred += !!(C.rec[i].r.flags & RT_REC_DEFERRED);
+	return C.n == n ? deferred : -1;
+}
+
+/*
+ * Every cause key stops a payload from waiting, wherever it falls among
+ * the scan's blocks (the message's length moves it over every offset of
+ * two blocks, the value's length into the last block or not); a string
+ * that differs from it in any of the first bytes the scan sorts by, or
+ * runs on past it, does not.
+ */
+static void test_deferred_keys(void)
+{
+	static const char *const keys[] = {
+		"error", "err", "error.type", "error.message", "exception",
+		"exc_info", "reason", "stack_trace", "error.stack_trace",
+		"stack", "@x", "thrown",
+	};
+	static char yes[2 * 34][96], no[4 * 34][96];
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const char *key = keys[k];
+		int ny = 0, nn = 0;
+
+		for (int pad = 0; pad < 34; pad++) {
+			for (int lv = 0; lv < 2; lv++)
+				snprintf(yes[ny++], sizeof(yes[0]),
+					 "{\"msg\":\"%.*s\",\"%s\":\"%s\"}",
+					 pad, "abcdefghijklmnopqrstuvwxyzabcdefgh",
+					 key, lv ? "a value long enough" : "v");
+			for (size_t j = 0; j < 3 && key[j]; j++) {
+				char alt[24];
+
+				snprintf(alt, sizeof(alt), "%s", key);
+				alt[j] = 'Q';
+				snprintf(no[nn++], sizeof(no[0]),
+					 "{\"msg\":\"%.*s\",\"%s\":1}", pad,
+					 "abcdefghijklmnopqrstuvwxyzabcdefgh", alt);
+			}
+			snprintf(no[nn++], sizeof(no[0]),
+				 "{\"msg\":\"%.*s\",\"%sq\":1}", pad,
+				 "abcdefghijklmnopqrstuvwxyzabcdefgh", key);
+		}
+		is_int(deferred_of(yes, ny), 0, "cause key %s: never deferred",
+		       key);
+		is_int(deferred_of(no, nn), nn, "near %s: always deferred", key);
+	}
+	collect_reset(&C);
+}
+
 int main(void)
 {
 	test_cri_times();
@@ -423,5 +489,6 @@ int main(void)
 	test_json_causes();
 	test_text_times();
 	test_deferred();
+	test_deferred_keys();
 	return done_testing();
 }
