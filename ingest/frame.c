@@ -246,6 +246,17 @@ static int stashed_line(struct ingest *in, struct ing_src *src)
 	return rc;
 }
 
+/*
+ * A whole plain line outside a document that starts with a digit (a CRI
+ * line's time, most lines read) has no CR to drop, opens no document and
+ * is no header: line() would hand it to the dispatcher as it is, so it
+ * goes there directly.
+ */
+static bool digit_led(const struct ing_src *src, const char *p)
+{
+	return !src->in_doc && *p >= '0' && *p <= '9';
+}
+
 int ing_frame_bytes(struct ingest *in, struct ing_src *src, const char *buf,
 		    size_t n)
 {
@@ -266,6 +277,9 @@ int ing_frame_bytes(struct ingest *in, struct ing_src *src, const char *buf,
 			rc = stash(in, src, p, len);
 			if (rc == 0 && nl)
 				rc = stashed_line(in, src);
+		} else if (plain && len < cap && digit_led(src, p)) {
+			rc = emit_frame(in, src, p, len, src->off, 0, false,
+					true);
 		} else {
 			rc = line(in, src, p, len < cap ? len : cap, src->off,
 				  len > cap, plain);

@@ -155,6 +155,17 @@ static void test_giant(void)
 	is_int(strlen(C.rec[0].raw), 64, "giant: CR stripped");
 	ingest_free(ing);
 	collect_reset(&C);
+
+	/* A line that starts with a digit goes a shorter way: one byte over
+	 * the limit is a cut there too. */
+	memset(in, '7', 65);
+	memcpy(in + 65, "\n", 1);
+	ing = collect_run(&C, &o, "digits.log", in, 66, 0);
+	is_int(C.n, 1, "giant: digit-led line");
+	is_int(strlen(C.rec[0].raw), 64, "giant: digit-led line cut");
+	ok(C.rec[0].r.flags & RT_REC_TRUNCATED, "giant: digit-led line flagged");
+	ingest_free(ing);
+	collect_reset(&C);
 }
 
 static void test_junk(void)
