@@ -432,25 +432,31 @@ static bool helm_or_elease_from(const char *p, size_t n, size_t i)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* 32 bytes a step where the CPU has AVX2: this runs on every line. */
+/* 32 bytes a step where the CPU has AVX2: this runs on every line. The
+ * last block overlaps the one before it, as in helm_or_elease_from; a text
+ * shorter than a block goes there. */
 static __attribute__((target("avx2"))) bool helm_or_elease256(const char *p,
 							     size_t n)
 {
 	const __m256i e = _mm256_set1_epi8('e'), l = _mm256_set1_epi8('l');
 	size_t i = 0;
 
-	for (; i + 33 <= n; i += 32) {
+	if (n < 33)
+		return helm_or_elease_from(p, n, 0);
+	while (i < n - 1) {
+		size_t at = i + 33 <= n ? i : n - 33;
 		unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_and_si256(
 			_mm256_cmpeq_epi8(_mm256_loadu_si256(
-				(const __m256i *)(p + i)), e),
+				(const __m256i *)(p + at)), e),
 			_mm256_cmpeq_epi8(_mm256_loadu_si256(
-				(const __m256i *)(p + i + 1)), l)));
+				(const __m256i *)(p + at + 1)), l)));
 
 		for (; m; m &= m - 1)
-			if (helm_or_elease_at(p, n, i + (unsigned)__builtin_ctz(m)))
+			if (helm_or_elease_at(p, n, at + (unsigned)__builtin_ctz(m)))
 				return true;
+		i = at + 32;
 	}
-	return helm_or_elease_from(p, n, i);
+	return false;
 }
 #endif
 

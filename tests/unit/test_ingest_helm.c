@@ -821,6 +821,38 @@ static void test_manifest_objects(void)
 	is_int((long)o.n, 0, "manifest: empty");
 }
 
+/*
+ * A controller's `release=X` found wherever its "elease" falls: the scan
+ * for it takes blocks, the last one overlapping the one before, and a text
+ * shorter than a block goes another way; the padding moves the name over
+ * every offset of both block sizes and across that length.
+ */
+static void test_release_anywhere(void)
+{
+	static const char pad[] = "abcdfghijkmnopqrstuvwxyzabcdfghijkmnopqrstuvwxyz"
+				  "abcdfghijkmnopqrstuvwxyzabcdfghijkmnopqrstuvwxyz";
+	int found = 0, tries = 0;
+
+	for (int n = 0; n < 80; n++) {
+		char text[128];
+		struct dec_ctx d = ctx();
+		struct rt_record rec;
+
+		memset(&hst, 0, sizeof(hst));
+		rt_record_init(&rec);
+		snprintf(text, sizeof(text), "%.*s release=web", n, pad);
+		for (int tail = 0; tail < 2; tail++, tries++) {
+			if (tail)
+				strcat(text, " ok");
+			rec.release = RT_STR_NULL;
+			dec_helm_op_apply(&d, &hst, &rec,
+					  rt_str_make(text, strlen(text)));
+			found += rt_str_eq(rec.release, "web");
+		}
+	}
+	is_int(found, tries, "release= found at every offset and length");
+}
+
 int main(void)
 {
 	rt_arena_init(&arena);
@@ -842,6 +874,7 @@ int main(void)
 	test_kubectl_describe();
 	test_cli_lines();
 	test_operation_memory();
+	test_release_anywhere();
 	test_manifest_objects();
 	rt_arena_release(&arena);
 	return done_testing();
