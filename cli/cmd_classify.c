@@ -93,13 +93,9 @@ static inline void out_str(struct outbuf *o, const char *s)
 
 static void out_u64(struct outbuf *o, uint64_t v)
 {
-	char buf[24];
-	size_t k = sizeof(buf);
+	char buf[RT_U64_DIGITS];
 
-	do
-		buf[--k] = (char)('0' + v % 10);
-	while ((v /= 10));
-	out_put(o, buf + k, sizeof(buf) - k);
+	out_put(o, buf, rt_u64_dec(buf, v));
 }
 
 static void out_i64(struct outbuf *o, int64_t v)

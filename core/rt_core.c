@@ -1,7 +1,7 @@
 /*
  * rt_core.c: the shared rt_* helpers every stage uses: error strings, string
  * views, the batch arena, format and severity names, record init. They live
- * in ingest/ because records are born here.
+ * in core/, below every stage.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,19 @@ bool rt_str_eq(struct rt_str s, const char *lit)
 	size_t n = strlen(lit);
 
 	return s.n == n && (n == 0 || memcmp(s.p, lit, n) == 0);
+}
+
+size_t rt_u64_dec(char *out, uint64_t v)
+{
+	char tmp[RT_U64_DIGITS];
+	size_t k = sizeof(tmp), n;
+
+	do
+		tmp[--k] = (char)('0' + v % 10);
+	while ((v /= 10));
+	n = sizeof(tmp) - k;
+	memcpy(out, tmp + k, n);
+	return n;
 }
 
 /* Blocks grow geometrically so a giant record costs one block, not many. */

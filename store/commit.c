@@ -197,21 +197,16 @@ static void bind_incident(sqlite3_stmt *s, int i, int64_t id)
 static int origin_text(char *buf, size_t size, const char *source,
 		       uint64_t offset)
 {
-	size_t n = strlen(source), k = 0;
-	char digits[20];
+	size_t n = strlen(source);
 
-	if (n + 1 + sizeof(digits) >= size) {
+	if (n + 1 + RT_U64_DIGITS >= size) {
 		snprintf(buf, size, "%s:%llu", source,
 			 (unsigned long long)offset);
 		return -1;
 	}
 	memcpy(buf, source, n);
 	buf[n++] = ':';
-	do
-		digits[k++] = (char)('0' + offset % 10);
-	while ((offset /= 10));
-	while (k)
-		buf[n++] = digits[--k];
+	n += rt_u64_dec(buf + n, offset);
 	buf[n] = '\0';
 	return (int)n;
 }

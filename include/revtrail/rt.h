@@ -45,6 +45,10 @@ static inline struct rt_str rt_str_make(const char *p, size_t n)
 
 /* True when s holds exactly the NUL-terminated string lit. */
 bool rt_str_eq(struct rt_str s, const char *lit);
+/* v in decimal into out, which holds RT_U64_DIGITS bytes; no NUL. Its
+ * length. Written by hand where a per-record snprintf showed in profiles. */
+#define RT_U64_DIGITS 20
+size_t rt_u64_dec(char *out, uint64_t v);
 /* Whether s starts with lit. Inline, so that a literal's length is counted
  * when compiled (an Event's field path is tried against three). */
 static inline bool rt_str_has_prefix(struct rt_str s, const char *lit)

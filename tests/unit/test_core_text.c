@@ -1,4 +1,5 @@
-/* Names for the shell and text for the terminal (core/rt_text.c). */
+/* Names for the shell and text for the terminal (core/rt_text.c), and
+ * decimal numbers (core/rt_core.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,8 +26,31 @@ static void esc(const char *in, size_t len, const char *want)
 	ok(rt_escape_terminal(in, len, NULL) == n, "measure = write");
 }
 
+/* rt_u64_dec against printf at every digit count's edges. */
+static void u64_dec(void)
+{
+	char got[RT_U64_DIGITS + 1], want[32];
+	uint64_t p = 1;
+	int bad = 0;
+
+	for (int d = 0; d < 20; d++, p *= 10)
+		for (uint64_t v = p - 1; v <= p + 1; v++) {
+			size_t n = rt_u64_dec(got, v);
+
+			got[n] = '\0';
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+			bad += strcmp(got, want) != 0;
+		}
+	ok(bad == 0, "rt_u64_dec agrees with printf at 10^k-1..10^k+1");
+	got[rt_u64_dec(got, UINT64_MAX)] = '\0';
+	is_str(got, "18446744073709551615", "rt_u64_dec of UINT64_MAX");
+	got[rt_u64_dec(got, 0)] = '\0';
+	is_str(got, "0", "rt_u64_dec of 0");
+}
+
 int main(void)
 {
+	u64_dec();
 	quote("payments-api-7d9c8f4b6-4kx2m", "payments-api-7d9c8f4b6-4kx2m");
 	quote("prod", "prod");
 	quote("", "''");
