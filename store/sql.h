@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -195,6 +195,27 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"UPDATE incidents SET via = via + 2 WHERE via >= 4;"
 	"ALTER TABLE workload_releases ADD COLUMN via INTEGER NOT NULL"
 	" DEFAULT 1;",
+	/* 6 -> 7: an incident's objects stored in first-seen order, found
+	 * by name through a unique index. Keyed by name, the rows of a big
+	 * incident took new pods at random places (pod names end in random
+	 * letters), so each batch rewrote nearly every page of the table;
+	 * in time order new pods go to the end, and only the narrow name
+	 * index takes them at random. The old first-seen index is the table
+	 * itself now. */
+	"CREATE TABLE incident_objects_v7("
+	" incident_id INTEGER NOT NULL, object_kind TEXT NOT NULL,"
+	" object_name TEXT NOT NULL, first_seen TEXT, last_seen TEXT,"
+	" events INTEGER NOT NULL DEFAULT 0, first_ns INTEGER NOT NULL,"
+	" last_ns INTEGER,"
+	" PRIMARY KEY(incident_id, object_kind, first_ns, object_name))"
+	" WITHOUT ROWID;"
+	"INSERT INTO incident_objects_v7 SELECT incident_id, object_kind,"
+	" object_name, first_seen, last_seen, events, coalesce(first_ns, 0),"
+	" last_ns FROM incident_objects;"
+	"DROP TABLE incident_objects;"
+	"ALTER TABLE incident_objects_v7 RENAME TO incident_objects;"
+	"CREATE UNIQUE INDEX incident_objects_name ON incident_objects("
+	" incident_id, object_kind, object_name);",
 };
 
 /* Statements prepared once per writer connection. */
@@ -344,8 +365,7 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" last_ns = max(last_ns, excluded.last_ns)," \
 		" events = events + excluded.events") \
 	X(OBJ_DELETE, "DELETE FROM incident_objects WHERE incident_id = ?1") \
-	/* Off incident_objects_first alone: a diagnosis reads no pod's last \
-	 * time or event count, and fetching them was a seek per pod. */ \
+	/* In key order (schema 7): the first pods are the first rows. */ \
 	X(OBJ_PODS, "SELECT object_kind, object_name, first_ns, 0, 0" \
 		" FROM incident_objects WHERE incident_id = ?1" \
 		" AND object_kind = 'Pod' ORDER BY first_ns, object_name LIMIT ?2") \

@@ -19,7 +19,7 @@ done
 run_rt query --db "$DB" -o json "SELECT count(*) AS n FROM incidents"
 is "$(jq -r '.[0].n' "$OUT")" 1 "nothing was deleted"
 run_rt query --db "$DB" -o json "PRAGMA user_version"
-is "$(jq -r ".[0].user_version" "$OUT")" 6 "schema version 6"
+is "$(jq -r ".[0].user_version" "$OUT")" 7 "schema version 7"
 
 run_rt query --db "$T/missing.db" "SELECT 1"
 is "$RC" 1 "a missing database is an error"

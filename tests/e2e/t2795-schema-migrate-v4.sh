@@ -1,8 +1,8 @@
 #!/bin/sh
 # A database of schema version 4 (tests/data/schema/v4.sql, written by the
 # revtrail before clusters) migrates to version 5, then 6 (attributions
-# renumbered): its incidents, events
-# and revisions are unchanged and belong to the default cluster '', its
+# renumbered), then 7 (incident objects in first-seen order): its
+# incidents, events, objects and revisions are unchanged and belong to the default cluster '', its
 # event identities still dedupe, and a new ingest continues its incidents
 # exactly as if everything had been ingested into a new database.
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +18,10 @@ INC="SELECT id, namespace, release, revision, status, severity, opened_at,
 EV="SELECT id, incident_id, ukey, first_ns, ts_ns, count, tags, release,
  release_namespace, revision, workload FROM events ORDER BY id"
 TL="SELECT * FROM timeline"
+OBJ="SELECT * FROM incident_objects ORDER BY incident_id, object_kind,
+ object_name"
 sqlite3 -json "$DB" "$INC" >"$T/inc.before"
+sqlite3 -json "$DB" "$OBJ" >"$T/obj.before"
 sqlite3 -json "$DB" "$EV" >"$T/ev.before"
 sqlite3 -json "$DB" "$TL" >"$T/tl.before"
 
@@ -38,11 +41,14 @@ is "$(sqlite3 "$DB" 'PRAGMA user_version')" 4 "and they leave it at version 4"
 
 run_rt ingest --db "$DB" </dev/null
 is "$RC" 0 "ingest of nothing migrates"
-is "$(sqlite3 "$DB" 'PRAGMA user_version')" 6 "to the current version, 6"
+is "$(sqlite3 "$DB" 'PRAGMA user_version')" 7 "to the current version, 7"
 sqlite3 -json "$DB" "$INC" >"$T/inc.after"
 sqlite3 -json "$DB" "$EV" >"$T/ev.after"
 sqlite3 -json "$DB" "$TL" >"$T/tl.after"
+sqlite3 -json "$DB" "$OBJ" >"$T/obj.after"
 ok cmp "$T/inc.before" "$T/inc.after"
+ok cmp "$T/obj.before" "$T/obj.after"
+ok test "$(jq length "$T/obj.after")" -gt 2
 ok cmp "$T/ev.before" "$T/ev.after"
 ok cmp "$T/tl.before" "$T/tl.after"
 is "$(jq length "$T/inc.after")" 2 "two incidents"
@@ -65,6 +71,11 @@ is "$(sqlite3 "$DB" "SELECT count(*) FROM events WHERE via >= 6")" \
 	"inferred events stay inferred"
 is "$(sqlite3 "$DB" "SELECT group_concat(name) FROM (SELECT name FROM
  pragma_index_info('events_ukey'))")" "ukey,cluster" "the event identity index holds the cluster"
+is "$(sqlite3 "$DB" "SELECT group_concat(name) FROM (SELECT name FROM
+ pragma_index_info('incident_objects_name'))")" \
+	"incident_id,object_kind,object_name" "objects are found by name"
+is "$(sqlite3 "$DB" "SELECT group_concat(name) FROM pragma_index_list('incident_objects')
+ WHERE name LIKE '%first%'")" "" "the first-seen index is the table now"
 is "$(sqlite3 "$DB" "PRAGMA integrity_check")" ok "integrity_check"
 
 # the same input again: the identities stored by version 4 still match

@@ -97,7 +97,7 @@ static void test_create_and_migrate(void)
 	/* The file, not the macro: README documents the number ("currently
 	 * 5"), and a migrate that stopped short or wrote another would pass
 	 * a comparison of STORE_SCHEMA_VERSION with itself. */
-	is_int(version(), 6, "the file says 6, as README documents");
+	is_int(version(), 7, "the file says 7, as README documents");
 	ok(exec("SELECT id, namespace, release, revision, status, severity,"
 		" opened_at, last_seen_at, closed_at, event_count, tags,"
 		" diagnosis, title FROM incidents;"
@@ -113,7 +113,7 @@ static void test_create_and_migrate(void)
 	is_int(store_open(path, 0, NULL, &st, err, sizeof(err)), 0,
 	       "reopening a current database");
 	store_close(st);
-	is_int(version(), 6, "still version 6");
+	is_int(version(), 7, "still version 7");
 	exec("PRAGMA user_version = 99");
 	ok(store_open(path, 0, NULL, &st, err, sizeof(err)) != 0,
 	   "a newer schema is refused");
@@ -250,8 +250,16 @@ static void test_migrate_v3(void)
 	is_int(count("SELECT pod_count FROM incidents WHERE id = 9"), 2,
 	       "pods counted");
 	is_int(count("SELECT count(*) FROM incident_objects INDEXED BY"
-		     " incident_objects_first WHERE incident_id = 9"
-		     " AND object_kind = 'Pod'"), 2, "pods in first seen order");
+		     " incident_objects_name WHERE incident_id = 9"
+		     " AND object_kind = 'Pod' AND object_name = 'p2'"), 1,
+	       "objects found by name");
+	is_int(count("SELECT count(*) FROM pragma_index_info("
+		     "'sqlite_autoindex_incident_objects_1') WHERE"
+		     " (seqno, name) IN (VALUES(0, 'incident_id'),"
+		     " (1, 'object_kind'), (2, 'first_ns'), (3, 'object_name'))"),
+	       4, "pods kept in first seen order");
+	is_int(count("SELECT count(*) FROM incident_objects"
+		     " WHERE first_ns = 0"), 3, "a missing first time reads 0");
 	fresh();
 }
 
