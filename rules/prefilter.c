@@ -346,6 +346,11 @@ bool pf_windowed(const struct pf *pf)
 	return pf->nanchors || pf->nlanchors;
 }
 
+bool pf_caseless(const struct pf *pf)
+{
+	return pf->caseless_k_s;
+}
+
 size_t pf_nlits(const struct pf *pf)
 {
 	return pf->nlits;

@@ -201,6 +201,9 @@ int pf_scan_span(const struct pf *pf, const char *text, size_t n, size_t lo,
 		 size_t hi, uint32_t *stamp, uint32_t gen, uint32_t gen_out,
 		 uint32_t *hits);
 
+/* After pf_build: whether pf_scan gives up on a text holding one of the
+ * characters below (some literal holds a 'k' or an 's'). */
+bool pf_caseless(const struct pf *pf);
 /* Whether text holds a character that caseless UTF matching equates with
  * an ASCII letter, which byte compares cannot fold: KELVIN SIGN (k) or
  * LONG S (s). Then every pattern must run. */

@@ -260,6 +260,56 @@ static void test_report(void)
 	rules_free(r);
 }
 
+/* A message that is a span of its raw text gets the same candidates
+ * whether one scan of the raw text serves both fields (a few bytes around
+ * the message) or each field is scanned (many): a KELVIN SIGN anywhere in
+ * the raw text makes every message pattern a candidate either way, also
+ * when the raw field's own literals hold no 'k' or 's' (which is when its
+ * scan does not look for one). rules_classify_deferred tells: -1 when a
+ * message pattern is a candidate. */
+static void sign_outside_span(void)
+{
+	static const char *const packs[] = {
+		"rule m\n  tags t\n  pattern   zzq sqzzq\n  example zzq sqzzq\n"
+		"rule w\n  tags t\n  field raw\n  pattern   \\b50[234] xx\n"
+		"  example 503 xx\n",
+		"rule m\n  tags t\n  pattern   zzq sqzzq\n  example zzq sqzzq\n"
+		"rule w\n  tags t\n  field raw\n  pattern   \\b50[234] sx\n"
+		"  example 503 sx\n",
+	};
+	char pad[200];
+
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	for (size_t i = 0; i < sizeof(packs) / sizeof(*packs); i++) {
+		struct rules *r = load_text(packs[i]);
+
+		ok(r != NULL, "pack %zu loads", i);
+		for (int sign = 0; r && sign < 2; sign++) {
+			for (int wide = 0; wide < 2; wide++) {
+				char raw[400];
+				struct rt_record rec;
+				struct rt_class c;
+				int n = snprintf(raw, sizeof(raw),
+						 "{\"a\":\"%s\",\"pad\":\"%s\","
+						 "\"msg\":\"", sign ? "\xe2\x84\xaa" : "k",
+						 wide ? pad : "");
+
+				snprintf(raw + n, sizeof(raw) - (size_t)n, "hello\"}");
+				rt_record_init(&rec);
+				rec.raw = rt_str_make(raw, strlen(raw));
+				rec.message = rt_str_make(raw + n, 5);
+				is_int(rules_classify_deferred(r, &rec, &arena, &c),
+				       sign ? -1 : 0, "pack %zu, %s, %s around the "
+				       "message: %s", i, sign ? "KELVIN SIGN" : "k",
+				       wide ? "many bytes" : "a few",
+				       sign ? "every pattern runs" : "none runs");
+			}
+		}
+		rules_free(r);
+	}
+}
+
 static void edge_cases(struct rules *r)
 {
 	struct rt_class c;
@@ -291,6 +341,7 @@ int main(void)
 	bad_utf8(r);
 	catastrophic();
 	test_report();
+	sign_outside_span();
 	edge_cases(r);
 	rules_free(r);
 	rt_arena_release(&arena);

@@ -328,11 +328,7 @@ static void mutate(char *s, size_t n, unsigned *seed)
 	}
 }
 
-/* Lines made of rule examples, near misses, case changes, KELVIN SIGN and
- * junk bytes; message, reason and raw all vary. */
-static void equivalence(void)
-{
-	static const char *const frags[] = {
+static const char *const frags[] = {
 		"configmap \"web\" not found", "couldn't get configMap a/b",
 		"secret \"s\" not found", "Back-off restarting failed container",
 		"backoff restarting failed container", "CrashLoopBackOff",
@@ -358,7 +354,40 @@ static void equivalence(void)
 		"GET /api/v1/orders 200", "\xff\xfe\xc3", "s\xc5\xbf", " ", " ",
 		" ", ": ", "\"", "connection", "refused", "probe", "failed",
 		"container", "not found", "quota", "exceeded", "Killed", "bind()",
-	};
+};
+#define NFRAGS (sizeof(frags) / sizeof(*frags))
+
+/* A JSON raw text around msg: a copy of its own, or one whose message is
+ * a span of it, with a few bytes around the span (one scan of the raw
+ * text serves both fields) or many (a scan each), those holding
+ * fragments of their own. */
+static void raw_around(struct rt_record *rec, char *raw, size_t cap,
+		       const char *msg, unsigned *seed)
+{
+	const char *level = rnd(seed) % 2 ? "error" : "info";
+	unsigned shape = rnd(seed) % 3;
+	char pad[300] = "";
+	int head;
+
+	for (size_t n = 0; shape == 2 && n < 120;) {
+		const char *f = frags[rnd(seed) % NFRAGS];
+
+		if (n + strlen(f) + 2 >= sizeof(pad))
+			break;
+		n += (size_t)snprintf(pad + n, sizeof(pad) - n, "%s ", f);
+	}
+	head = snprintf(raw, cap, "{\"level\":\"%s\",\"pad\":\"%s\",\"msg\":\"",
+			level, pad);
+	snprintf(raw + head, cap - (size_t)head, "%s\"}", msg);
+	rec->raw = rt_str_make(raw, strlen(raw));
+	if (shape && rec->message.p)
+		rec->message = rt_str_make(raw + head, rec->message.n);
+}
+
+/* Lines made of rule examples, near misses, case changes, KELVIN SIGN and
+ * junk bytes; message, reason and raw all vary. */
+static void equivalence(void)
+{
 	static const char *const reasons[] = {
 		"", "", "FailedMount", "FailedAttachVolume", "FailedScheduling",
 		"BackOff", "failedmount",
@@ -366,7 +395,7 @@ static void equivalence(void)
 	struct rules *r = rules_new();
 	struct rt_arena a;
 	unsigned seed = 42, matched = 0, differ = 0, lines = 600;
-	char msg[600], raw[700];
+	char msg[600], raw[1100];
 
 	rt_arena_init(&a);
 	if (!ok(!rules_load_path(r, "tests/data/rules/catalog.rules", err,
@@ -380,8 +409,7 @@ static void equivalence(void)
 		size_t n = 0, nf = 1 + rnd(&seed) % 6;
 
 		for (size_t k = 0; k < nf; k++) {
-			const char *f = frags[rnd(&seed) % (sizeof(frags) /
-							    sizeof(*frags))];
+			const char *f = frags[rnd(&seed) % NFRAGS];
 			size_t fl = strlen(f);
 
 			if (n + fl + 1 >= sizeof(msg))
@@ -398,12 +426,8 @@ static void equivalence(void)
 			rec.message = rt_str_make(msg, n);
 		rec.reason = rt_str_make(reasons[rnd(&seed) % 7], 0);
 		rec.reason.n = strlen(rec.reason.p);
-		if (rnd(&seed) % 2) {
-			snprintf(raw, sizeof(raw), "{\"level\":\"%s\",\"msg\":"
-				 "\"%s\"}", rnd(&seed) % 2 ? "error" : "info",
-				 msg);
-			rec.raw = rt_str_make(raw, strlen(raw));
-		}
+		if (rnd(&seed) % 2)
+			raw_around(&rec, raw, sizeof(raw), msg, &seed);
 		rules_set_prefilter(r, true);
 		rules_classify(r, &rec, &a, &on);
 		rules_set_prefilter(r, false);
