@@ -325,8 +325,8 @@ void js_pick(const struct js_doc *doc, const struct js_node *obj,
 		return;
 	for (uint32_t i = obj->child; i; i = m->next) {
 		m = &doc->node[i];
-		if (!m->keyn)
-			continue;
+		/* An empty name's first byte is its closing quote: it hashes,
+		 * and matches no key, all of which have one. */
 		for (unsigned k = set->first[key_slot(m->keyn, m->key[0])]; k;
 		     k = set->next[k - 1]) {
 			const struct js_key *key = &set->keys[k - 1];
@@ -387,16 +387,13 @@ bool js_str_is_esc(const struct js_node *it, const char *lit, size_t len)
 	       !memcmp(buf, lit, len);
 }
 
-struct rt_str js_str(struct rt_arena *a, const struct js_node *it)
+struct rt_str js_str_esc(struct rt_arena *a, const struct js_node *it)
 {
 	char *p;
 	size_t n;
 
 	if (!it || it->type != JS_STR)
 		return RT_STR_LIT("");
-	/* The text the nodes point into lives in the same arena. */
-	if (!it->esc)
-		return rt_str_make(it->s, it->n);
 	/* What ing_json_unescape gives for the escapes js_parse accepts. */
 	if (!(p = rt_arena_alloc(a, it->n + 1)))
 		return RT_STR_LIT("");
