@@ -46,13 +46,33 @@ static inline int peek(const char *p, size_t *i, size_t n)
 	return -1;
 }
 
+/* js_find_special for a name or string that most likely ends within 16
+ * bytes of i: one straight compare first, without the loop around it.
+ * That was a tenth of an Event's parse. */
+static inline size_t find_special_near(const char *p, size_t i, size_t n)
+{
+#ifdef __SSE2__
+	if (i + 16 <= n) {
+		const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+		i += 16;
+	}
+#endif
+	return js_find_special(p, i, n);
+}
+
 /* At a '"' at i: past the closing quote. Escapes other than the plain
  * one-character ones are refused (\u has rules of its own in cJSON). */
 static inline size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
 {
 	*esc = false;
 	for (i++;;) {
-		i = js_find_special(p, i, n);
+		i = find_special_near(p, i, n);
 		if (i >= n)
 			return 0;
 		if (p[i] == '"')
@@ -127,7 +147,7 @@ static size_t scan_value(struct jp *j, uint32_t at, size_t i);
  * Any backslash refuses the frame, as an escaped key must be. */
 static inline size_t scan_key(const char *p, size_t i, size_t n)
 {
-	size_t k = js_find_special(p, i + 1, n);
+	size_t k = find_special_near(p, i + 1, n);
 
 	return k < n && p[k] == '"' ? k + 1 : 0;
 }

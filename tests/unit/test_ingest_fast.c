@@ -585,6 +585,50 @@ static void member_names(void)
 	free(doc);
 }
 
+/* Names and strings of every length up to 40, with an escape at every
+ * place or none, at several distances from the end of the text: where
+ * each ends is found 16 bytes at a time, the first 16 apart. */
+static bool string_end(struct js_doc *doc, size_t len, size_t esc,
+		       size_t post)
+{
+	char body[64], json[160];
+	const struct js_node *m = &doc->node[1];
+	size_t bn = len;
+	int o;
+
+	memset(body, 'x', len);
+	if (esc > len) {
+		o = snprintf(json, sizeof(json), "{\"%.*s\":\"%.*s\"}%*s",
+			     (int)len, body, (int)len, body, (int)post, "");
+		return js_parse(doc, json, (size_t)o) == 0 &&
+		       m->keyn == len && m->n == len && !m->esc;
+	}
+	memmove(body + esc + 2, body + esc, len - esc);
+	memcpy(body + esc, "\\\"", 2);
+	bn += 2;
+	o = snprintf(json, sizeof(json), "{\"%.*s\":1}%*s", (int)bn, body,
+		     (int)post, "");
+	if (js_parse(doc, json, (size_t)o) != -1)
+		return false;   /* an escaped name is refused */
+	o = snprintf(json, sizeof(json), "{\"k\":\"%.*s\"}%*s", (int)bn, body,
+		     (int)post, "");
+	return js_parse(doc, json, (size_t)o) == 0 && m->n == bn && m->esc;
+}
+
+static void string_ends(void)
+{
+	struct js_doc *doc = malloc(sizeof(*doc));
+	unsigned wrong = 0, tries = 0;
+
+	for (size_t len = 0; len <= 40; len++)
+		for (size_t esc = 0; esc <= len + 1; esc++)
+			for (size_t post = 0; post <= 18; post += 6, tries++)
+				wrong += !string_end(doc, len, esc, post);
+	is_int(wrong, 0, "names and strings end where they end (%u texts)",
+	       tries);
+	free(doc);
+}
+
 /* Which documents the fast path takes as Events: a refusal there is no
  * error the differential test could see (cJSON then reads the line the
  * same way), only the cost the fast path exists to save. */
@@ -772,6 +816,7 @@ int main(void)
 	differential();
 	scanner();
 	member_names();
+	string_ends();
 	events_told();
 	cleaning();
 	plain_runs();
