@@ -166,8 +166,9 @@ static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
 	int c, close = object ? '}' : ']';
 	uint32_t *link = &doc->node[at].child;
 
-	if (peek(p, &i, n) == close)
+	if ((c = peek(p, &i, n)) == close)
 		return i + 1;
+	/* c is p[i], the first byte of a member or element, or -1. */
 	for (;;) {
 		uint32_t idx = doc->count;
 		struct js_node *nd;
@@ -176,16 +177,21 @@ static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
 
 		if (idx >= JS_MAX_NODES)
 			return 0;
-		c = peek(p, &i, n);
 		if (object) {
 			if (c != '"' || !(k = scan_key(p, i, n)))
 				return 0;
 			key = p + i + 1;
 			keyn = k - i - 2;
-			if (peek(p, &k, n) != ':')
-				return 0;
 			i = k + 1;
-			c = peek(p, &i, n);
+			/* Compact "name":value first, at one test a byte. */
+			if (i < n && p[k] == ':' && (unsigned char)p[i] > 0x20) {
+				c = (unsigned char)p[i];
+			} else {
+				if (peek(p, &k, n) != ':')
+					return 0;
+				i = k + 1;
+				c = peek(p, &i, n);
+			}
 		}
 		doc->count = idx + 1;
 		nd = &doc->node[idx];
@@ -202,12 +208,16 @@ static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
 		} else if (!(i = scan_value(j, idx, i))) {
 			return 0;
 		}
-		c = peek(p, &i, n);
-		if (c == ',') {
-			i++;
+		/* Likewise a compact ",next". */
+		if (i + 1 < n && p[i] == ',' && (unsigned char)p[i + 1] > 0x20) {
+			c = (unsigned char)p[++i];
 			continue;
 		}
-		return c == close ? i + 1 : 0;
+		c = peek(p, &i, n);
+		if (c != ',')
+			return c == close ? i + 1 : 0;
+		i++;
+		c = peek(p, &i, n);
 	}
 }
 
