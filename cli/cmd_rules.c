@@ -12,7 +12,7 @@ static const char usage_text[] =
 	"usage: revtrail rules list|check|test [--rules PATH]... "
 	"[--no-default-rules] [-v] [PATH...]\n"
 	"  list   print every rule and diagnosis: id, tags, severity, explanation\n"
-	"         (-v: then each pattern's prefilter literals)\n"
+	"         (-v: then each pattern's prefilter and unless literals)\n"
 	"  check  load and compile; errors as FILE:LINE: problem, exit 2\n"
 	"  test   run every example and counterexample; exit 1 on a miss\n";
 

@@ -372,6 +372,11 @@ void rules_list_prefilter(const struct rules *r, FILE *out)
 			fputs(" check ", out);
 			list_set(out, p->check[k], p->ncheck[k], true);
 		}
+		if (r->rules[p->rule].nunless) {
+			fputs(" unless ", out);
+			list_set(out, r->rules[p->rule].unless,
+				 r->rules[p->rule].nunless, true);
+		}
 		fprintf(out, "%s\n", p->nlits && !p->derived ? " (declared)" :
 			"");
 	}

@@ -2,7 +2,8 @@
  * classify.c: tags one record. The prefilter scan of each field a rule reads
  * (with that field's own literals) yields candidate (pattern, field) pairs:
  * patterns one of whose literals of each required set occurs. PCRE2 runs
- * only on those, in catalog order, and the first match of a rule adds its
+ * only on those whose rule's unless-literals the field lacks, in catalog
+ * order, and the first match of a rule adds its
  * id, tags, severity and named captures. A line that holds no literal costs
  * one scan per field and no PCRE2 call at all.
  */
@@ -306,6 +307,17 @@ static bool checks_pass(const struct rules_pattern *p, struct rt_str s)
 	return true;
 }
 
+/* Whether s holds one of the rule's unless-literals: ASCII without k or
+ * s (parse.c), so the byte compare in any ASCII case is what caseless UTF
+ * matching would find. Not a prefilter shortcut: it holds without one. */
+static bool unless_hit(const struct rules_rule *ru, struct rt_str s)
+{
+	for (uint32_t k = 0; k < ru->nunless; k++)
+		if (pf_contains(s.p, s.n, ru->unless[k], strlen(ru->unless[k])))
+			return true;
+	return false;
+}
+
 static bool limit_error(int rc)
 {
 	return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
@@ -329,7 +341,7 @@ static void run_cands(struct rules *r, size_t nc, const struct texts *t,
 		int rc;
 
 		if (r->rule_stamp[p->rule] == r->gen ||
-		    (prefilter && !checks_pass(p, s)))
+		    (prefilter && !checks_pass(p, s)) || unless_hit(ru, s))
 			continue;
 		rules_jit(p);
 		rc = pcre2_match(p->code, (PCRE2_SPTR)s.p, s.n, 0, 0, r->md,

@@ -37,7 +37,7 @@ struct build {
 	size_t ntags;
 	bool has_severity, has_field, has_priority, has_opened, has_followed;
 	bool has_payload;
-	struct strvec lits, explain, remedy, all, none, status, anyflat;
+	struct strvec lits, unless, explain, remedy, all, none, status, anyflat;
 	struct rules_text *ex, *ce;
 	size_t nex, capex, nce, capce;
 	struct anygroup *any;
@@ -320,18 +320,73 @@ static int kw_pattern(struct parser *ps, const char *v, size_t n)
 	return 0;
 }
 
-static int kw_literal(struct parser *ps, const char *v, size_t n)
+/* The value of a `literal` or `unless` line (what): verbatim, LIT_MIN
+ * bytes or more (shorter ones would filter nothing, or exclude much). */
+static int literal_value(struct parser *ps, const char *kw, const char *what,
+			 const char *v, size_t n, char **out)
 {
-	const char *s;
 	char buf[64];
 
 	if (n < LIT_MIN)
-		return fail(ps, "literal '%s' is too short for the prefilter "
-			    "(%d bytes or more)", echo(buf, sizeof(buf), v, n),
-			    LIT_MIN);
-	if (!(s = rules_strndup(ps->r, v, n)) || vec_push(&ps->b.lits, s))
+		return fail(ps, "%s '%s' is too short %s(%d bytes or more)", kw,
+			    echo(buf, sizeof(buf), v, n), what, LIT_MIN);
+	if (!(*out = rules_strndup(ps->r, v, n)))
 		return oom(ps);
 	return 0;
+}
+
+static int kw_literal(struct parser *ps, const char *v, size_t n)
+{
+	char *s = NULL;
+	int rc = literal_value(ps, "literal", "for the prefilter ", v,
+				   n, &s);
+
+	if (!rc && vec_push(&ps->b.lits, s))
+		return oom(ps);
+	return rc;
+}
+
+/*
+ * An unless-literal is compared in any ASCII case, as patterns match by
+ * default. Caseless UTF matching also equates KELVIN SIGN with k, LONG S
+ * with s and non-ASCII letters with their other case, which a byte
+ * compare cannot: such literals are refused rather than half honoured.
+ */
+static int unless_chars_ok(struct parser *ps, const char *s, size_t n)
+{
+	char buf[64];
+
+	echo(buf, sizeof(buf), s, n);
+	for (size_t k = 0; k < n; k++) {
+		unsigned char c = (unsigned char)s[k] | 0x20;
+
+		if ((unsigned char)s[k] >= 0x80)
+			return fail(ps, "unless '%s': non-ASCII byte (caseless "
+				    "matching folds letters beyond ASCII)", buf);
+		if (c == 'k' || c == 's')
+			return fail(ps, "unless '%s': holds a%s %c, which "
+				    "caseless matching also finds as %s (use a "
+				    "literal without k or s)", buf,
+				    c == 's' ? "n" : "", s[k], c == 'k' ?
+				    "KELVIN SIGN" : "LONG S");
+	}
+	return 0;
+}
+
+static int kw_unless(struct parser *ps, const char *v, size_t n)
+{
+	char *s = NULL;
+	int rc;
+
+	if (ps->b.unless.n == RULES_MAX_UNLESS)
+		return fail(ps, "more than %d 'unless' lines", RULES_MAX_UNLESS);
+	if ((rc = literal_value(ps, "unless", "", v, n, &s)) ||
+	    (rc = unless_chars_ok(ps, s, n)))
+		return rc;
+	for (size_t k = 0; k < n; k++)
+		if (s[k] >= 'A' && s[k] <= 'Z')
+			s[k] = (char)(s[k] | 0x20);
+	return vec_push(&ps->b.unless, s) ? oom(ps) : 0;
 }
 
 static int push_text(struct parser *ps, const char *v, size_t n,
@@ -536,7 +591,8 @@ static int kw_remedy(struct parser *ps, const char *v, size_t n)
 static const struct keyword rule_keywords[] = {
 	{ "tags", kw_tags }, { "severity", kw_severity },
 	{ "field", kw_field }, { "pattern", kw_pattern },
-	{ "literal", kw_literal }, { "example", kw_example },
+	{ "literal", kw_literal }, { "unless", kw_unless },
+	{ "example", kw_example },
 	{ "counterexample", kw_counter }, { "explain", kw_explain },
 	{ NULL, NULL },
 };
@@ -612,12 +668,14 @@ static int commit_rule(struct parser *ps)
 	ru->ntags = (uint32_t)b->ntags;
 	ru->lits = pool_vec(r, &b->lits);
 	ru->nlits = (uint32_t)b->lits.n;
+	ru->unless = pool_vec(r, &b->unless);
+	ru->nunless = (uint32_t)b->unless.n;
 	ru->examples = pool_copy(r, b->ex, b->nex * sizeof(*b->ex));
 	ru->nexamples = (uint32_t)b->nex;
 	ru->counters = pool_copy(r, b->ce, b->nce * sizeof(*b->ce));
 	ru->ncounters = (uint32_t)b->nce;
 	ru->explain = pool_join(r, &b->explain, ' ');
-	if (!ru->tags || !ru->lits || !ru->examples || !ru->counters ||
+	if (!ru->tags || !ru->lits || !ru->unless || !ru->examples || !ru->counters ||
 	    !ru->explain)
 		return oom(ps);
 	r->rules[r->nrules++] = *ru;
@@ -678,6 +736,7 @@ static int commit_diag(struct parser *ps)
 static void build_reset(struct build *b)
 {
 	free(b->lits.v);
+	free(b->unless.v);
 	free(b->explain.v);
 	free(b->remedy.v);
 	free(b->all.v);
@@ -769,7 +828,7 @@ static int keyword_line(struct parser *ps, const char *w, size_t wn,
 	kw = find_keyword(rule ? rule_keywords : diag_keywords, w, wn);
 	if (!kw)
 		return fail(ps, rule ? "unknown keyword '%s' in rule (tags, "
-			    "severity, field, pattern, literal, example, "
+			    "severity, field, pattern, literal, unless, example, "
 			    "counterexample, explain)" : "unknown keyword '%s' "
 			    "in diagnosis (title, severity, priority, all, any, "
 			    "none, revision, opened-by, followed-by, object, "

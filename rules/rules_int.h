@@ -26,6 +26,7 @@ enum { FIELD_MESSAGE, FIELD_REASON, FIELD_RAW, FIELD_COUNT };
 #define RULES_PCRE2_OPTIONS (PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | \
 			     PCRE2_MATCH_INVALID_UTF)
 #define RULES_MAX_PATTERN 8192     /* bytes; keeps compile time bounded */
+#define RULES_MAX_UNLESS 8         /* `unless` lines per rule */
 
 /* An example or counterexample and the line it came from. */
 struct rules_text {
@@ -74,6 +75,10 @@ struct rules_rule {
 	uint32_t pat0, npats;           /* range in rules.pats */
 	const char **lits;              /* declared `literal` lines */
 	uint32_t nlits;
+	/* `unless` lines, lower case ASCII without k or s: a field value
+	 * holding one in any ASCII case is not matched. */
+	const char **unless;
+	uint32_t nunless;
 	struct rules_text *examples, *counters;
 	uint32_t nexamples, ncounters;
 };

@@ -119,7 +119,8 @@ void rules_list(const struct rules *r, FILE *out);
 /* After rules_compile: one line per pattern, "ID<TAB>file:line<TAB>" then
  * the prefilter literals ("a" | "b", "(declared)" when from `literal`
  * lines; ("a" | "b") & ("c" | "d") when a text needs one of each set) or
- * "(always runs)" when none could be derived. For rules list -v. */
+ * "(always runs)" when none could be derived; then " unless (...)" with
+ * the rule's unless-literals, when it has some. For rules list -v. */
 void rules_list_prefilter(const struct rules *r, FILE *out);
 
 size_t rules_count(const struct rules *r);

@@ -2,13 +2,13 @@
  * test_rules_classify.c: rules_classify on real patterns: captures, caseless
  * matching, several rules and tags per record, severity, field selection,
  * the raw fallback, invalid UTF-8, a catastrophic pattern hitting the match
- * limit, and rules_test reporting misses.
+ * limit, unless-literals, and rules_test reporting misses.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "revtrail/rules.h"
+#include "../../rules/rules_int.h"
 #include "tap.h"
 
 static char err[512];
@@ -310,6 +310,64 @@ static void sign_outside_span(void)
 	}
 }
 
+/* A rule does not match a field value holding one of its unless-literals,
+ * in any ASCII case, with or without the prefilter; the other fields it
+ * reads are judged on their own. */
+static void unless_clause(void)
+{
+	static const char *const cases[][2] = {
+		{ "Back-off restarting failed container", "u" },
+		{ "Back-off pulling image \"web:1\"", "" },
+		{ "BACK-OFF PULLING IMAGE", "" },
+		{ "back-off: ErrImagePull", "" },
+		{ "errimage back-off", "" },
+		{ "back-off eRRiMAGE", "" },
+		{ "back-off pulling  image", "u" },
+		{ "back-off pulling imag", "u" },
+		{ "back-off err image", "u" },
+	};
+	struct rules *r = load_text("rule u\n  tags u\n  field message, raw\n"
+				    "  pattern back-?off\n"
+				    "  unless Pulling Image\n  unless errimage\n"
+				    "  example back-off\n");
+	struct rt_class c;
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (!ok(r != NULL, "unless pack"))
+		return;
+	for (int pf = 1; pf >= 0; pf--) {
+		rules_set_prefilter(r, pf);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			classify(r, cases[i][0], NULL, NULL, &c);
+			is_str(c.nrules ? c.rules[0] : "", cases[i][1],
+			       "%s: %s", pf ? "prefilter" : "every pattern",
+			       cases[i][0]);
+		}
+		classify(r, "back-off", NULL, "x pulling image back-off", &c);
+		is_int(c.nrules, 1, "the message matches though raw holds one");
+		classify(r, "pulling image back-off", NULL, "back-off x", &c);
+		is_int(c.nrules, 1, "the raw text matches though the message "
+		       "holds one");
+	}
+	rules_free(r);
+
+	r = load_text("rule u\n  tags u\n  pattern back-?off\n"
+		      "  unless errimage\n  example back-off ErrImage\n"
+		      "  counterexample back-off errimage\n");
+	if (!ok(r != NULL, "unless test pack"))
+		return;
+	f = open_memstream(&out, &n);
+	is_int(rules_test(r, f), 1, "an example holding an unless-literal "
+	       "is a miss, a counterexample holding one passes");
+	fclose(f);
+	is_str(out, "t.rules:5: rule u: example did not match: back-off "
+	       "ErrImage\n", "and reported at the example's line");
+	free(out);
+	rules_free(r);
+}
+
 static void edge_cases(struct rules *r)
 {
 	struct rt_class c;
@@ -342,6 +400,7 @@ int main(void)
 	catastrophic();
 	test_report();
 	sign_outside_span();
+	unless_clause();
 	edge_cases(r);
 	rules_free(r);
 	rt_arena_release(&arena);

@@ -118,6 +118,58 @@ static void errors(void)
 	is_str(err, "t.rules:2: 'tags' needs a value", "keyword without value");
 }
 
+/* `unless` lines: like `literal` values, ASCII without k or s, at most
+ * RULES_MAX_UNLESS of them; rules list -v shows them. */
+static void unless_lines(void)
+{
+	static const char listed[] = RULE_OK "  unless Err \"Image\n";
+	struct rules *r;
+	char *out = NULL, text[1024];
+	size_t n = 0, k;
+	FILE *f;
+
+	is_int(load(RULE_OK "  unless pulling image\n  unless ErrImage\n"), 0,
+	       "a rule with two unless lines loads");
+	is_int(load(RULE_HEAD "  unless ab\n"), RT_EINVAL, "short unless");
+	is_str(err, "t.rules:3: unless 'ab' is too short (3 bytes or more)",
+	       "short unless: file, line and problem");
+	load(RULE_HEAD "  unless\n");
+	is_str(err, "t.rules:3: 'unless' needs a value", "unless without value");
+	load(RULE_HEAD "  unless backoff\n");
+	is_str(err, "t.rules:3: unless 'backoff': holds a k, which caseless "
+	       "matching also finds as KELVIN SIGN (use a literal without k "
+	       "or s)", "a k is refused");
+	load(RULE_HEAD "  unless Pull Secret\n");
+	is_str(err, "t.rules:3: unless 'Pull Secret': holds an S, which "
+	       "caseless matching also finds as LONG S (use a literal without "
+	       "k or s)", "an S is refused");
+	load(RULE_HEAD "  unless caf\xc3\xa9\n");
+	is_str(err, "t.rules:3: unless 'caf\xc3\xa9': non-ASCII byte (caseless "
+	       "matching folds letters beyond ASCII)", "non-ASCII is refused");
+	k = (size_t)snprintf(text, sizeof(text), RULE_OK);
+	for (int i = 0; i < 9; i++)
+		k += (size_t)snprintf(text + k, sizeof(text) - k,
+				      "  unless word%d\n", i);
+	load(text);
+	is_str(err, "t.rules:13: more than 8 'unless' lines",
+	       "a ninth unless line is refused at its line");
+	r = rules_new();
+	if (rules_load_buffer(r, "t.rules", listed, strlen(listed), err,
+			      sizeof(err)) ||
+	    rules_compile(r, err, sizeof(err))) {
+		ok(0, "unless pack: %s", err);
+		rules_free(r);
+		return;
+	}
+	f = open_memstream(&out, &n);
+	rules_list_prefilter(r, f);
+	fclose(f);
+	is_str(out, "a.b\tt.rules:3\t\"foo\" unless (\"err \\\"image\")\n",
+	       "rules list -v shows the unless literals, lower case, escaped");
+	free(out);
+	rules_free(r);
+}
+
 static void nul_and_endings(void)
 {
 	static const char nul[] = "rule a.b\n  tags x\n  pattern f\0o\n";
@@ -329,6 +381,7 @@ static void giant(void)
 int main(void)
 {
 	errors();
+	unless_lines();
 	nul_and_endings();
 	atomic_packs();
 	paths();
