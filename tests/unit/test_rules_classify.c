@@ -368,6 +368,57 @@ static void unless_clause(void)
 	rules_free(r);
 }
 
+static bool has_rule(const struct rt_class *c, const char *id)
+{
+	for (unsigned k = 0; k < c->nrules; k++)
+		if (!strcmp(c->rules[k], id))
+			return true;
+	return false;
+}
+
+/* crashloop.backoff_event on a BackOff Event of 60 KB: the lookahead it
+ * had (read the whole text for the image words first) ran into the match
+ * limit there and missed it; with unless-literals it matches. */
+static void backoff_event_big(void)
+{
+	static const char head[] = "{\"kind\":\"Event\",\"involvedObject\":"
+		"{\"kind\":\"Pod\",\"name\":\"web-1\",\"namespace\":\"shop\"},"
+		"\"message\":\"Back-off restarting failed container\",\"x\":\"";
+	static const char tail[] = "\",\"reason\":\"BackOff\",\"type\":"
+		"\"Warning\"}";
+	struct rules *old = load_text("rule old\n  tags crashloop\n"
+		"  field raw\n  pattern (?s)^(?!.*?[pie](?:(?<=p)ulling image|"
+		"(?<=i)magePull|(?<=e)rrImage)).*?\"reason\"\\s*:\\s*\"BackOff\"\n"
+		"  literal \"backoff\"\n  example \"reason\":\"BackOff\"\n");
+	struct rules *r = rules_new();
+	size_t n = 60000, k = strlen(head);
+	char *raw = malloc(n + 1);
+	struct rt_class c;
+
+	if (!ok(old && raw && !rules_load_builtin(r, err, sizeof(err)) &&
+		!rules_compile(r, err, sizeof(err)), "packs: %s", err))
+		goto out;
+	memcpy(raw, head, k);
+	for (; k < n - strlen(tail); k++)
+		raw[k] = 'x';
+	memcpy(raw + k, tail, sizeof(tail));
+	classify(old, NULL, NULL, raw, &c);
+	ok(c.nrules == 0 && c.limit_hits == 1,
+	   "the lookahead hits the match limit (%u)", c.limit_hits);
+	classify(r, NULL, "BackOff", raw, &c);
+	ok(has_rule(&c, "crashloop.backoff_event"),
+	   "crashloop.backoff_event matches the 60 KB Event");
+	is_int(c.limit_hits, 0, "without a limit hit");
+	memcpy(raw + 200, "ImagePull", 9);
+	classify(r, NULL, "BackOff", raw, &c);
+	ok(!has_rule(&c, "crashloop.backoff_event"),
+	   "and not once it says ImagePull");
+out:
+	rules_free(old);
+	rules_free(r);
+	free(raw);
+}
+
 static void edge_cases(struct rules *r)
 {
 	struct rt_class c;
@@ -401,6 +452,7 @@ int main(void)
 	test_report();
 	sign_outside_span();
 	unless_clause();
+	backoff_event_big();
 	edge_cases(r);
 	rules_free(r);
 	rt_arena_release(&arena);
