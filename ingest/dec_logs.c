@@ -19,6 +19,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>      /* defers256, when the CPU has AVX2 */
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
@@ -467,6 +470,15 @@ static bool cause_key_at(const char *p, size_t n, size_t at)
 	return i < n && p[i] == ':';
 }
 
+/* Whether a '"' of m (bit k: at p[at + k]) opens a cause key. */
+static bool opens_cause(const char *p, size_t n, size_t at, unsigned m)
+{
+	for (; m; m &= m - 1)
+		if (cause_key_at(p, n, at + (unsigned)__builtin_ctz(m)))
+			return true;
+	return false;
+}
+
 #ifdef __SSE2__
 /* Whether positions [i, i + 16) of p hold a backslash or open a cause
  * key; p[i + 16] must exist. A position looked at twice gives the same
@@ -479,7 +491,6 @@ static bool block_defers(const char *p, size_t n, size_t i)
 		      t = _mm_set1_epi8('t');
 	__m128i v0 = _mm_loadu_si128((const __m128i *)(p + i));
 	__m128i v1 = _mm_loadu_si128((const __m128i *)(p + i + 1));
-	unsigned m;
 
 	if (_mm_movemask_epi8(_mm_cmpeq_epi8(v0, bs)))
 		return true;
@@ -489,12 +500,47 @@ static bool block_defers(const char *p, size_t n, size_t i)
 					  _mm_cmpeq_epi8(v1, at)),
 			     _mm_cmpeq_epi8(v1, t)));
 
-	m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(v0, q),
-						      first));
-	for (; m; m &= m - 1)
-		if (cause_key_at(p, n, i + (unsigned)__builtin_ctz(m)))
+	return opens_cause(p, n, i, (unsigned)_mm_movemask_epi8(
+		_mm_and_si128(_mm_cmpeq_epi8(v0, q), first)));
+}
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* !deferrable() of a text of 33 bytes or more, 32 a step where the CPU
+ * has AVX2: half the steps of block_defers on every JSON payload. The
+ * last block overlaps the one before it and ends a byte short of the
+ * text, whose last byte is looked at alone. */
+static __attribute__((target("avx2"))) bool defers256(const char *p,
+						       size_t n)
+{
+	const __m256i bs = _mm256_set1_epi8('\\'), q = _mm256_set1_epi8('"'),
+		      e = _mm256_set1_epi8('e'), r = _mm256_set1_epi8('r'),
+		      st = _mm256_set1_epi8('s'), at = _mm256_set1_epi8('@'),
+		      t = _mm256_set1_epi8('t');
+	size_t i = 0;
+
+	while (i < n - 1) {
+		size_t b = i + 33 <= n ? i : n - 33;
+		__m256i v0 = _mm256_loadu_si256((const __m256i *)(p + b));
+		__m256i v1 = _mm256_loadu_si256((const __m256i *)(p + b + 1));
+
+		if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, bs)))
 			return true;
-	return false;
+		__m256i first = _mm256_or_si256(
+			_mm256_or_si256(_mm256_cmpeq_epi8(v1, e),
+					_mm256_cmpeq_epi8(v1, r)),
+			_mm256_or_si256(_mm256_or_si256(
+						_mm256_cmpeq_epi8(v1, st),
+						_mm256_cmpeq_epi8(v1, at)),
+					_mm256_cmpeq_epi8(v1, t)));
+
+		if (opens_cause(p, n, b, (unsigned)_mm256_movemask_epi8(
+				_mm256_and_si256(_mm256_cmpeq_epi8(v0, q),
+						 first))))
+			return true;
+		i = b + 32;
+	}
+	return p[n - 1] == '\\';
 }
 #endif
 
@@ -513,6 +559,10 @@ static bool deferrable(struct rt_str content)
 	size_t n = content.n, i = 0;
 
 	call_once(&cause_at_built, build_cause_at);
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (n >= 33 && __builtin_cpu_supports("avx2"))
+		return !defers256(p, n);
+#endif
 #ifdef __SSE2__
 	/* One call site, so that the block is inlined. */
 	while (i + 17 <= n || (n >= 17 && i < n - 1)) {

@@ -475,6 +475,11 @@ static void test_deferred_keys(void)
 		       key);
 		is_int(deferred_of(no, nn), nn, "near %s: always deferred", key);
 	}
+	/* An escape anywhere, the last byte too, is decoded at once. */
+	for (int pad = 0; pad < 34; pad++)
+		snprintf(yes[pad], sizeof(yes[0]), "{\"msg\":\"%.*s\"}\\", pad,
+			 "abcdefghijklmnopqrstuvwxyzabcdefgh");
+	is_int(deferred_of(yes, 34), 0, "a backslash last: never deferred");
 	collect_reset(&C);
 }
 
