@@ -160,4 +160,12 @@ void dec_helm_op_apply(struct dec_ctx *d, struct dec_helm_state *st,
  */
 int dec_log_json(struct dec_ctx *d, const cJSON *root);
 
+/* isspace() in the C locale, which revtrail runs in (it never calls
+ * setlocale), without the table lookup: the decoders trim every line. */
+static inline bool ing_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' ||
+	       c == '\v';
+}
+
 #endif

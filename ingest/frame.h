@@ -210,10 +210,4 @@ struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n);
  * a string decoded in place of its opening quote. */
 size_t ing_json_unescape_to(char *out, const char *p, size_t n);
 
-static inline bool ing_is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' ||
-	       c == '\v';
-}
-
 #endif

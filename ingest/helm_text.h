@@ -8,7 +8,6 @@
 #ifndef REVTRAIL_INGEST_HELM_TEXT_H
 #define REVTRAIL_INGEST_HELM_TEXT_H
 
-#include <ctype.h>
 #include <string.h>
 
 #include "decode.h"
@@ -52,11 +51,11 @@ static inline bool line_starts(struct span s, const char *lit)
 
 static inline struct span trim(const char *p, size_t n)
 {
-	while (n && isspace((unsigned char)*p)) {
+	while (n && ing_is_space(*p)) {
 		p++;
 		n--;
 	}
-	while (n && isspace((unsigned char)p[n - 1]))
+	while (n && ing_is_space(p[n - 1]))
 		n--;
 	return (struct span){ p, n };
 }
