@@ -99,6 +99,8 @@ static struct ing_ctx *cur_ctx(const struct ing_frame *f)
 
 static void count_flags(struct ingest *in, unsigned flags)
 {
+	if (!flags)             /* nearly every record: nothing to count */
+		return;
 	in->stats.truncated += !!(flags & RT_REC_TRUNCATED);
 	in->stats.bad_utf8 += !!(flags & RT_REC_BAD_UTF8);
 	in->stats.binary += !!(flags & RT_REC_BINARY);
