@@ -127,19 +127,35 @@ static inline size_t plain_run128(const char *p, size_t n, size_t i)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+/* The bytes of the 32 at p that are not printable ASCII, all ones. */
+static inline __attribute__((target("avx2"))) __m256i unplain256(
+	const char *p)
+{
+	const __m256i v = _mm256_loadu_si256((const __m256i *)p);
+
+	return _mm256_or_si256(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v),
+			       _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f)));
+}
+
 /* 32 bytes a step where the CPU has AVX2: this is the first pass over
- * every byte read, and most lines are done in one step fewer. */
+ * every byte read, and most lines are done in one step fewer. Two blocks
+ * share a test, which halves the loop's own cost on a long line. */
 static __attribute__((target("avx2"))) size_t plain_run256(const char *p,
 							   size_t n)
 {
-	const __m256i space = _mm256_set1_epi8(0x20),
-		      del = _mm256_set1_epi8(0x7f);
 	size_t i = 0;
 
+	for (; i + 64 <= n; i += 64) {
+		__m256i a = unplain256(p + i), b = unplain256(p + i + 32);
+
+		if (!_mm256_testz_si256(_mm256_or_si256(a, b),
+					_mm256_or_si256(a, b)))
+			return i + (unsigned)__builtin_ctzll(
+				(uint32_t)_mm256_movemask_epi8(a) |
+				(uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32);
+	}
 	for (; i + 32 <= n; i += 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
-		unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_or_si256(
-			_mm256_cmpgt_epi8(space, v), _mm256_cmpeq_epi8(v, del)));
+		unsigned m = (unsigned)_mm256_movemask_epi8(unplain256(p + i));
 
 		if (m)
 			return i + (unsigned)__builtin_ctz(m);
