@@ -304,13 +304,21 @@ static void op_remember(struct dec_helm_state *st, const struct rt_record *rec,
 	st->op_set = true;
 }
 
-/* The remembered release, when rec is from the same stream. */
-static bool op_recall(const struct dec_helm_state *st,
-		      const struct rt_record *rec, struct span *rel,
-		      struct span *ns)
+static bool same_stream(const struct dec_helm_state *st,
+			const struct rt_record *rec)
 {
-	if (!st->op_set || !same_str(st->op_pod, rec->pod) ||
-	    !same_str(st->op_container, rec->container))
+	return same_str(st->op_pod, rec->pod) &&
+	       same_str(st->op_container, rec->container);
+}
+
+/* The remembered release, when rec is from the same stream. Whether there
+ * is one is asked first and inline: every container line asks, nearly
+ * always of nothing, and comparing the stream takes a call. */
+static inline bool op_recall(const struct dec_helm_state *st,
+			     const struct rt_record *rec, struct span *rel,
+			     struct span *ns)
+{
+	if (!st->op_set || !same_stream(st, rec))
 		return false;
 	*rel = (struct span){ st->op_release, strlen(st->op_release) };
 	*ns = (struct span){ st->op_ns, strlen(st->op_ns) };
