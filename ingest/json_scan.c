@@ -53,10 +53,7 @@ static inline size_t find_special_near(const char *p, size_t i, size_t n)
 {
 #ifdef __SSE2__
 	if (i + 16 <= n) {
-		const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-				_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+		unsigned m = js_special16(p + i);
 
 		if (m)
 			return i + (unsigned)__builtin_ctz(m);

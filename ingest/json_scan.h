@@ -47,17 +47,25 @@ struct js_doc {
 	uint32_t count;
 };
 
+#ifdef __SSE2__
+/* Bit k: p[k] is a '"' or a backslash, for the 16 bytes at p. */
+static inline unsigned js_special16(const char *p)
+{
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	__m128i v = _mm_loadu_si128((const __m128i *)p);
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q),
+							_mm_cmpeq_epi8(v, bs)));
+}
+#endif
+
 /* Index of the first '"' or backslash in p[i..n), or n: where a JSON
  * string body ends or escapes, 16 bytes at a time. */
 static inline size_t js_find_special(const char *p, size_t i, size_t n)
 {
 #ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-
 	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-				_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+		unsigned m = js_special16(p + i);
 
 		if (m)
 			return i + (unsigned)__builtin_ctz(m);
