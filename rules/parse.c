@@ -675,8 +675,8 @@ static int commit_rule(struct parser *ps)
 	ru->counters = pool_copy(r, b->ce, b->nce * sizeof(*b->ce));
 	ru->ncounters = (uint32_t)b->nce;
 	ru->explain = pool_join(r, &b->explain, ' ');
-	if (!ru->tags || !ru->lits || !ru->unless || !ru->examples || !ru->counters ||
-	    !ru->explain)
+	if (!ru->tags || !ru->lits || !ru->unless || !ru->examples ||
+	    !ru->counters || !ru->explain)
 		return oom(ps);
 	r->rules[r->nrules++] = *ru;
 	return 0;
@@ -828,8 +828,8 @@ static int keyword_line(struct parser *ps, const char *w, size_t wn,
 	kw = find_keyword(rule ? rule_keywords : diag_keywords, w, wn);
 	if (!kw)
 		return fail(ps, rule ? "unknown keyword '%s' in rule (tags, "
-			    "severity, field, pattern, literal, unless, example, "
-			    "counterexample, explain)" : "unknown keyword '%s' "
+			    "severity, field, pattern, literal, unless, "
+			    "example, counterexample, explain)" : "unknown keyword '%s' "
 			    "in diagnosis (title, severity, priority, all, any, "
 			    "none, revision, opened-by, followed-by, object, "
 			    "payload, remedy, explain)", echo(buf, sizeof(buf), w, wn));

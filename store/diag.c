@@ -155,9 +155,9 @@ static int obj_cmp(const void *a, const void *b)
 
 /*
  * What the diagnosis reads of an incident's objects, bounded whatever the
- * incident's size: the first CORR_MAX_PODS pods (read in order off the
- * table, which keeps them in that order) and, for each of the globs the correlator
- * asks for, one matching object. The pod total is the incident's
+ * incident's size: the first CORR_MAX_PODS pods (the first rows of the
+ * table, which keeps them in that order) and, for each of the globs the
+ * correlator asks for, one matching object. The pod total is the incident's
  * pod_count, kept as objects are written. Conditions see the same answers
  * as over the full list, and the cost of a batch does not grow with the
  * objects of the incidents it touches.
