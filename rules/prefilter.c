@@ -1247,6 +1247,17 @@ static inline void check_pos(struct scan *s, size_t pos, uint64_t w,
 		verify_mid(s, pos, (uint32_t)w);
 }
 
+/* The positions q + 4 * i for each bit i of m, which passed the gate. */
+static inline __attribute__((always_inline)) void
+gate_passed(struct scan *s, size_t q, unsigned m)
+{
+	for (; m; m &= m - 1) {
+		size_t pos = q + 4 * (unsigned)__builtin_ctz(m);
+
+		check_pos(s, pos, load64(s->t + pos) | FOLD64, true);
+	}
+}
+
 /* Positions q, q + 4... whose window hashes h[0..k) pass the gate: one
  * branch for the k tests, after which the passes are known. k is a
  * constant where this is inlined. */
@@ -1258,11 +1269,7 @@ gate_passes(struct scan *s, size_t q, const uint32_t *h, unsigned k)
 #pragma GCC unroll 8
 	for (unsigned i = 0; i < k; i++)
 		m |= (unsigned)test_bit(s->pf->gate, h[i]) << i;
-	for (; m; m &= m - 1) {
-		size_t pos = q + 4 * (unsigned)__builtin_ctz(m);
-
-		check_pos(s, pos, load64(s->t + pos) | FOLD64, true);
-	}
+	gate_passed(s, q, m);
 }
 
 /* Positions q, q + 4, q + 8... while 20 bytes remain: four per step, one
@@ -1323,24 +1330,35 @@ static size_t scan_main(struct scan *s, size_t q, uint64_t *high)
 /* scan_main eight positions a step while 36 bytes remain: the eight
  * windows of one 32-byte load hashed with one multiply (the low half of
  * the product, as hash32 takes), where SSE2 needs two multiplies and the
- * shuffles between them for four. */
+ * shuffles between them for four. The eight gate bits come from one
+ * gather of the 32-bit words holding them, each shifted to its word's
+ * sign bit: the gate tests one at a time, 8 instructions each, were two
+ * thirds of the loop (classify of 100k bench CRI lines: 2,746 -> 2,521
+ * instructions a line; CPU time against ripgrep's -4 to -8%). */
 static __attribute__((target("avx2"))) size_t
 scan_main256(struct scan *s, size_t q, uint64_t *high)
 {
 	const unsigned char *t = s->t;
 	const __m256i fold = _mm256_set1_epi8(0x20),
-		      mul = _mm256_set1_epi32((int)MUL32);
+		      mul = _mm256_set1_epi32((int)MUL32),
+		      low5 = _mm256_set1_epi32(31);
+	const int *gate = (const int *)s->pf->gate;
 	__m256i hi = _mm256_setzero_si256();
-	uint32_t h[8];
 
 	for (; q + 36 <= s->n; q += 8 * STRIDE) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(t + q));
+		__m256i h = _mm256_srli_epi32(_mm256_mullo_epi32(
+			_mm256_or_si256(v, fold), mul), 32 - BITS_LG);
+		/* bit h of the gate is bit h % 32 of 32-bit word h / 32;
+		 * shifted left by 31 - h % 32 it is the sign */
+		__m256i words = _mm256_i32gather_epi32(gate,
+			_mm256_srli_epi32(h, 5), 4);
+		__m256i bits = _mm256_sllv_epi32(words,
+			_mm256_andnot_si256(h, low5));
 
 		hi = _mm256_or_si256(hi, v);
-		_mm256_storeu_si256((__m256i *)h, _mm256_srli_epi32(
-			_mm256_mullo_epi32(_mm256_or_si256(v, fold), mul),
-			32 - BITS_LG));
-		gate_passes(s, q, h, 8);
+		gate_passed(s, q, (unsigned)_mm256_movemask_ps(
+			_mm256_castsi256_ps(bits)));
 	}
 	*high |= (unsigned)_mm256_movemask_epi8(hi) ? HIGH64 : 0;
 	return q;
