@@ -92,22 +92,26 @@ static bool key_eq(const struct corr_key *k, struct rt_str ns,
 	       memcmp(k->rel, rel.p ? rel.p : "", rel.n) == 0;
 }
 
+static size_t key_slot(const struct corr_keyset *ks, struct rt_str ns,
+		       struct rt_str rel)
+{
+	size_t mask = ks->nslots - 1;
+	size_t i = corr_hash(corr_hash(0, ns.p, ns.n), rel.p, rel.n) & mask;
+
+	while (ks->slot[i] && !key_eq(&ks->k[ks->slot[i] - 1], ns, rel))
+		i = (i + 1) & mask;
+	return i;
+}
+
 bool corr_keyset_has(const struct corr_keyset *ks, struct rt_str ns,
 		     struct rt_str rel)
 {
-	for (size_t i = 0; i < ks->n; i++)
-		if (key_eq(&ks->k[i], ns, rel))
-			return true;
-	return false;
+	return ks->n && ks->slot[key_slot(ks, ns, rel)];
 }
 
-int corr_keyset_add(struct corr_plan *p, struct corr_keyset *ks,
-		    struct rt_str ns, struct rt_str rel)
+/* Room for one more key: the array, and slots at most half full. */
+static int keyset_room(struct corr_keyset *ks)
 {
-	struct corr_key k;
-
-	if (rel.n == 0 || corr_keyset_has(ks, ns, rel))
-		return 0;
 	if (ks->n == ks->cap) {
 		size_t cap = ks->cap ? ks->cap * 2 : 16;
 		struct corr_key *q = realloc(ks->k, cap * sizeof(*q));
@@ -117,12 +121,56 @@ int corr_keyset_add(struct corr_plan *p, struct corr_keyset *ks,
 		ks->k = q;
 		ks->cap = cap;
 	}
+	if ((ks->n + 1) * 2 > ks->nslots) {
+		size_t n = ks->nslots ? ks->nslots * 2 : 32;
+		uint32_t *s = calloc(n, sizeof(*s));
+
+		if (!s)
+			return RT_ENOMEM;
+		free(ks->slot);
+		ks->slot = s;
+		ks->nslots = n;
+		for (size_t i = 0; i < ks->n; i++)
+			ks->slot[key_slot(ks, rt_str_make(ks->k[i].ns,
+				strlen(ks->k[i].ns)), rt_str_make(ks->k[i].rel,
+				strlen(ks->k[i].rel)))] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+int corr_keyset_add(struct corr_plan *p, struct corr_keyset *ks,
+		    struct rt_str ns, struct rt_str rel)
+{
+	struct corr_key k;
+	size_t i;
+	int err;
+
+	if (rel.n == 0 || corr_keyset_has(ks, ns, rel))
+		return 0;
+	if ((err = keyset_room(ks)))
+		return err;
 	k.ns = dup(p, ns.p, ns.n);
 	k.rel = dup(p, rel.p, rel.n);
 	if (!k.ns || !k.rel)
 		return RT_ENOMEM;
+	i = key_slot(ks, ns, rel);
 	ks->k[ks->n++] = k;
+	ks->slot[i] = (uint32_t)ks->n;
 	return 0;
+}
+
+void corr_keyset_clear(struct corr_keyset *ks)
+{
+	if (ks->n)
+		memset(ks->slot, 0, ks->nslots * sizeof(*ks->slot));
+	ks->n = 0;
+}
+
+void corr_keyset_free(struct corr_keyset *ks)
+{
+	free(ks->k);
+	free(ks->slot);
+	memset(ks, 0, sizeof(*ks));
 }
 
 int corr_plan_touch(struct corr_plan *p, int64_t id)
@@ -370,8 +418,8 @@ void corr_plan_release(struct corr_plan *p)
 	free(p->globs);
 	rt_arena_release(&p->arena);
 	corr_intern_release(&p->intern);
-	free(p->rebuild.k);
-	free(p->revdirty.k);
+	corr_keyset_free(&p->rebuild);
+	corr_keyset_free(&p->revdirty);
 	free(p->evs);
 	free(p->order);
 	free(p->objs.o);
@@ -385,7 +433,9 @@ void corr_plan_release(struct corr_plan *p)
 void corr_plan_begin(struct corr_plan *p)
 {
 	rt_arena_reset(&p->arena);
-	p->rebuild.n = p->revdirty.n = p->ntouched = 0;
+	corr_keyset_clear(&p->rebuild);
+	corr_keyset_clear(&p->revdirty);
+	p->ntouched = 0;
 	p->objs.n = 0;
 	if (p->objs.nslots)
 		memset(p->objs.slot, 0, p->objs.nslots * sizeof(*p->objs.slot));

@@ -153,7 +153,7 @@ static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
 		if (!err)
 			err = claim_jobs(db, fresh.k[i].rel);
 	}
-	free(fresh.k);
+	corr_keyset_free(&fresh);
 	return err;
 }
 

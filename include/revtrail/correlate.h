@@ -384,14 +384,17 @@ const char *corr_intern(struct corr_intern *in, const char *p, size_t n);
 const char *corr_intern_cb(void *ctx, const char *p, size_t n);
 void corr_intern_release(struct corr_intern *in);
 
-/* A release key (namespace, release) and a small set of them; strings in
- * the plan's arena. */
+/* A release key (namespace, release) and a set of them, in order of
+ * addition; strings in the plan's arena. Hashed: one `helm list -A` or
+ * Secret listing names every release of a cluster. */
 struct corr_key {
 	const char *ns, *rel;
 };
 struct corr_keyset {
 	struct corr_key *k;
 	size_t n, cap;
+	uint32_t *slot;             /* index + 1 into k, open addressing */
+	size_t nslots;
 };
 
 /* Per affected object of one incident: the deltas a window adds. */
@@ -450,6 +453,9 @@ int corr_keyset_add(struct corr_plan *p, struct corr_keyset *ks,
 		    struct rt_str ns, struct rt_str rel);
 bool corr_keyset_has(const struct corr_keyset *ks, struct rt_str ns,
 		     struct rt_str rel);
+/* Empties the set, keeping its memory; _free releases it. */
+void corr_keyset_clear(struct corr_keyset *ks);
+void corr_keyset_free(struct corr_keyset *ks);
 int corr_plan_touch(struct corr_plan *p, int64_t id);
 
 /* A revision row of the registry (to write), and one read back. */

@@ -201,9 +201,43 @@ static void test_revranges(void)
 	ok(r[2].rev == 2 && r[2].to == INT64_MAX, "revision 2 since");
 }
 
+/* A key set takes each (namespace, release) once, in order of addition,
+ * through growth and after being emptied. */
+static void test_keyset(void)
+{
+	struct corr_keyset ks = { 0 };
+	char ns[16], rel[32];
+	int bad = 0;
+
+	corr_plan_begin(&plan);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 3000; i++) {
+			snprintf(ns, sizeof(ns), "ns%d", i % 1000 % 3);
+			snprintf(rel, sizeof(rel), "rel-%d", i % 1000);
+			bad |= corr_keyset_add(&plan, &ks, S(ns), S(rel));
+		}
+		is_int((int)ks.n, 1000, "3000 adds of 1000 keys: 1000 held");
+		for (int i = 0; i < 1000; i++) {
+			snprintf(ns, sizeof(ns), "ns%d", i % 3);
+			snprintf(rel, sizeof(rel), "rel-%d", i);
+			bad |= !corr_keyset_has(&ks, S(ns), S(rel)) ||
+			       strcmp(ks.k[i].ns, ns) || strcmp(ks.k[i].rel, rel);
+		}
+		ok(!bad, "each held, in order of addition");
+		ok(!corr_keyset_has(&ks, S("ns1"), S("rel-0")) &&
+		   !corr_keyset_has(&ks, S("ns0"), S("rel-1000")),
+		   "other pairs are not");
+		corr_keyset_clear(&ks);
+		ok(ks.n == 0 && !corr_keyset_has(&ks, S("ns0"), S("rel-0")),
+		   "emptied");
+	}
+	corr_keyset_free(&ks);
+}
+
 int main(void)
 {
 	setup();
+	test_keyset();
 	test_windows();
 	test_stored();
 	test_rebuild();
