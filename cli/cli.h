@@ -87,6 +87,14 @@ void cli_format_duration(int64_t ns, char *out, size_t size);
 /* A signed offset in its two largest units, for timelines: "+2m05s",
  * "-1h03m", "+3d04h", "+0s". */
 void cli_format_offset(int64_t d, char *out, size_t size);
+/* --max-registry SIZE (1M..1024M) into *bytes; else prints why and
+ * returns CLI_USAGE. */
+int cli_registry_opt(const char *cmd, const char *arg, size_t *bytes);
+/* What a summary says of registry refusals (store_stats.registry_refused):
+ * the level and the text, for the command's own logger. */
+#define CLI_REGISTRY_NOTE "%" PRIu64 " Helm revision%s or workload " \
+	"mapping%s past the release registry's bounds (--max-registry, 1024 " \
+	"revisions a release): not kept, so events get no revision from them"
 /* The summary line of a --regap. */
 void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns);
 /* --since: a date (2024-11-03, midnight UTC), a time (RFC 3339, epoch

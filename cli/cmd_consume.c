@@ -91,6 +91,7 @@ struct consume {
 	uint64_t last_msgs;
 	double rate;
 	int64_t open_incidents;     /* -1 = unknown */
+	bool registry_warned;       /* its first refusal was logged */
 	FILE *vlog[2];              /* -v: the decoder's and the store's lines */
 
 	/* --http */
@@ -390,6 +391,7 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "events_updated", (int64_t)st.events_updated, true);
 	json_num(f, "incidents_opened", (int64_t)st.incidents_opened, true);
 	json_num(f, "incidents_open", c->open_incidents, true);
+	json_num(f, "registry_refused", (int64_t)st.registry_refused, true);
 	json_num(f, "rebalances", (int64_t)s->rebalances, true);
 	json_num(f, "kafka_commit_errors", (int64_t)s->kafka_commit_errors,
 		 true);
@@ -420,6 +422,21 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 		rename(tmp, c->stats_path);
 	else
 		unlink(tmp);
+}
+
+/* A service runs for months: the first refusal is said when it happens,
+ * the count again at exit. */
+static void warn_registry(struct consume *c, bool final)
+{
+	struct store_stats st;
+
+	pipeline_writer_stats(c->w, &st);
+	if (!st.registry_refused || (c->registry_warned && !final))
+		return;
+	c->registry_warned = true;
+	rt_log(RT_LOG_WARN, "consume", CLI_REGISTRY_NOTE, st.registry_refused,
+	       st.registry_refused == 1 ? "" : "s",
+	       st.registry_refused == 1 ? "" : "s");
 }
 
 static void report(struct consume *c, bool final)
@@ -462,6 +479,7 @@ static void summary(struct consume *c, double secs)
 	if (c->limit_hits)
 		rt_log(RT_LOG_WARN, "consume", "%" PRIu64 " regex limit hits",
 		       c->limit_hits);
+	warn_registry(c, true);
 	if (c->itopic_name)
 		rt_log(RT_LOG_INFO, "consume", "incidents topic %s: %" PRIu64
 		       " messages produced, %" PRIu64 " delivered, %" PRIu64
@@ -521,6 +539,7 @@ static void publish(struct consume *c, int64_t now)
 		.binary = is->binary, .events_new = st.events_new,
 		.events_updated = st.events_updated,
 		.incidents_opened = st.incidents_opened,
+		.registry_refused = st.registry_refused,
 		.rebalances = s->rebalances,
 		.kafka_commit_errors = s->kafka_commit_errors,
 		.kafka_errors = s->errors, .incidents_open = c->open_incidents,
@@ -580,7 +599,8 @@ static const char usage_text[] =
 	"         [--incidents-topic TOPIC] [-e] [--gap DUR] [--regap]\n"
 	"         [--keep-untagged] [--cluster NAME] [--rules PATH]...\n"
 	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
-	"         [--log-format text|json] [--http ADDR:PORT] [--ready-lag N]\n"
+	"         [--max-registry SIZE] [--log-format text|json]\n"
+	"         [--http ADDR:PORT] [--ready-lag N]\n"
 	"\n"
 	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
 	"  -F reads key=value lines so secrets stay off the command line.\n"
@@ -592,7 +612,7 @@ static const char usage_text[] =
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
 	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP, OPT_CLUSTER,
-	OPT_LOG_FORMAT, OPT_HTTP, OPT_READY_LAG, OPT_ITOPIC,
+	OPT_LOG_FORMAT, OPT_HTTP, OPT_READY_LAG, OPT_ITOPIC, OPT_MAX_REGISTRY,
 };
 
 static const struct option long_opts[] = {
@@ -616,6 +636,7 @@ static const struct option long_opts[] = {
 	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 	{ "http", required_argument, NULL, OPT_HTTP },
 	{ "ready-lag", required_argument, NULL, OPT_READY_LAG },
+	{ "max-registry", required_argument, NULL, OPT_MAX_REGISTRY },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -717,6 +738,9 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 	case OPT_REGAP:
 		a->so.regap = true;
 		return -1;
+	case OPT_MAX_REGISTRY:
+		return cli_registry_opt("consume", arg, &a->so.registry_bytes) ?
+			CLI_USAGE : -1;
 	case OPT_HTTP:
 		a->http = arg;
 		return -1;
@@ -837,8 +861,10 @@ static int run(struct consume *c)
 			    pipeline_writer_done(c->w) == 1)
 				produce_changes(c);
 		}
-		if ((c->status_ms || c->stats_path) && now_ms() >= next_report) {
-			report(c, false);
+		if (now_ms() >= next_report) {
+			if (c->status_ms || c->stats_path)
+				report(c, false);
+			warn_registry(c, false);
 			next_report = now_ms() + (c->status_ms ? c->status_ms :
 						  10000);
 		}

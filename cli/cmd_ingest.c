@@ -264,6 +264,10 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 			s->events_no_release, s->events_no_release == 1 ? "" : "s",
 			s->events_no_release == 1 ? "it joins" : "they join",
 			s->events_no_release == 1 ? "it" : "them");
+	if (s->registry_refused)
+		say(RT_LOG_WARN, CLI_REGISTRY_NOTE, s->registry_refused,
+		    s->registry_refused == 1 ? "" : "s",
+		    s->registry_refused == 1 ? "" : "s");
 	if (is->times_out_of_range)
 		say(RT_LOG_WARN, "%" PRIu64 " record%s with a "
 			"time out of range (before 1970 or after 2261): stored, "
@@ -302,11 +306,12 @@ static const char usage_text[] =
 	"                       [--cluster NAME] [--regap] [--keep-untagged]\n"
 	"                       [--rules PATH]... [--no-default-rules]\n"
 	"                       [--format NAME] [--max-record BYTES]\n"
-	"                       [-v] [--log-format text|json] [FILE...]\n";
+	"                       [--max-registry SIZE] [-v]\n"
+	"                       [--log-format text|json] [FILE...]\n";
 
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_REGAP, OPT_CLUSTER,
-	OPT_LOG_FORMAT,
+	OPT_LOG_FORMAT, OPT_MAX_REGISTRY,
 };
 
 static const struct option long_opts[] = {
@@ -316,6 +321,7 @@ static const struct option long_opts[] = {
 	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+	{ "max-registry", required_argument, NULL, OPT_MAX_REGISTRY },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -387,6 +393,11 @@ int cmd_ingest(int argc, char **argv)
 			break;
 		case OPT_REGAP:
 			so.regap = true;
+			break;
+		case OPT_MAX_REGISTRY:
+			if (cli_registry_opt("ingest", optarg,
+					     &so.registry_bytes))
+				return CLI_USAGE;
 			break;
 		case OPT_KEEP:
 			keep = true;

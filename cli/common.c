@@ -220,6 +220,14 @@ void cli_format_offset(int64_t d, char *out, size_t size)
 		snprintf(out, size, "%c%" PRId64 "s", sign, s);
 }
 
+int cli_registry_opt(const char *cmd, const char *arg, size_t *bytes)
+{
+	if (cli_parse_size(arg, bytes) || *bytes < ((size_t)1 << 20))
+		return cli_usage_error(cmd, "bad --max-registry '%s' (1M to "
+				       "1024M)", arg);
+	return 0;
+}
+
 void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns)
 {
 	char a[32], b[32];

@@ -185,6 +185,9 @@ static void counters(FILE *f, const struct metrics_snap *s)
 		"\n", s->events_new, s->events_updated);
 	one(f, "revtrail_incidents_opened_total", "counter",
 	    "Incidents opened.", s->incidents_opened);
+	one(f, "revtrail_registry_refused_total", "counter",
+	    "Helm revisions and workload mappings past --max-registry.",
+	    s->registry_refused);
 	one(f, "revtrail_rebalances_total", "counter",
 	    "Consumer group rebalances seen.", s->rebalances);
 	one(f, "revtrail_kafka_commit_errors_total", "counter",

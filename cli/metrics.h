@@ -43,6 +43,7 @@ struct metrics_snap {
 	uint64_t rejects_empty, rejects_undecodable;
 	uint64_t truncated, bad_utf8, binary;
 	uint64_t events_new, events_updated, incidents_opened;
+	uint64_t registry_refused;
 	uint64_t rebalances, kafka_commit_errors, kafka_errors;
 	int64_t incidents_open; /* -1 unknown */
 	bool brokers_down;

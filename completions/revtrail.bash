@@ -18,7 +18,7 @@ _revtrail()
 	local input="--format --max-record --rules --no-default-rules --release -v"
 	case $cmd in
 	ingest) opts="--db --gap --regap --keep-untagged --cluster --log-format
-		$input --help" ;;
+		--max-registry $input --help" ;;
 	incidents) opts="--db -o --open -n --namespace -A --all-namespaces
 		--release --cluster --since --no-headers --color --help" ;;
 	show) opts="--db -o --color --cluster --help" ;;
@@ -26,8 +26,8 @@ _revtrail()
 	query) opts="--db -o --no-headers --timeout --max-memory --help" ;;
 	consume) opts="-b -t -G -X -F --db --start --batch-messages --batch-ms
 		--status-interval --stats-json --log-format --http --ready-lag
-		--incidents-topic -e --gap --regap --keep-untagged --cluster $input
-		--help" ;;
+		--incidents-topic -e --gap --regap --keep-untagged --cluster
+		--max-registry $input --help" ;;
 	classify) opts="--all $input --help" ;;
 	rules) opts="list check test --rules --no-default-rules -v --help" ;;
 	*) return ;;
@@ -59,7 +59,8 @@ _revtrail()
 	--db|--rules|--stats-json|-F)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--gap|--since|--timeout|--max-record|--max-memory|--release|-n|\
+	--gap|--since|--timeout|--max-record|--max-memory|--max-registry|\
+	--release|-n|\
 	--namespace|-b|-t|-G|-X|--batch-messages|--batch-ms|--status-interval|\
 	--http|--ready-lag)
 		return ;;

@@ -9,7 +9,13 @@
  * commutative, so any arrival order gives the same registry.
  *
  * Small by nature (releases x revisions, Helm keeps 10 by default): loaded
- * whole from the store at start, strings malloc'ed.
+ * whole from the store at start, strings malloc'ed. Its names come from
+ * cluster data, so it is bounded all the same: a byte budget over
+ * everything it allocates (corr_registry_set_budget) and at most
+ * CORR_RELEASE_REVS revisions per release, the highest numbers. What does
+ * not fit is refused (RT_ELIMIT) and counted (corr_registry_refused):
+ * the registry stops growing, nothing held is dropped for a newcomer,
+ * except a release's lowest revision for a higher one.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -26,13 +32,19 @@ struct alias {
 
 struct corr_registry {
 	struct corr_release **slots;   /* open addressing by (ns, name) */
+	struct corr_release **byname;  /* by name alone, the smallest ns;
+	                                * nslots of them too */
 	size_t nslots, count;
 	uint64_t lens;                 /* len_bit of every release's name */
 	struct alias **aslots;         /* open addressing by (ns, workload) */
 	size_t naslots, acount;
+	size_t bytes, budget;          /* allocated (estimated), the limit */
+	uint64_t refused;              /* merges refused for the budget */
 };
 
 enum { F_STATUS, F_CHART, F_APPVER, F_DESC, F_UPDATED };
+
+#define REVS_FIRST 8                   /* a new release's room for revisions */
 
 static unsigned rank_get(uint32_t ranks, int f)
 {
@@ -74,6 +86,45 @@ static bool str_is(const char *s, struct rt_str v)
 	return strlen(s) == v.n && (v.n == 0 || memcmp(s, v.p, v.n) == 0);
 }
 
+/* ---- the budget ------------------------------------------------------ */
+
+/* What malloc takes for n bytes, about: its header, 16-byte rounding. */
+static size_t cost(size_t n)
+{
+	return (n + 8 + 15) & ~(size_t)15;
+}
+
+static size_t str_cost(const char *s)
+{
+	return s ? cost(strlen(s) + 1) : 0;
+}
+
+/* Takes n more bytes, or refuses (RT_ELIMIT, counted) past the budget. */
+static int charge(struct corr_registry *reg, size_t n)
+{
+	if (reg->bytes > reg->budget || n > reg->budget - reg->bytes) {
+		reg->refused++;
+		return RT_ELIMIT;
+	}
+	reg->bytes += n;
+	return 0;
+}
+
+/* Replaces *dst by p (both owned), charging the difference. */
+static int swap_str(struct corr_registry *reg, char **dst, char *p)
+{
+	size_t old = str_cost(*dst), add = str_cost(p);
+
+	if (add > old && charge(reg, add - old)) {
+		free(p);
+		return RT_ELIMIT;
+	}
+	reg->bytes -= add > old ? 0 : old - add;
+	free(*dst);
+	*dst = p;
+	return 0;
+}
+
 struct corr_registry *corr_registry_new(void)
 {
 	struct corr_registry *reg = calloc(1, sizeof(*reg));
@@ -82,20 +133,43 @@ struct corr_registry *corr_registry_new(void)
 		return NULL;
 	reg->nslots = 64;
 	reg->slots = calloc(reg->nslots, sizeof(*reg->slots));
-	if (!reg->slots) {
+	reg->byname = calloc(reg->nslots, sizeof(*reg->byname));
+	if (!reg->slots || !reg->byname) {
+		free(reg->slots);
+		free(reg->byname);
 		free(reg);
 		return NULL;
 	}
+	reg->budget = CORR_REGISTRY_BYTES;
+	reg->bytes = cost(sizeof(*reg)) +
+		     2 * cost(reg->nslots * sizeof(*reg->slots));
 	return reg;
 }
 
-static void rev_release(struct corr_rev *r)
+void corr_registry_set_budget(struct corr_registry *reg, size_t bytes)
 {
-	free(r->status);
-	free(r->chart);
-	free(r->app_version);
-	free(r->description);
-	free(r->hooks);
+	reg->budget = bytes;
+}
+
+size_t corr_registry_bytes(const struct corr_registry *reg)
+{
+	return reg->bytes;
+}
+
+uint64_t corr_registry_refused(const struct corr_registry *reg)
+{
+	return reg->refused;
+}
+
+static void rev_release(struct corr_registry *reg, struct corr_rev *r)
+{
+	char *s[] = { r->status, r->chart, r->app_version, r->description,
+		      r->hooks };
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		reg->bytes -= str_cost(s[i]);
+		free(s[i]);
+	}
 }
 
 static void alias_free(struct alias *a)
@@ -122,13 +196,14 @@ void corr_registry_free(struct corr_registry *reg)
 		if (!rel)
 			continue;
 		for (size_t j = 0; j < rel->nrevs; j++)
-			rev_release(&rel->revs[j]);
+			rev_release(reg, &rel->revs[j]);
 		free(rel->revs);
 		free(rel->ns);
 		free(rel->name);
 		free(rel);
 	}
 	free(reg->slots);
+	free(reg->byname);
 	free(reg);
 }
 
@@ -146,6 +221,27 @@ static size_t slot_of(const struct corr_registry *reg, struct rt_str ns,
 				  str_is(reg->slots[i]->name, name)))
 		i = (i + 1) & mask;
 	return i;
+}
+
+static size_t name_slot(struct corr_release *const *byname, size_t nslots,
+			struct rt_str name)
+{
+	size_t mask = nslots - 1, i = corr_hash(0, name.p, name.n) & mask;
+
+	while (byname[i] && !str_is(byname[i]->name, name))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* rel into the by-name table, where the smallest namespace stays. */
+static void byname_put(struct corr_release **byname, size_t nslots,
+		       struct corr_release *rel)
+{
+	size_t i = name_slot(byname, nslots,
+			     rt_str_make(rel->name, strlen(rel->name)));
+
+	if (!byname[i] || strcmp(rel->ns, byname[i]->ns) < 0)
+		byname[i] = rel;
 }
 
 /* Bit min(n, 63) of a name's length n. */
@@ -180,19 +276,31 @@ static int grow(struct corr_registry *reg)
 {
 	struct corr_registry big = { .slots = NULL, .nslots = reg->nslots * 2,
 				     .count = reg->count };
+	int err;
 
+	if ((err = charge(reg, 2 * cost(big.nslots * sizeof(*big.slots)))))
+		return err;
 	big.slots = calloc(big.nslots, sizeof(*big.slots));
-	if (!big.slots)
+	big.byname = calloc(big.nslots, sizeof(*big.byname));
+	if (!big.slots || !big.byname) {
+		free(big.slots);
+		free(big.byname);
 		return RT_ENOMEM;
+	}
+	reg->bytes -= 2 * cost(reg->nslots * sizeof(*reg->slots));
 	for (size_t i = 0; i < reg->nslots; i++) {
 		struct corr_release *rel = reg->slots[i];
 
-		if (rel)
-			big.slots[slot_of(&big, rt_str_make(rel->ns, strlen(rel->ns)),
-				 rt_str_make(rel->name, strlen(rel->name)))] = rel;
+		if (!rel)
+			continue;
+		big.slots[slot_of(&big, rt_str_make(rel->ns, strlen(rel->ns)),
+			  rt_str_make(rel->name, strlen(rel->name)))] = rel;
+		byname_put(big.byname, big.nslots, rel);
 	}
 	free(reg->slots);
+	free(reg->byname);
 	reg->slots = big.slots;
+	reg->byname = big.byname;
 	reg->nslots = big.nslots;
 	return 0;
 }
@@ -209,45 +317,76 @@ static char *dup_str(struct rt_str s)
 	return p;
 }
 
-/* Finds or creates the release; *created tells which. */
-static struct corr_release *release_get(struct corr_registry *reg,
-					struct rt_str ns, struct rt_str name,
-					bool *created)
+/* Finds or creates the release into *out; *created tells which. Returns
+ * 0, RT_ENOMEM or RT_ELIMIT. */
+static int release_get(struct corr_registry *reg, struct rt_str ns,
+		       struct rt_str name, struct corr_release **out,
+		       bool *created)
 {
 	struct corr_release *rel;
 	size_t i;
+	int err;
 
 	*created = false;
 	i = slot_of(reg, ns, name);
-	if (reg->slots[i])
-		return reg->slots[i];
+	if ((*out = reg->slots[i]))
+		return 0;
 	if ((reg->count + 1) * 2 > reg->nslots) {
-		if (grow(reg))
-			return NULL;
+		if ((err = grow(reg)))
+			return err;
 		i = slot_of(reg, ns, name);
 	}
+	/* With room for its first revisions: a release is never held
+	 * without one. */
+	if ((err = charge(reg, cost(sizeof(*rel)) + cost(ns.n + 1) +
+			  cost(name.n + 1) + REVS_FIRST * sizeof(*rel->revs))))
+		return err;
 	rel = calloc(1, sizeof(*rel));
 	if (!rel)
-		return NULL;
+		return RT_ENOMEM;
 	rel->ns = dup_str(ns);
 	rel->name = dup_str(name);
-	if (!rel->ns || !rel->name) {
+	rel->revs = malloc(REVS_FIRST * sizeof(*rel->revs));
+	rel->cap = REVS_FIRST;
+	if (!rel->ns || !rel->name || !rel->revs) {
 		free(rel->ns);
 		free(rel->name);
+		free(rel->revs);
 		free(rel);
-		return NULL;
+		return RT_ENOMEM;
 	}
 	reg->slots[i] = rel;
+	byname_put(reg->byname, reg->nslots, rel);
 	reg->count++;
 	reg->lens |= len_bit(name.n);
 	*created = true;
-	return rel;
+	*out = rel;
+	return 0;
 }
 
-/* Finds or inserts revision number n, keeping revs sorted. */
-static struct corr_rev *rev_get(struct corr_release *rel, int n, bool *created)
+static int revs_grow(struct corr_registry *reg, struct corr_release *rel)
+{
+	size_t cap = rel->cap * 2;
+	struct corr_rev *p;
+	int err;
+
+	if ((err = charge(reg, (cap - rel->cap) * sizeof(*p))))
+		return err;
+	if (!(p = realloc(rel->revs, cap * sizeof(*p))))
+		return RT_ENOMEM;
+	rel->revs = p;
+	rel->cap = cap;
+	return 0;
+}
+
+/* Finds or inserts revision number n into *out, keeping revs sorted; a
+ * full release gives up its lowest revision for a higher one, and refuses
+ * a lower one (RT_ELIMIT). *created tells whether n is new. */
+static int rev_get(struct corr_registry *reg, struct corr_release *rel, int n,
+		   struct corr_rev **out, bool *created)
 {
 	size_t lo = 0, hi = rel->nrevs;
+	int err;
 
 	*created = false;
 	while (lo < hi) {
@@ -258,24 +397,29 @@ static struct corr_rev *rev_get(struct corr_release *rel, int n, bool *created)
 		else
 			hi = mid;
 	}
-	if (lo < rel->nrevs && rel->revs[lo].revision == n)
-		return &rel->revs[lo];
-	if (rel->nrevs == rel->cap) {
-		size_t cap = rel->cap ? rel->cap * 2 : 8;
-		struct corr_rev *p = realloc(rel->revs, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		rel->revs = p;
-		rel->cap = cap;
+	if (lo < rel->nrevs && rel->revs[lo].revision == n) {
+		*out = &rel->revs[lo];
+		return 0;
 	}
-	memmove(&rel->revs[lo + 1], &rel->revs[lo],
-		(rel->nrevs - lo) * sizeof(*rel->revs));
+	if (rel->nrevs == CORR_RELEASE_REVS) {
+		if (lo == 0) {
+			reg->refused++;
+			return RT_ELIMIT;
+		}
+		rev_release(reg, &rel->revs[0]);
+		memmove(&rel->revs[0], &rel->revs[1],
+			--lo * sizeof(*rel->revs));
+	} else {
+		if (rel->nrevs == rel->cap && (err = revs_grow(reg, rel)))
+			return err;
+		memmove(&rel->revs[lo + 1], &rel->revs[lo],
+			(rel->nrevs++ - lo) * sizeof(*rel->revs));
+	}
 	memset(&rel->revs[lo], 0, sizeof(*rel->revs));
 	rel->revs[lo].revision = n;
-	rel->nrevs++;
 	*created = true;
-	return &rel->revs[lo];
+	*out = &rel->revs[lo];
+	return 0;
 }
 
 /* Compares a stored string with a view bytewise (NULL sorts first). */
@@ -294,8 +438,8 @@ static int cmp_str(const char *a, struct rt_str b)
 }
 
 /* The max rule for one string field; returns whether it changed. */
-static int merge_str(char **dst, uint32_t *ranks, int f, struct rt_str v,
-		     unsigned rank, bool lower)
+static int merge_str(struct corr_registry *reg, char **dst, uint32_t *ranks,
+		     int f, struct rt_str v, unsigned rank, bool lower)
 {
 	unsigned have = rank_get(*ranks, f);
 	char *p;
@@ -314,14 +458,15 @@ static int merge_str(char **dst, uint32_t *ranks, int f, struct rt_str v,
 		free(p);
 		return 0;
 	}
-	free(*dst);
-	*dst = p;
+	if (swap_str(reg, dst, p))
+		return RT_ELIMIT;
 	rank_set(ranks, f, rank);
 	return 1;
 }
 
 /* Union of two sorted comma lists into *dst; returns whether it changed. */
-static int merge_hooks(char **dst, struct rt_str add)
+static int merge_hooks(struct corr_registry *reg, char **dst,
+		       struct rt_str add)
 {
 	char buf[4096], *out;
 	const char *names[128];
@@ -377,9 +522,7 @@ static int merge_hooks(char **dst, struct rt_str add)
 	out = strdup(buf);
 	if (!out)
 		return RT_ENOMEM;
-	free(*dst);
-	*dst = out;
-	return 1;
+	return swap_str(reg, dst, out) ? RT_ELIMIT : 1;
 }
 
 int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
@@ -395,25 +538,24 @@ int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
 	*changed = 0;
 	if (rv->release.n == 0 || rv->revision <= 0)
 		return RT_EINVAL;
-	rel = release_get(reg, rv->ns, rv->release, &new_rel);
-	if (!rel)
-		return RT_ENOMEM;
-	r = rev_get(rel, rv->revision, &new_rev);
-	if (!r)
-		return RT_ENOMEM;
+	if ((c = release_get(reg, rv->ns, rv->release, &rel, &new_rel)) ||
+	    (c = rev_get(reg, rel, rv->revision, &r, &new_rev)))
+		return c;
 	rank = corr_status_rank(rv->status.p, rv->status.n);
-	if ((c = merge_str(&r->status, &r->ranks, F_STATUS, rv->status, rank, true)) < 0)
+	if ((c = merge_str(reg, &r->status, &r->ranks, F_STATUS, rv->status,
+			   rank, true)) < 0)
 		return c;
 	any |= c;
-	if ((c = merge_str(&r->chart, &r->ranks, F_CHART, rv->chart, rank, false)) < 0)
+	if ((c = merge_str(reg, &r->chart, &r->ranks, F_CHART, rv->chart, rank,
+			   false)) < 0)
 		return c;
 	any |= c;
-	if ((c = merge_str(&r->app_version, &r->ranks, F_APPVER, rv->app_version,
-			   rank, false)) < 0)
+	if ((c = merge_str(reg, &r->app_version, &r->ranks, F_APPVER,
+			   rv->app_version, rank, false)) < 0)
 		return c;
 	any |= c;
-	if ((c = merge_str(&r->description, &r->ranks, F_DESC, rv->description,
-			   rank, false)) < 0)
+	if ((c = merge_str(reg, &r->description, &r->ranks, F_DESC,
+			   rv->description, rank, false)) < 0)
 		return c;
 	any |= c;
 	if (rv->updated_ns) {
@@ -430,7 +572,7 @@ int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
 		r->evidence |= rv->evidence;
 		any = 1;
 	}
-	if ((c = merge_hooks(&r->hooks, rv->hook_configmaps)) < 0)
+	if ((c = merge_hooks(reg, &r->hooks, rv->hook_configmaps)) < 0)
 		return c;
 	any |= c;
 	if (any || new_rev)
@@ -444,12 +586,15 @@ int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
 	return 0;
 }
 
-static int load_str(char **dst, const char *s)
+static int load_str(struct corr_registry *reg, char **dst, const char *s)
 {
+	char *p;
+
 	if (!s || !*s)
 		return 0;
-	*dst = strdup(s);
-	return *dst ? 0 : RT_ENOMEM;
+	if (!(p = strdup(s)))
+		return RT_ENOMEM;
+	return swap_str(reg, dst, p);
 }
 
 int corr_registry_load(struct corr_registry *reg, const char *ns,
@@ -458,28 +603,27 @@ int corr_registry_load(struct corr_registry *reg, const char *ns,
 	struct corr_release *rel;
 	struct corr_rev *r;
 	bool created;
+	int err;
 
 	if (!name || !*name || src->revision <= 0)
 		return RT_EINVAL;
-	rel = release_get(reg, rt_str_make(ns, strlen(ns)),
-			  rt_str_make(name, strlen(name)), &created);
-	if (!rel)
-		return RT_ENOMEM;
-	r = rev_get(rel, src->revision, &created);
-	if (!r)
-		return RT_ENOMEM;
-	rev_release(r);
+	if ((err = release_get(reg, rt_str_make(ns, strlen(ns)),
+			       rt_str_make(name, strlen(name)), &rel,
+			       &created)) ||
+	    (err = rev_get(reg, rel, src->revision, &r, &created)))
+		return err;
+	rev_release(reg, r);
 	memset(r, 0, sizeof(*r));
 	r->revision = src->revision;
 	r->updated_ns = src->updated_ns;
 	r->evidence = src->evidence;
 	r->ranks = src->ranks;
-	if (load_str(&r->status, src->status) || load_str(&r->chart, src->chart) ||
-	    load_str(&r->app_version, src->app_version) ||
-	    load_str(&r->description, src->description) ||
-	    load_str(&r->hooks, src->hooks))
-		return RT_ENOMEM;
-	return 0;
+	if ((err = load_str(reg, &r->status, src->status)) ||
+	    (err = load_str(reg, &r->chart, src->chart)) ||
+	    (err = load_str(reg, &r->app_version, src->app_version)) ||
+	    (err = load_str(reg, &r->description, src->description)))
+		return err;
+	return load_str(reg, &r->hooks, src->hooks);
 }
 
 const struct corr_release *
@@ -502,16 +646,12 @@ corr_registry_longest_prefix(const struct corr_registry *reg, struct rt_str ns,
 const char *corr_registry_first_ns(const struct corr_registry *reg,
 				   struct rt_str name)
 {
-	const char *best = NULL;
+	const struct corr_release *rel;
 
-	for (size_t i = 0; i < reg->nslots; i++) {
-		const struct corr_release *rel = reg->slots[i];
-
-		if (rel && str_is(rel->name, name) &&
-		    (!best || strcmp(rel->ns, best) < 0))
-			best = rel->ns;
-	}
-	return best;
+	if (name.n == 0 || !(reg->lens & len_bit(name.n)))
+		return NULL;
+	rel = reg->byname[name_slot(reg->byname, reg->nslots, name)];
+	return rel ? rel->ns : NULL;
 }
 
 const struct corr_rev *corr_release_at(const struct corr_release *rel,
@@ -561,10 +701,15 @@ static size_t alias_slot(struct alias *const *slots, size_t nslots,
 static int alias_grow(struct corr_registry *reg)
 {
 	size_t n = reg->naslots ? reg->naslots * 2 : 64;
-	struct alias **slots = calloc(n, sizeof(*slots));
+	struct alias **slots;
+	int err;
 
-	if (!slots)
+	if ((err = charge(reg, cost(n * sizeof(*slots)))))
+		return err;
+	if (!(slots = calloc(n, sizeof(*slots))))
 		return RT_ENOMEM;
+	if (reg->naslots)
+		reg->bytes -= cost(reg->naslots * sizeof(*slots));
 	for (size_t i = 0; i < reg->naslots; i++) {
 		struct alias *a = reg->aslots[i];
 
@@ -592,16 +737,25 @@ static int pair_cmp(const struct alias *a, struct rt_str ns, struct rt_str rel,
 	return c ? c : cmp_str(a->rel, rel);
 }
 
-static int alias_set(struct alias *a, struct rt_str rel_ns, struct rt_str rel,
-		     int via)
+/* The pair changes whole or not at all. */
+static int alias_set(struct corr_registry *reg, struct alias *a,
+		     struct rt_str rel_ns, struct rt_str rel, int via)
 {
-	char *n = dup_str(rel_ns), *r = dup_str(rel);
+	size_t old = str_cost(a->rel_ns) + str_cost(a->rel);
+	size_t add = cost(rel_ns.n + 1) + cost(rel.n + 1);
+	char *n, *r;
+	int err;
 
+	if (add > old && (err = charge(reg, add - old)))
+		return err;
+	n = dup_str(rel_ns);
+	r = dup_str(rel);
 	if (!n || !r) {
 		free(n);
 		free(r);
 		return RT_ENOMEM;
 	}
+	reg->bytes -= add > old ? 0 : old - add;
 	free(a->rel_ns);
 	free(a->rel);
 	a->rel_ns = n;
@@ -616,29 +770,38 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 {
 	struct alias *a;
 	size_t i;
+	int err;
 
 	*changed = false;
 	if (!ns.n || !workload.n || !rel_ns.n || !rel.n)
 		return RT_EINVAL;
 	if (via != CORR_VIA_MANIFEST)
 		via = CORR_VIA_LABEL;
-	if ((reg->acount + 1) * 2 > reg->naslots && alias_grow(reg))
-		return RT_ENOMEM;
+	if ((reg->acount + 1) * 2 > reg->naslots && (err = alias_grow(reg)))
+		return err;
 	i = alias_slot(reg->aslots, reg->naslots, ns, workload);
 	a = reg->aslots[i];
 	if (a) {
 		if (pair_cmp(a, rel_ns, rel, via) <= 0)
 			return 0;
-		if (alias_set(a, rel_ns, rel, via))
-			return RT_ENOMEM;
+		if ((err = alias_set(reg, a, rel_ns, rel, via)))
+			return err;
 		*changed = true;
 		return 0;
 	}
+	if ((err = charge(reg, cost(sizeof(*a)) + cost(ns.n + 1) +
+			  cost(workload.n + 1))))
+		return err;
 	a = calloc(1, sizeof(*a));
-	if (!a || !(a->ns = dup_str(ns)) || !(a->workload = dup_str(workload)) ||
-	    alias_set(a, rel_ns, rel, via)) {
+	if (!a || !(a->ns = dup_str(ns)) || !(a->workload = dup_str(workload))) {
 		alias_free(a);
 		return RT_ENOMEM;
+	}
+	if ((err = alias_set(reg, a, rel_ns, rel, via))) {
+		reg->bytes -= cost(sizeof(*a)) + cost(ns.n + 1) +
+			      cost(workload.n + 1);
+		alias_free(a);
+		return err;
 	}
 	reg->aslots[i] = a;
 	reg->acount++;

@@ -44,6 +44,7 @@ static int cluster_add(struct pipeline_db *db, struct rt_str name)
 		corr_registry_free(c[n].reg);
 		return RT_ENOMEM;
 	}
+	corr_registry_set_budget(c[n].reg, db->registry_bytes);
 	if (name.n)
 		memcpy(c[n].name, name.p, name.n);
 	c[n].name[name.n] = '\0';
@@ -109,6 +110,15 @@ void cluster_release(struct pipeline_db *db)
 	free(db->sub_ev);
 	free(db->sub_revs);
 	free(db->sub_aliases);
+}
+
+uint64_t cluster_refused(const struct pipeline_db *db)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < db->nclusters; i++)
+		n += corr_registry_refused(db->clusters[i].reg);
+	return n;
 }
 
 static bool same(struct rt_str a, struct rt_str b)

@@ -129,7 +129,9 @@ static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
 		unsigned chg;
 
 		err = corr_registry_merge(p->reg, &b->revs[i], &chg, &rel, &r);
-		if (err == RT_EINVAL) {   /* no release name: nothing to key */
+		/* No release name: nothing to key. Past the registry's
+		 * bounds: counted there (cluster_refused), not stored. */
+		if (err == RT_EINVAL || err == RT_ELIMIT) {
 			err = 0;
 			continue;
 		}
@@ -169,7 +171,7 @@ static int aliases_merge(struct pipeline_db *db, const struct corr_batch *b)
 
 		err = corr_registry_alias_merge(p->reg, a->ns, a->workload,
 						a->rel_ns, a->rel, a->via, &chg);
-		if (err == RT_EINVAL)
+		if (err == RT_EINVAL || err == RT_ELIMIT)
 			err = 0;
 		if (err || !chg)
 			continue;
@@ -398,6 +400,7 @@ int pipeline_commit(struct pipeline_db *db, struct corr_batch *b,
 		    struct store_stats *stats)
 {
 	int err = store_begin(db->st);
+	uint64_t refused;
 
 	if (err)
 		return err;
@@ -408,7 +411,13 @@ int pipeline_commit(struct pipeline_db *db, struct corr_batch *b,
 		store_abort(db->st);
 		return err;
 	}
-	return store_end(db->st, stats);
+	if ((err = store_end(db->st, stats)))
+		return err;
+	refused = cluster_refused(db);
+	if (stats)
+		stats->registry_refused += refused - db->refused_counted;
+	db->refused_counted = refused;
+	return 0;
 }
 
 /* ---- open and close ------------------------------------------------- */
@@ -445,11 +454,14 @@ int pipeline_db_open(const char *path, const struct pipeline_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return RT_ENOMEM;
 	}
+	db->registry_bytes = CORR_REGISTRY_BYTES;
 	if (o) {
 		so.gap_ns = o->gap_ns;
 		so.regap = o->regap;
 		so.log = o->log;
 		db->log = o->log;
+		if (o->registry_bytes)
+			db->registry_bytes = o->registry_bytes;
 	}
 	so.workload = workload_of;
 	if ((rc = store_open(path, 0, &so, &db->st, err, errlen))) {

@@ -20,6 +20,8 @@ struct pipeline_db {
 	struct pipeline_cluster *clusters;
 	size_t nclusters;
 	const char *cluster;              /* the current one's name */
+	size_t registry_bytes;            /* a registry's budget */
+	uint64_t refused_counted;         /* registry refusals in stats */
 	struct corr_event *sub_ev;        /* cluster.c: one cluster's share */
 	size_t sub_evcap;
 	struct rt_revision *sub_revs;     /* of a batch of several */
@@ -39,5 +41,7 @@ int cluster_use(struct pipeline_db *db, struct rt_str name);
  * database) holds, the source positions with the last. */
 int cluster_commit(struct pipeline_db *db, struct corr_batch *b);
 void cluster_release(struct pipeline_db *db);
+/* The refusals of every cluster's registry (corr_registry_refused). */
+uint64_t cluster_refused(const struct pipeline_db *db);
 
 #endif

@@ -47,7 +47,7 @@ struct pipeline_writer {
 
 static void stats_add(struct store_stats *to, const struct store_stats *from)
 {
-	_Static_assert(sizeof(*to) == 9 * sizeof(uint64_t),
+	_Static_assert(sizeof(*to) == 10 * sizeof(uint64_t),
 		       "a new store_stats counter is added here too");
 	to->batches += from->batches;
 	to->events_new += from->events_new;
@@ -58,6 +58,7 @@ static void stats_add(struct store_stats *to, const struct store_stats *from)
 	to->incidents_merged += from->incidents_merged;
 	to->recomputed += from->recomputed;
 	to->events_no_release += from->events_no_release;
+	to->registry_refused += from->registry_refused;
 }
 
 static int64_t mono_ns(void)

@@ -54,8 +54,25 @@ struct corr_release {
 
 struct corr_registry;
 
+/*
+ * The registry's names come from cluster data, so what it holds is
+ * bounded: at most CORR_RELEASE_REVS revisions per release (the highest
+ * numbers; a lower one is refused, a higher one displaces the lowest) and
+ * a byte budget over all of it (CORR_REGISTRY_BYTES unless set; ingest
+ * and consume --max-registry). A merge past either is refused with
+ * RT_ELIMIT and counted: the registry stops growing, and the records of
+ * what it could not take are stored as if no release named them.
+ */
+#define CORR_RELEASE_REVS 1024
+#define CORR_REGISTRY_BYTES ((size_t)64 << 20)
+
 struct corr_registry *corr_registry_new(void);
 void corr_registry_free(struct corr_registry *reg);
+void corr_registry_set_budget(struct corr_registry *reg, size_t bytes);
+/* Bytes held (an estimate of what malloc gave), and merges and loads
+ * refused for the bounds, since the registry was made. */
+size_t corr_registry_bytes(const struct corr_registry *reg);
+uint64_t corr_registry_refused(const struct corr_registry *reg);
 
 enum {
 	CORR_REG_CHANGED = 1u << 0,      /* a field of the revision changed */
@@ -68,12 +85,15 @@ enum {
  * status wins (pending < deployed < failed < superseded < uninstall...), ties
  * broken by the larger value. *changed gets CORR_REG_* bits; *out (may be
  * NULL) points at the merged revision (valid until the next merge).
- * Returns 0, RT_EINVAL (no namespace/name or revision <= 0) or RT_ENOMEM.
+ * Returns 0, RT_EINVAL (no namespace/name or revision <= 0), RT_ELIMIT
+ * (refused for the bounds above; fields merged before the refusal stay) or
+ * RT_ENOMEM.
  */
 int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
 			unsigned *changed, const struct corr_release **rel,
 			const struct corr_rev **out);
-/* Restores a stored revision verbatim (ranks included). */
+/* Restores a stored revision verbatim (ranks included); errors as for
+ * corr_registry_merge. */
 int corr_registry_load(struct corr_registry *reg, const char *ns,
 		       const char *name, const struct corr_rev *rev);
 
@@ -102,10 +122,11 @@ size_t corr_registry_count(const struct corr_registry *reg);
  * (ConfigMap, Service, ...) as "Kind/name", which no workload name can
  * be. Keyed by (namespace, workload name); when records disagree a label
  * beats a manifest, then the smallest (release namespace, release) wins,
- * so arrival order does not matter. Bounded by the number of workloads.
+ * so arrival order does not matter. Bounded by the budget above.
  *
  * corr_registry_alias_merge sets *changed when the mapping of (ns, workload)
- * is new or changed. Returns 0, RT_EINVAL (an empty field) or RT_ENOMEM.
+ * is new or changed. Returns 0, RT_EINVAL (an empty field), RT_ELIMIT
+ * (refused for the budget; the mapping is left as it was) or RT_ENOMEM.
  */
 int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 			      struct rt_str workload, struct rt_str rel_ns,

@@ -61,6 +61,9 @@ struct store_stats {
 	uint64_t recomputed;           /* releases recomputed from events */
 	uint64_t events_no_release;    /* new tagged events no release names
 	                                * (yet): they join no incident */
+	uint64_t registry_refused;     /* the pipeline's: revisions and
+	                                * workload mappings past the release
+	                                * registry's bounds (correlate.h) */
 };
 
 /* ---- one batch's transaction ----------------------------------------- */

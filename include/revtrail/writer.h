@@ -20,6 +20,8 @@ struct pipeline_opts {
 	const char *release_ns;       /* ingest --release, for records with */
 	const char *release_name;     /* no object at all; may be NULL */
 	FILE *log;                    /* -v: recomputations, re-attributions */
+	size_t registry_bytes;        /* each cluster's release registry's
+	                               * budget; 0 = CORR_REGISTRY_BYTES */
 };
 
 /* A store open for writing and the correlator's registry, loaded from it. */

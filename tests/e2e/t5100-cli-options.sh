@@ -68,7 +68,8 @@ unlike "$(cat "$ERR")" "regap" "no recomputation without a change"
 
 # consume shares the parsers (no broker needed: options fail first)
 for opt in "--gap 15" "--gap nan" "--batch-ms nan" "--batch-ms -1" "--batch-ms 99999999999999999999" \
-	"--status-interval inf" "--status-interval -5" "--batch-messages 0" "--max-record 17592186044417m"; do
+	"--status-interval inf" "--status-interval -5" "--batch-messages 0" "--max-record 17592186044417m" \
+	"--max-registry 512k" "--max-registry 2G"; do
 	# shellcheck disable=SC2086
 	run_rt consume -b 127.0.0.1:1 -t x -G g --db "$T/c.db" $opt
 	is "$RC" 2 "consume $opt is a usage error"

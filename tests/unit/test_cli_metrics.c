@@ -70,6 +70,7 @@ static void fill(struct metrics_snap *s)
 	s->tagged = 640;
 	s->rejects_empty = 5;
 	s->batches = 3;
+	s->registry_refused = 4;
 	s->incidents_open = 12;
 	s->assigned = 2;
 	s->nparts = 2;
@@ -105,6 +106,8 @@ static void test_render(void)
 	is_int(sample(text, "revtrail_rejects_total{reason=\"empty\"}"), 5,
 	       "rejects by reason");
 	is_int(sample(text, "revtrail_batches_total"), 3, "batches");
+	is_int(sample(text, "revtrail_registry_refused_total"), 4,
+	       "registry refusals");
 	is_int(sample(text, "revtrail_incidents_open"), 12, "incidents open");
 	is_int(sample(text, "revtrail_brokers_down"), 0, "brokers_down 0");
 	is_int(sample(text, "revtrail_partition_lag{topic=\"k8s-events\","

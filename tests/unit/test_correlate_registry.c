@@ -242,8 +242,131 @@ static void test_no_hooks(void)
 	corr_registry_free(reg);
 }
 
+/* One name in several namespaces, added in no order among enough others
+ * to grow the tables: the smallest namespace answers. */
+static void test_first_ns_growth(void)
+{
+	static const char *const nss[] = { "zeta", "mid", "alpha", "beta" };
+	struct corr_registry *reg = corr_registry_new();
+	unsigned chg;
+
+	for (int i = 0; i < 400; i++) {
+		char name[32];
+		struct rt_revision x;
+
+		snprintf(name, sizeof(name), "rel-%d", i);
+		x = rev(i % 100 == 0 ? nss[i / 100] : "ns", i % 100 ? name : "dup",
+			1, "deployed", "", SEC);
+		corr_registry_merge(reg, &x, &chg, NULL, NULL);
+	}
+	is_str(corr_registry_first_ns(reg, S("dup")), "alpha",
+	       "smallest namespace of a name, across growth");
+	is_str(corr_registry_first_ns(reg, S("rel-399")), "ns",
+	       "a name in one namespace");
+	ok(!corr_registry_first_ns(reg, S("rel-400")), "an unknown name");
+	corr_registry_free(reg);
+}
+
+/* The revision numbers a release holds, as "first..last/count". */
+static void rev_span(struct corr_registry *reg, char *out, size_t n)
+{
+	const struct corr_release *rel =
+		corr_registry_find(reg, S("prod"), S("web"));
+
+	if (!rel || !rel->nrevs) {
+		snprintf(out, n, "none");
+		return;
+	}
+	snprintf(out, n, "%d..%d/%zu", rel->revs[0].revision,
+		 rel->revs[rel->nrevs - 1].revision, rel->nrevs);
+}
+
+/* A release keeps its CORR_RELEASE_REVS highest revisions whatever the
+ * order they come in; a lower one than all it holds is refused. */
+static void test_revision_cap(void)
+{
+	static const char *const what[] = { "ascending", "descending",
+					    "shuffled" };
+	const int total = CORR_RELEASE_REVS + 76;
+	char got[3][64], want[64];
+
+	for (int dir = 0; dir < 3; dir++) {
+		struct corr_registry *reg = corr_registry_new();
+		unsigned chg;
+		int refused = 0;
+
+		for (int i = 1; i <= total; i++) {
+			int n = dir == 0 ? i : dir == 1 ? total + 1 - i :
+				1 + (i * 7919) % total;
+			struct rt_revision x = rev("prod", "web", n, "deployed",
+						   "d", SEC);
+
+			refused += corr_registry_merge(reg, &x, &chg, NULL,
+						       NULL) == RT_ELIMIT;
+		}
+		rev_span(reg, got[dir], sizeof(got[dir]));
+		is_int((int)corr_registry_refused(reg), refused,
+		       "each RT_ELIMIT is counted");
+		if (dir < 2)
+			is_int(refused, dir ? 76 : 0, dir ?
+			       "descending: the 76 lowest refused" :
+			       "ascending: the highest displace the lowest");
+		corr_registry_free(reg);
+	}
+	snprintf(want, sizeof(want), "77..%d/%d", total, CORR_RELEASE_REVS);
+	for (int dir = 0; dir < 3; dir++)
+		is_str(got[dir], want, what[dir]);
+}
+
+/* Past its byte budget the registry refuses what is new and keeps what it
+ * holds. */
+static void test_budget(void)
+{
+	struct corr_registry *reg = corr_registry_new();
+	struct rt_revision x;
+	const struct corr_rev *out = NULL;
+	struct rt_str rns, rel;
+	unsigned chg;
+	bool achg;
+	int i, err = 0;
+
+	corr_registry_set_budget(reg, 64 << 10);
+	for (i = 0; i < 10000 && !err; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "rel-%d", i);
+		x = rev("ns", name, 1, "deployed", "Install complete", SEC);
+		err = corr_registry_merge(reg, &x, &chg, NULL, NULL);
+	}
+	is_int(err, RT_ELIMIT, "a new release past the budget: RT_ELIMIT");
+	ok(i > 50 && i < 1000, "after some releases");
+	ok(corr_registry_bytes(reg) <= 64 << 10, "held bytes within budget");
+	is_int((int)corr_registry_refused(reg), 1, "the refusal is counted");
+	ok(corr_registry_find(reg, S("ns"), S("rel-0")) != NULL,
+	   "what was held stays");
+	ok(!corr_registry_find(reg, S("ns"), S("rel-9999")), "the new is not");
+	x = rev("ns", "rel-0", 1, "superseded", "Install complete", SEC);
+	is_int(corr_registry_merge(reg, &x, &chg, NULL, &out), 0,
+	       "a held revision still merges in place");
+	is_str(out ? out->status : "", "superseded", "its status advances");
+	is_int(corr_registry_alias_merge(reg, S("ns"), S("api"), S("ns"),
+					 S("rel-0"), CORR_VIA_LABEL, &achg),
+	       RT_ELIMIT, "a new workload mapping is refused too");
+	ok(!corr_registry_alias_find(reg, S("ns"), S("api"), &rns, &rel, NULL),
+	   "and not held");
+	is_int((int)corr_registry_refused(reg), 2, "both refusals counted");
+	corr_registry_set_budget(reg, CORR_REGISTRY_BYTES);
+	is_int(corr_registry_alias_merge(reg, S("ns"), S("api"), S("ns"),
+					 S("rel-0"), CORR_VIA_LABEL, &achg),
+	       0, "with room again it is taken");
+	corr_registry_free(reg);
+}
+
 int main(void)
 {
+	test_first_ns_growth();
+	test_revision_cap();
+	test_budget();
 	test_merge_order();
 	test_no_hooks();
 	test_changed_flags();
