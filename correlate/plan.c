@@ -92,6 +92,20 @@ static bool key_eq(const struct corr_key *k, struct rt_str ns,
 	       memcmp(k->rel, rel.p ? rel.p : "", rel.n) == 0;
 }
 
+/* A fresh, empty slot table of n entries in place of *slot: the caller
+ * hashes its entries in again. */
+static int slots_replace(uint32_t **slot, size_t *nslots, size_t n)
+{
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return RT_ENOMEM;
+	free(*slot);
+	*slot = s;
+	*nslots = n;
+	return 0;
+}
+
 static size_t key_slot(const struct corr_keyset *ks, struct rt_str ns,
 		       struct rt_str rel)
 {
@@ -122,14 +136,9 @@ static int keyset_room(struct corr_keyset *ks)
 		ks->cap = cap;
 	}
 	if ((ks->n + 1) * 2 > ks->nslots) {
-		size_t n = ks->nslots ? ks->nslots * 2 : 32;
-		uint32_t *s = calloc(n, sizeof(*s));
-
-		if (!s)
+		if (slots_replace(&ks->slot, &ks->nslots,
+				  ks->nslots ? ks->nslots * 2 : 32))
 			return RT_ENOMEM;
-		free(ks->slot);
-		ks->slot = s;
-		ks->nslots = n;
 		for (size_t i = 0; i < ks->n; i++)
 			ks->slot[key_slot(ks, rt_str_make(ks->k[i].ns,
 				strlen(ks->k[i].ns)), rt_str_make(ks->k[i].rel,
@@ -209,14 +218,8 @@ static size_t obj_slot(const struct corr_objmap *m, const char *kind,
 
 static int objmap_grow(struct corr_objmap *m)
 {
-	size_t n = m->nslots ? m->nslots * 2 : 64;
-	uint32_t *slot = calloc(n, sizeof(*slot));
-
-	if (!slot)
+	if (slots_replace(&m->slot, &m->nslots, m->nslots ? m->nslots * 2 : 64))
 		return RT_ENOMEM;
-	free(m->slot);
-	m->slot = slot;
-	m->nslots = n;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct corr_object *o = &m->o[i];
 
