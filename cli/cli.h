@@ -90,8 +90,8 @@ void cli_format_offset(int64_t d, char *out, size_t size);
 /* --max-registry SIZE (1M..1024M) into *bytes; else prints why and
  * returns CLI_USAGE. */
 int cli_registry_opt(const char *cmd, const char *arg, size_t *bytes);
-/* What a summary says of registry refusals (store_stats.registry_refused):
- * the level and the text, for the command's own logger. */
+/* The warning of registry refusals (store_stats.registry_refused), a
+ * format for the command's own logger: the count, then two plural "s". */
 #define CLI_REGISTRY_NOTE "%" PRIu64 " Helm revision%s or workload " \
 	"mapping%s past the release registry's bounds (--max-registry, 1024 " \
 	"revisions a release): not kept, so events get no revision from them"

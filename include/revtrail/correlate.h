@@ -60,8 +60,8 @@ struct corr_registry;
  * numbers; a lower one is refused, a higher one displaces the lowest) and
  * a byte budget over all of it (CORR_REGISTRY_BYTES unless set; ingest
  * and consume --max-registry). A merge past either is refused with
- * RT_ELIMIT and counted: the registry stops growing, and the records of
- * what it could not take are stored as if no release named them.
+ * RT_ELIMIT and counted: the registry stops growing, and events get no
+ * revision from what it could not take (nor is that stored).
  */
 #define CORR_RELEASE_REVS 1024
 #define CORR_REGISTRY_BYTES ((size_t)64 << 20)
