@@ -131,17 +131,18 @@ static const char **pool_lits(struct rules *r, const struct lit_set *set)
 
 /* A further set is worth scanning for only when the best one is weak
  * (common words, a 3-digit status code: "HTTP/" alone is in every access
- * log line), when it adds no short literal the field's scan does not
- * look for anyway (those are found at a higher cost than long ones), and
- * when none of its members is made of common words: a set holding
- * "version " or "failed" is found in line after line, each find costing
- * more than checking the few candidates the best set leaves (a small set
- * is checked instead, further_sets). */
+ * log line), when it is too large to check (a small set is checked
+ * instead, further_sets: ranked below the best, it is weak too, and a
+ * set holding "version ", "failed", "28000" or " in /" is found in line
+ * after line, one holding "incomplete" has every "request completed"
+ * pass the scan's windows, each find costing more than checking the few
+ * candidates the best set leaves), and when it adds no short literal the
+ * field's scan does not look for anyway (those are found at a higher
+ * cost than long ones). */
 static bool worth_adding(const struct rules *r, unsigned fields,
 			 const struct lit_set *best, const struct lit_set *set)
 {
-	if (lit_set_score(best) >= LIT_WEAK_SCORE ||
-	    (!lit_set_score(set) && set->n <= CHECK_MAX))
+	if (lit_set_score(best) >= LIT_WEAK_SCORE || set->n <= CHECK_MAX)
 		return false;
 	if (fields & 1u << FIELD_RAW)   /* the message's scan holds them too */
 		fields |= 1u << FIELD_MESSAGE;

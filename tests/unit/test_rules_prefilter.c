@@ -566,6 +566,38 @@ static void random_patterns(void)
 	rt_arena_release(&a);
 }
 
+/* A further set too large to check, beside a weak best set: scanned for,
+ * and listed after it. */
+static void listing_conjunction(void)
+{
+	static const char pack[] =
+		"rule t.api503\n  tags t\n  field message\n"
+		"  pattern (?:rest|soap|grpc|json|yaml|toml|html|text|atom)/"
+		"\\d\\S*\" 50[234]\n"
+		"  example \"GET / REST/1.1\" 503 12\n";
+	struct rules *r = rules_new();
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (!ok(!rules_load_buffer(r, "c.rules", pack, sizeof(pack) - 1, err,
+				    sizeof(err)) &&
+		!rules_compile(r, err, sizeof(err)), "pack: %s", err)) {
+		rules_free(r);
+		return;
+	}
+	f = open_memstream(&out, &n);
+	rules_list_prefilter(r, f);
+	fclose(f);
+	ok(strstr(out, "t.api503\tc.rules:4\t(\"\\\" 502\" | \"\\\" 503\" | "
+		  "\"\\\" 504\") & (\"rest/\" | \"soap/\" | \"grpc/\" | "
+		  "\"json/\" | \"yaml/\" | \"toml/\" | \"html/\" | \"text/\" | "
+		  "\"atom/\")\n") != NULL,
+	   "derived literals listed, with a further required set");
+	free(out);
+	rules_free(r);
+}
+
 static void listing(void)
 {
 	struct rules *r = rules_new();
@@ -580,11 +612,11 @@ static void listing(void)
 	rules_list_prefilter(r, f);
 	fclose(f);
 	ok(strstr(out, "t.configmap.missing\ttests/data/rules/catalog.rules:7\t"
-		  "(\"configmaps \\\"\" | \"configmap \\\"\") & "
+		  "\"configmaps \\\"\" | \"configmap \\\"\" check "
 		  "(\"\\\" not found\")\n") != NULL,
-	   "derived literals listed, with a further required set");
+	   "derived literals listed, with a further set checked");
 	ok(strstr(out, "t.raw.json\ttests/data/rules/catalog.rules:150\t"
-		  "(\"\\\"level\\\":\") & (\"\\\"error\\\"\" | "
+		  "\"\\\"level\\\":\" check (\"\\\"error\\\"\" | "
 		  "\"\\\"fatal\\\"\")\n") != NULL, "quotes escaped");
 	ok(strstr(out, "t.configmap.missing\ttests/data/rules/catalog.rules:8\t"
 		  "\"couldn't get configmap \"\n") != NULL,
@@ -600,6 +632,7 @@ static void listing(void)
 	   "a further set checked before PCRE2 runs");
 	free(out);
 	rules_free(r);
+	listing_conjunction();
 }
 
 static double now(void)

@@ -356,30 +356,69 @@ static unsigned on_off(struct rules *r, const char *const *lines, size_t n,
 	return differ;
 }
 
-/* Through the classifier: a pattern with two weak required sets runs only
- * when both are there, and matches just as without the prefilter. */
+/* Through the classifier: a pattern with two weak required sets, the
+ * further one too large to check, runs only when both are there, and
+ * matches just as without the prefilter. */
 static void conjunction(void)
 {
 	static const char pack[] =
-		"rule t.rest503\n  tags t\n  field message\n"
-		"  pattern REST/\\d\\S*\" 50[234]\n"
+		"rule t.api503\n  tags t\n  field message\n"
+		"  pattern (?:rest|soap|grpc|json|yaml|toml|html|text|atom)/"
+		"\\d\\S*\" 50[234]\n"
 		"  example \"GET / REST/1.1\" 503 12\n"
 		"rule t.filler\n  tags t\n  field message\n"
 		"  pattern \\b50[234] \\d+ms\\b\n  example 503 12ms\n";
 	static const char *const lines[] = {
-		"\"GET / REST/1.1\" 503 12", "\"GET / REST/1.1\" 200 12",
-		"took \" 503ms", "REST/1.0\" 502", "503 77 REST/", "x",
-		"\" 504 REST/2\" 504",
+		"\"GET / REST/1.1\" 503 12", "\"GET / json/1.1\" 200 12",
+		"took \" 503ms", "ATOM/1.0\" 502", "503 77 toml/", "x",
+		"\" 504 Html/2\" 504",
 	};
 	struct rules *r = load_pack(pack, sizeof(pack) - 1);
 	unsigned matched = 0;
 
 	if (!r)
 		return;
-	is_int(r->pats[0].nconj, 2, "REST/ alone is weak: two sets required");
+	is_int(r->pats[0].nconj, 2, "502|503|504 is weak, and nine words too "
+	       "many to check: two sets required");
 	is_int(on_off(r, lines, sizeof(lines) / sizeof(lines[0]), &matched), 0,
 	       "two required sets: prefilter on == off");
 	is_int(rules_test(r, stdout), 0, "examples pass through the prefilter");
+	rules_free(r);
+}
+
+/* A further set small enough to check ("REST/" beside a status code,
+ * "28000" beside "SQLSTATE") would be found, or brush against the scan's
+ * windows, in line after line: it is checked in a candidate's text
+ * instead of scanned for, and the patterns still match just as without
+ * the prefilter. */
+static void weak_further_set(void)
+{
+	static const char pack[] =
+		"rule t.rest503\n  tags t\n  field message\n"
+		"  pattern REST/\\d\\S*\" 50[234]\n"
+		"  example \"GET / REST/1.1\" 503 12\n"
+		"rule t.pgauth\n  tags t\n  field message\n"
+		"  pattern SQLSTATE\\W+28000\n"
+		"  example FATAL: SQLSTATE: 28000\n";
+	static const char *const lines[] = {
+		"\"GET / REST/1.1\" 503 12", "\"GET / REST/1.1\" 200 12",
+		"took \" 503ms", "REST/1.0\" 502", "503 77 REST/", "x",
+		"\" 504 REST/2\" 504", "sqlstate = 28000", "SQLSTATE 28P01",
+		"28000 sqlstate", "at 10:28:00.280001 sqlstate: 28000",
+	};
+	struct rules *r = load_pack(pack, sizeof(pack) - 1);
+	unsigned differ, matched = 0;
+
+	if (!r)
+		return;
+	for (int k = 0; k < 2; k++)
+		ok(r->pats[k].nconj == 1 && r->pats[k].nchecks == 1,
+		   "%s: the further set checked, not scanned for (%u "
+		   "sets, %u checks)", r->pats[k].src, r->pats[k].nconj,
+		   r->pats[k].nchecks);
+	differ = on_off(r, lines, sizeof(lines) / sizeof(lines[0]), &matched);
+	ok(matched == 5 && !differ, "checked sets: prefilter on == off (%u "
+	   "matched, %u differ)", matched, differ);
 	rules_free(r);
 }
 
@@ -482,6 +521,7 @@ int main(void)
 	pair_mode();
 	required_sets();
 	conjunction();
+	weak_further_set();
 	common_further_set();
 	return done_testing();
 }
