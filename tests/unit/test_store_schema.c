@@ -253,6 +253,13 @@ static void test_migrate_v3(void)
 		     " incident_objects_name WHERE incident_id = 9"
 		     " AND object_kind = 'Pod' AND object_name = 'p2'"), 1,
 	       "objects found by name");
+	is_int(count("SELECT count(*) FROM pragma_index_list("
+		     "'incident_objects') WHERE name = 'incident_objects_name'"
+		     " AND \"unique\" = 1"), 1, "the name is unique per incident");
+	is_int(count("SELECT count(*) FROM pragma_index_info("
+		     "'incident_objects_name') WHERE (seqno, name) IN (VALUES"
+		     "(0, 'incident_id'), (1, 'object_kind'), (2, 'object_name'))"),
+	       3, "keyed by incident, kind and name");
 	is_int(count("SELECT count(*) FROM pragma_index_info("
 		     "'sqlite_autoindex_incident_objects_1') WHERE"
 		     " (seqno, name) IN (VALUES(0, 'incident_id'),"
