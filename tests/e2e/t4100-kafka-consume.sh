@@ -98,4 +98,20 @@ is "$(db_count "$DB" "SELECT count(*) FROM events WHERE format = 'exporter'")" 4
 like "$(cat "$T/svc.err")" 'signal received' "the shutdown is logged"
 like "$(cat "$T/svc.err")" 'revoked 5 partition' "it left the group (partitions revoked)"
 ok consume_clean svc
+
+# A topic of Helm listings naming more releases than --max-registry holds:
+# the rest is refused, counted in --stats-json and warned about, and the
+# consumer goes on to the end.
+kafka_topic helm 1
+awk 'BEGIN { for (i = 0; i < 4000; i++) printf "r%d\t[{\"name\":\"rel-%05d\",\"namespace\":\"bulk\",\"revision\":\"1\",\"updated\":\"2024-11-03 14:00:00 +0000 UTC\",\"status\":\"deployed\",\"chart\":\"c-1.0\",\"app_version\":\"1\"}]\n", i, i }' >"$T/helm.tsv"
+kafka_produce helm "$T/helm.tsv"
+run_rt consume -b "$BS" -t helm -G revtrail-helm --db "$T/h.db" -e \
+	--max-registry 1M --stats-json "$T/helm.json" --status-interval 0
+is "$RC" 0 "a full registry does not stop consume"
+held=$(db_count "$T/h.db" "SELECT count(*) FROM revisions")
+is "$(jq -r '.messages + 0' "$T/helm.json")" 4000 "every message read"
+is "$(jq -r '.registry_refused + 0' "$T/helm.json")" "$((4000 - held))" \
+	"--stats-json counts what the registry refused ($held kept)"
+like "$(cat "$ERR")" "WARN consume: $((4000 - held)) Helm revisions or workload mappings past the release registry's bounds" \
+	"and the log says it"
 done_testing
