@@ -50,6 +50,9 @@ struct corr_release {
 	char *ns, *name;
 	struct corr_rev *revs;      /* sorted by revision number */
 	size_t nrevs, cap;
+	bool by_time;               /* every revision has a time, and they
+	                             * never go down: corr_release_at may
+	                             * search rather than scan */
 };
 
 struct corr_registry;

@@ -318,6 +318,70 @@ static void test_revision_cap(void)
 		is_str(got[dir], want, what[dir]);
 }
 
+/* The revision in force by the rule corr_release_at documents, the slow
+ * way: the latest time not after ts + skew, then the highest number. */
+static const struct corr_rev *at_ref(const struct corr_release *rel,
+				     int64_t ts)
+{
+	const struct corr_rev *best = NULL;
+
+	for (size_t i = 0; i < rel->nrevs; i++) {
+		const struct corr_rev *r = &rel->revs[i];
+
+		if (r->updated_ns && r->updated_ns <= ts + CORR_SKEW_NS &&
+		    (!best || r->updated_ns > best->updated_ns ||
+		     (r->updated_ns == best->updated_ns &&
+		      r->revision > best->revision)))
+			best = r;
+	}
+	return best;
+}
+
+/* Releases whose times rise with their numbers are searched, the others
+ * scanned: both answer as the rule says, in every kind of history. */
+static void test_revision_at_search(void)
+{
+	static const char *const kinds[] = { "rising", "rising with ties",
+					     "one out of order", "the first untimed" };
+	unsigned seed = 12345;
+
+	for (int kind = 0; kind < 4; kind++) {
+		struct corr_registry *reg = corr_registry_new();
+		const struct corr_release *rel;
+		int wrong = 0, n = 300;
+		unsigned chg;
+
+		for (int i = 0; i < n; i++) {
+			int k = (i * 7919) % n;   /* merged out of order */
+			int64_t t = (int64_t)(k + 1) * 10 * SEC;
+			struct rt_revision x;
+
+			if (kind == 1)
+				t = (int64_t)(k / 3 + 1) * 10 * SEC;
+			if (kind == 2 && k == 150)
+				t = 5 * SEC;
+			if (kind == 3 && k == 0)
+				t = 0;
+			x = rev("prod", "web", k + 1, "superseded", "d", t);
+			corr_registry_merge(reg, &x, &chg, NULL, NULL);
+		}
+		rel = corr_registry_find(reg, S("prod"), S("web"));
+		ok(rel && rel->by_time == (kind < 2), "%s: %s", kinds[kind],
+		   kind < 2 ? "searched" : "scanned");
+		for (int i = 0; rel && i < 4000; i++) {
+			int64_t ts;
+
+			seed = seed * 1103515245 + 12345;
+			ts = (int64_t)(seed % 3200000u) * (SEC / 1000);
+			if (ts > 0 && corr_release_at(rel, ts) != at_ref(rel, ts))
+				wrong++;
+		}
+		is_int(wrong, 0, "%s: the revision in force at 4000 times",
+		       kinds[kind]);
+		corr_registry_free(reg);
+	}
+}
+
 /* Past its byte budget the registry refuses what is new and keeps what it
  * holds. */
 static void test_budget(void)
@@ -371,6 +435,7 @@ int main(void)
 	test_no_hooks();
 	test_changed_flags();
 	test_revision_at();
+	test_revision_at_search();
 	test_names();
 	test_long_names();
 	return done_testing();
