@@ -168,6 +168,12 @@ struct pf {
 	 * pair and step. */
 	unsigned char spair_lo32[MAX_SPAIRS][32];
 	unsigned char spair_hi32[MAX_SPAIRS][32];
+	/* The AVX2 pass's nibble tables, twice over (a shuffle looks up
+	 * each 16-byte half in its own): bit k of entry x of nib[2j] when
+	 * byte j from a place may have low nibble x in the group of anchor
+	 * pair k, of nib[2j + 1] the high nibble; byte 2 is the group's
+	 * third (build_nibbles). */
+	unsigned char nib[6][32];
 	unsigned nspairs;       /* > MAX_SPAIRS: no SSE2 pass */
 	uint64_t spair_tab[65536 / 64];         /* folded pair values */
 	bool caseless_k_s;      /* some literal holds a 'k' or an 's' */
@@ -748,6 +754,35 @@ static void group_shorts(struct pf *pf)
 	}
 }
 
+/* Sets bit g of the entries of nib[2j] and nib[2j + 1] (both halves)
+ * for the low and high nibbles of folded byte c at place j of group g.
+ * Folded, a text byte's high nibble may lack bit 1 ("| 0x20" sets it). */
+static void nibble_set(struct pf *pf, unsigned j, unsigned c, unsigned g)
+{
+	for (unsigned x = 0; x < 16; x++)
+		if ((x | 2) == c >> 4)
+			pf->nib[2 * j + 1][x] = pf->nib[2 * j + 1][x + 16] |=
+				(unsigned char)(1u << g);
+	pf->nib[2 * j][c & 15] = pf->nib[2 * j][(c & 15) + 16] |=
+		(unsigned char)(1u << g);
+}
+
+/* The AVX2 byte pass's tables: a bucket per anchor pair (group), exact for
+ * the pair; the third byte's nibbles may admit a few more. */
+static void build_nibbles(struct pf *pf)
+{
+	memset(pf->nib, 0, sizeof(pf->nib));
+	for (unsigned g = 0; g < pf->nsgroups && g < MAX_SPAIRS; g++) {
+		const struct pf_sgroup *gr = &pf->sgroups[g];
+
+		nibble_set(pf, 0, gr->pair & 0xffu, g);
+		nibble_set(pf, 1, gr->pair >> 8, g);
+		for (unsigned c = 0; c < 256; c++)
+			if (gr->third[c >> 6] >> (c & 63) & 1)
+				nibble_set(pf, 2, c, g);
+	}
+}
+
 static int build_bitmaps(struct pf *pf)
 {
 	size_t words = (1u << BITS_LG) / 64;
@@ -866,6 +901,7 @@ int pf_build(struct pf *pf)
 		memset(pf->spair_lo32[k], pf->spairs[k] & 0xff, 32);
 		memset(pf->spair_hi32[k], pf->spairs[k] >> 8, 32);
 	}
+	build_nibbles(pf);
 	if ((rc = build_bitmaps(pf)) || (rc = build_slots(pf)))
 		return rc;
 	pf_set_avx2(pf, true);
@@ -1122,10 +1158,27 @@ scan_pairs(struct scan *s, const __m128i *lo, const __m128i *hi, unsigned np,
 #endif
 
 #ifdef PF_AVX2
-/* pair_mask over 32 positions. */
+/* Byte j from each of 32 places looked up in nib[2j] and nib[2j + 1]:
+ * the groups whose anchor pair (and third byte, j = 2) it may belong to. */
+static inline __attribute__((always_inline, target("avx2"))) __m256i
+nibbles256(const struct pf *pf, const unsigned char *t, unsigned j)
+{
+	const __m256i low = _mm256_set1_epi8(0x0f);
+	__m256i v = _mm256_loadu_si256((const __m256i *)t);
+
+	return _mm256_and_si256(
+		_mm256_shuffle_epi8(_mm256_loadu_si256(
+			(const __m256i *)pf->nib[2 * j]), _mm256_and_si256(v, low)),
+		_mm256_shuffle_epi8(_mm256_loadu_si256(
+			(const __m256i *)pf->nib[2 * j + 1]),
+			_mm256_and_si256(_mm256_srli_epi16(v, 4), low)));
+}
+
+/* pair_mask over 32 places, against np pairs (a constant where this is
+ * inlined, at most PAIR_MODE_PAIRS). */
 static inline __attribute__((always_inline, target("avx2"))) unsigned
-pair_mask256(const unsigned char *t, const unsigned char (*lo)[32],
-	     const unsigned char (*hi)[32], unsigned np, __m256i *seen)
+cmp_mask256(const struct pf *pf, const unsigned char *t, unsigned np,
+	    __m256i *seen)
 {
 	const __m256i fold = _mm256_set1_epi8(0x20);
 	__m256i raw = _mm256_loadu_si256((const __m256i *)t);
@@ -1135,60 +1188,103 @@ pair_mask256(const unsigned char *t, const unsigned char (*lo)[32],
 	__m256i eq = _mm256_setzero_si256();
 
 	*seen = _mm256_or_si256(*seen, raw);
-#pragma GCC unroll 8
+#pragma GCC unroll 4
 	for (unsigned k = 0; k < np; k++)
 		eq = _mm256_or_si256(eq, _mm256_and_si256(
 			_mm256_cmpeq_epi8(v0, _mm256_loadu_si256(
-				(const __m256i *)lo[k])),
+				(const __m256i *)pf->spair_lo32[k])),
 			_mm256_cmpeq_epi8(v1, _mm256_loadu_si256(
-				(const __m256i *)hi[k]))));
+				(const __m256i *)pf->spair_hi32[k]))));
 	return (unsigned)_mm256_movemask_epi8(eq);
 }
 
-/* The whole 32-position blocks, then the block that ends with the text
- * (scan_pairs for a text shorter than one): a Kubernetes Event's raw JSON
- * (600 bytes, scanned for the raw field's pairs) takes half the blocks,
- * and a CRI line's, where the SSE2 pass took up to two 16-byte blocks
- * more, one block fewer. */
+/* The places of t[0, 32) whose two bytes are an anchor pair, and, when
+ * third, whose next byte may follow it. With np pairs, a compare against
+ * each; with np 0, Hyperscan's Teddy, a bucket per pair: the same cost for
+ * five pairs or eight, and the third byte spares verify_short the
+ * timestamps' "50" of ".000500Z". The compares cost less for a few pairs
+ * (the raw field's, over an Event's 600 bytes of JSON). */
+static inline __attribute__((always_inline, target("avx2"))) unsigned
+pair_mask256(const struct pf *pf, const unsigned char *t, bool third,
+	     unsigned np, __m256i *seen)
+{
+	__m256i m;
+
+	if (np)
+		return cmp_mask256(pf, t, np, seen);
+	m = _mm256_and_si256(nibbles256(pf, t, 0), nibbles256(pf, t + 1, 1));
+	*seen = _mm256_or_si256(*seen, _mm256_loadu_si256((const __m256i *)t));
+	if (third)
+		m = _mm256_and_si256(m, nibbles256(pf, t + 2, 2));
+	return ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m,
+		_mm256_setzero_si256()));
+}
+
+static uint64_t scan_pairs_sse2(struct scan *s, size_t i);
+
+/* The whole 32-position blocks (with the byte after them, for the third),
+ * then the block that ends with the text (scan_pairs for a text shorter
+ * than one): a Kubernetes Event's raw JSON (600 bytes, scanned for the
+ * raw field's pairs) takes half the blocks, and a CRI line's, where the
+ * SSE2 pass took up to two 16-byte blocks more, one block fewer. */
 static inline __attribute__((always_inline, target("avx2"))) uint64_t
-scan_pairs256(struct scan *s, const __m128i *lo, const __m128i *hi,
-	      unsigned np)
+scan_pairs256(struct scan *s, unsigned np)
 {
 	__m256i seen = _mm256_setzero_si256();
 	size_t i = 0;
 	unsigned mask;
 
-	for (; i + 33 <= s->n; i += 32)
-		for (mask = pair_mask256(s->t + i, s->pf->spair_lo32,
-					 s->pf->spair_hi32, np, &seen);
-		     mask; mask &= mask - 1)
+	for (; i + 34 <= s->n; i += 32)
+		for (mask = pair_mask256(s->pf, s->t + i, true, np, &seen); mask;
+		     mask &= mask - 1)
 			verify_short(s, i + (unsigned)__builtin_ctz(mask));
-	if (i < 32)     /* a text shorter than a block and its next byte */
-		return scan_pairs(s, lo, hi, np, i);
+	if (i < 32)     /* a text shorter than a block and two bytes */
+		return scan_pairs_sse2(s, i);
 	/* The positions left (those with a byte after them) from the block
 	 * that ends with the text, less the ones looked at, as scan_pairs
 	 * ends; its bytes are the text's last but one, all a K or S sign's
 	 * first byte can be at. */
-	mask = i + 1 < s->n ? pair_mask256(s->t + s->n - 33, s->pf->spair_lo32,
-					   s->pf->spair_hi32, np, &seen) >>
-			      (33 - (s->n - i)) : 0;
+	mask = i + 1 < s->n ? pair_mask256(s->pf, s->t + s->n - 33, false, np,
+					   &seen) >> (33 - (s->n - i)) : 0;
 	for (; mask; mask &= mask - 1)
 		verify_short(s, i + (unsigned)__builtin_ctz(mask));
 	return _mm256_movemask_epi8(seen) ? HIGH64 : 0;
 }
 
-static __attribute__((target("avx2"))) uint64_t
-scan_short256(struct scan *s, const __m128i *lo, const __m128i *hi)
+/* Each its own function: a dispatch among them, with the stack the
+ * compares' registers need, cost 30 instructions a call. */
+static __attribute__((target("avx2"))) uint64_t scan_nibbles256(struct scan *s)
+{
+	return scan_pairs256(s, 0);
+}
+
+static __attribute__((target("avx2"))) uint64_t scan_cmp256(struct scan *s)
 {
 	switch (s->pf->nspairs) {
-	case 1: return scan_pairs256(s, lo, hi, 1);
-	case 2: return scan_pairs256(s, lo, hi, 2);
-	case 3: return scan_pairs256(s, lo, hi, 3);
-	case 4: return scan_pairs256(s, lo, hi, 4);
-	case 5: return scan_pairs256(s, lo, hi, 5);
-	case 6: return scan_pairs256(s, lo, hi, 6);
-	case 7: return scan_pairs256(s, lo, hi, 7);
-	default: return scan_pairs256(s, lo, hi, MAX_SPAIRS);
+	case 1: return scan_pairs256(s, 1);
+	case 2: return scan_pairs256(s, 2);
+	case 3: return scan_pairs256(s, 3);
+	default: return scan_pairs256(s, PAIR_MODE_PAIRS);
+	}
+}
+#endif
+
+#ifdef __SSE2__
+/* scan_pairs from place i, for the pf's number of pairs. */
+static uint64_t scan_pairs_sse2(struct scan *s, size_t i)
+{
+	const __m128i *lo = (const __m128i *)s->pf->spair_lo,
+		      *hi = (const __m128i *)s->pf->spair_hi;
+
+	switch (s->pf->nspairs) {
+	case 1: return scan_pairs(s, lo, hi, 1, i);
+	case 2: return scan_pairs(s, lo, hi, 2, i);
+	case 3: return scan_pairs(s, lo, hi, 3, i);
+	case 4: return scan_pairs(s, lo, hi, 4, i);
+	case 5: return scan_pairs(s, lo, hi, 5, i);
+	case 6: return scan_pairs(s, lo, hi, 6, i);
+	case 7: return scan_pairs(s, lo, hi, 7, i);
+	default: return scan_pairs(s, lo, hi, MAX_SPAIRS, i);
 	}
 }
 #endif
@@ -1201,26 +1297,15 @@ static bool scan_short(struct scan *s, uint64_t *high)
 
 #ifdef __SSE2__
 	if (pf->nspairs <= MAX_SPAIRS) {
-		const __m128i *lo = (const __m128i *)pf->spair_lo,
-			      *hi = (const __m128i *)pf->spair_hi;
-
 #ifdef PF_AVX2
 		if (pf->avx2) {
-			*high |= scan_short256(s, lo, hi);
+			*high |= pf->nspairs > PAIR_MODE_PAIRS ?
+				 scan_nibbles256(s) : scan_cmp256(s);
 			return true;
 		}
 #endif
-		switch (pf->nspairs) {
-		case 1: *high |= scan_pairs(s, lo, hi, 1, 0); return true;
-		case 2: *high |= scan_pairs(s, lo, hi, 2, 0); return true;
-		case 3: *high |= scan_pairs(s, lo, hi, 3, 0); return true;
-		case 4: *high |= scan_pairs(s, lo, hi, 4, 0); return true;
-		case 5: *high |= scan_pairs(s, lo, hi, 5, 0); return true;
-		case 6: *high |= scan_pairs(s, lo, hi, 6, 0); return true;
-		case 7: *high |= scan_pairs(s, lo, hi, 7, 0); return true;
-		default: *high |= scan_pairs(s, lo, hi, MAX_SPAIRS, 0);
-			return true;
-		}
+		*high |= scan_pairs_sse2(s, 0);
+		return true;
 	}
 #endif
 	for (size_t i = 0; i + 1 < s->n; i++) {

@@ -566,6 +566,18 @@ static void random_patterns(void)
 	rt_arena_release(&a);
 }
 
+/* rules_list_prefilter's output for r (free it). */
+static char *listing_of(struct rules *r)
+{
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	rules_list_prefilter(r, f);
+	fclose(f);
+	return out;
+}
+
 /* A further set too large to check, beside a weak best set: scanned for,
  * and listed after it. */
 static void listing_conjunction(void)
@@ -576,9 +588,7 @@ static void listing_conjunction(void)
 		"\\d\\S*\" 50[234]\n"
 		"  example \"GET / REST/1.1\" 503 12\n";
 	struct rules *r = rules_new();
-	char *out = NULL;
-	size_t n = 0;
-	FILE *f;
+	char *out;
 
 	if (!ok(!rules_load_buffer(r, "c.rules", pack, sizeof(pack) - 1, err,
 				    sizeof(err)) &&
@@ -586,9 +596,7 @@ static void listing_conjunction(void)
 		rules_free(r);
 		return;
 	}
-	f = open_memstream(&out, &n);
-	rules_list_prefilter(r, f);
-	fclose(f);
+	out = listing_of(r);
 	ok(strstr(out, "t.api503\tc.rules:4\t(\"\\\" 502\" | \"\\\" 503\" | "
 		  "\"\\\" 504\") & (\"rest/\" | \"soap/\" | \"grpc/\" | "
 		  "\"json/\" | \"yaml/\" | \"toml/\" | \"html/\" | \"text/\" | "
@@ -601,16 +609,12 @@ static void listing_conjunction(void)
 static void listing(void)
 {
 	struct rules *r = rules_new();
-	char *out = NULL;
-	size_t n = 0;
-	FILE *f;
+	char *out;
 
 	if (rules_load_path(r, "tests/data/rules/catalog.rules", err,
 			    sizeof(err)) || rules_compile(r, err, sizeof(err)))
 		return;
-	f = open_memstream(&out, &n);
-	rules_list_prefilter(r, f);
-	fclose(f);
+	out = listing_of(r);
 	ok(strstr(out, "t.configmap.missing\ttests/data/rules/catalog.rules:7\t"
 		  "\"configmaps \\\"\" | \"configmap \\\"\" check "
 		  "(\"\\\" not found\")\n") != NULL,

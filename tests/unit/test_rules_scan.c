@@ -55,14 +55,20 @@ static void set_build(struct set *s)
 }
 
 /* Scans t and compares the literals found (through their payloads) with
- * the reference; returns the number of disagreements. */
+ * the reference; returns the number of disagreements. The scan reads a
+ * copy of exactly n bytes, so that a sanitizer build sees a read past
+ * the end. */
 static unsigned check(const struct set *s, const char *t, size_t n)
 {
 	static uint32_t stamp[MAXLITS + 1], gen, hits[MAXLITS + 1];
 	bool found[MAXLITS] = { false };
 	unsigned bad = 0;
-	int nh = pf_scan(s->pf, t, n, stamp, ++gen, hits);
+	char *copy = malloc(n ? n : 1);
+	int nh;
 
+	memcpy(copy, t, n);
+	nh = pf_scan(s->pf, copy, n, stamp, ++gen, hits);
+	free(copy);
 	if (nh < 0)
 		return 0;       /* every pattern runs: nothing to lose */
 	for (int h = 0; h < nh; h++) {
@@ -401,10 +407,9 @@ static void weak_further_set(void)
 		"  pattern SQLSTATE\\W+28000\n"
 		"  example FATAL: SQLSTATE: 28000\n";
 	static const char *const lines[] = {
-		"\"GET / REST/1.1\" 503 12", "\"GET / REST/1.1\" 200 12",
-		"took \" 503ms", "REST/1.0\" 502", "503 77 REST/", "x",
-		"\" 504 REST/2\" 504", "sqlstate = 28000", "SQLSTATE 28P01",
-		"28000 sqlstate", "at 10:28:00.280001 sqlstate: 28000",
+		"\"GET / REST/1.1\" 503 12", "REST/1.0\" 502", "503 77 REST/",
+		"sqlstate = 28000", "SQLSTATE 28P01", "28000 sqlstate",
+		"at 10:28:00.280001 sqlstate: 28000", "\" 504 REST/2\" 504",
 	};
 	struct rules *r = load_pack(pack, sizeof(pack) - 1);
 	unsigned differ, matched = 0;
