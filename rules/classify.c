@@ -124,10 +124,11 @@ static bool is_span(struct rt_str inner, struct rt_str outer)
 /*
  * The message and raw fields when the message is a span of the raw text
  * (a CRI or plain text line, a JSON log's msg): one scan of the raw text
- * with the message's prefilter, which holds the raw field's literals too.
- * It costs a few more positions than a scan of the message alone, where a
- * second scan of the raw bytes around the span cost a call and a byte
- * pass of their own.
+ * with the message's prefilter, which holds the raw field's literals too
+ * (whole, for its byte pass: its windows then sample the message alone).
+ * It costs the byte pass a few more bytes than a scan of the message
+ * alone, where a second scan of the raw bytes around the span cost a call
+ * and a byte pass of their own.
  */
 static void span_cands(struct rules *r, size_t *nc, struct rt_str raw,
 		       struct rt_str msg, uint32_t only)
@@ -178,9 +179,10 @@ split_cands(struct rules *r, size_t *nc, struct rt_str raw,
 
 /* Whether one scan of the raw text serves the message span better than
  * a scan of each: the raw bytes around the message cost the span scan
- * some 4 instructions each, a scan of its own costs a call and the byte
- * pass over all of the raw text. A CRI line's prefix is short; an Event's
- * JSON around its message is not. */
+ * some 4 instructions each when its windows sample them too (the raw
+ * field's literals too many for the byte pass), a scan of its own costs
+ * a call and the byte pass over all of the raw text. A CRI line's prefix
+ * is short; an Event's JSON around its message is not. */
 #define SPAN_SLACK 96
 static bool span_pays(struct rt_str msg, struct rt_str raw)
 {

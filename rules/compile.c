@@ -181,7 +181,8 @@ static int add_set(struct rules *r, uint32_t i, unsigned k)
 			if ((fields & 1u << f) && pf_add(r->pf[f], lits[j], len, pay))
 				return RT_ENOMEM;
 		if ((fields & 1u << FIELD_RAW) &&
-		    pf_add(r->pf[FIELD_MESSAGE], lits[j], len, pay | PAY_RAW))
+		    pf_add_whole(r->pf[FIELD_MESSAGE], lits[j], len,
+				 pay | PAY_RAW))
 			return RT_ENOMEM;
 	}
 	return 0;

@@ -75,6 +75,7 @@ struct pf_lit {
 	char *s;                /* lower case */
 	uint32_t len;
 	uint32_t pat0, npats;   /* range in pf.litpats */
+	bool whole;             /* looked for outside a span too */
 };
 
 struct pf_pair {
@@ -177,6 +178,9 @@ struct pf {
 	unsigned nspairs;       /* > MAX_SPAIRS: no SSE2 pass */
 	uint64_t spair_tab[65536 / 64];         /* folded pair values */
 	bool caseless_k_s;      /* some literal holds a 'k' or an 's' */
+	/* The byte pass finds every whole literal (pf_add_whole), so the
+	 * windows of pf_scan_span need only cover its span. */
+	bool span_windows;
 	bool avx2;              /* the byte pass 32 bytes at a time */
 };
 
@@ -288,7 +292,8 @@ static int index_grow(struct pf *pf)
 	return 0;
 }
 
-int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat)
+static int add(struct pf *pf, const char *s, size_t n, uint32_t pat,
+	       bool whole)
 {
 	char low[LIT_LEN];
 	uint32_t *slot;
@@ -315,13 +320,25 @@ int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat)
 		memcpy(l->s, low, n);
 		l->len = (uint32_t)n;
 		l->pat0 = l->npats = 0;
+		l->whole = false;
 		*slot = (uint32_t)++pf->nlits;
 	}
+	pf->lits[*slot - 1].whole |= whole;
 	if (grow((void **)&pf->pairs, &pf->cappairs, pf->npairs,
 		 sizeof(*pf->pairs)))
 		return RT_ENOMEM;
 	pf->pairs[pf->npairs++] = (struct pf_pair){ *slot - 1, pat };
 	return 0;
+}
+
+int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat)
+{
+	return add(pf, s, n, pat, false);
+}
+
+int pf_add_whole(struct pf *pf, const char *s, size_t n, uint32_t pat)
+{
+	return add(pf, s, n, pat, true);
 }
 
 bool pf_has(const struct pf *pf, const char *s, size_t n)
@@ -350,6 +367,11 @@ bool pf_set_avx2(struct pf *pf, bool on)
 bool pf_windowed(const struct pf *pf)
 {
 	return pf->nanchors || pf->nlanchors;
+}
+
+bool pf_span_windows(const struct pf *pf)
+{
+	return pf->span_windows;
 }
 
 bool pf_caseless(const struct pf *pf)
@@ -654,6 +676,33 @@ static void add_mid(struct pf *pf, uint32_t lit)
 	}
 }
 
+/* Gives the byte pass the literals of SHORT_LEN bytes and more (the
+ * whole ones only, when whole), anchored on pairs others share when
+ * share; takes them back, and returns false, when that makes more than
+ * max anchor pairs. */
+static bool try_shorts(struct pf *pf, bool whole, bool share, unsigned max)
+{
+	size_t nshorts = pf->nshorts;
+	unsigned nspairs = pf->nspairs;
+	uint64_t *tab;
+	bool ok;
+
+	if (!(tab = malloc(sizeof(pf->spair_tab))))
+		return false;
+	memcpy(tab, pf->spair_tab, sizeof(pf->spair_tab));
+	for (size_t i = 0; i < pf->nlits && pf->nspairs <= max; i++)
+		if (pf->lits[i].len >= SHORT_LEN && (!whole || pf->lits[i].whole))
+			add_short(pf, (uint32_t)i, share);
+	ok = pf->nspairs <= max;
+	if (!ok) {
+		pf->nshorts = nshorts;
+		pf->nspairs = nspairs;
+		memcpy(pf->spair_tab, tab, sizeof(pf->spair_tab));
+	}
+	free(tab);
+	return ok;
+}
+
 /*
  * A few literals that share a few pairs ("503", " 503 ", "http 503": the
  * raw-field literals of the default packs) are all found by the byte pass,
@@ -663,27 +712,8 @@ static void add_mid(struct pf *pf, uint32_t lit)
  */
 static bool pair_mode(struct pf *pf)
 {
-	size_t nshorts = pf->nshorts;
-	unsigned nspairs = pf->nspairs;
-	uint64_t *tab;
-	bool ok;
-
-	if (pf->nlits > PAIR_MODE_LITS)
-		return false;
-	if (!(tab = malloc(sizeof(pf->spair_tab))))
-		return false;
-	memcpy(tab, pf->spair_tab, sizeof(pf->spair_tab));
-	for (size_t i = 0; i < pf->nlits && pf->nspairs <= PAIR_MODE_PAIRS; i++)
-		if (pf->lits[i].len >= SHORT_LEN)
-			add_short(pf, (uint32_t)i, true);
-	ok = pf->nspairs <= PAIR_MODE_PAIRS;
-	if (!ok) {
-		pf->nshorts = nshorts;
-		pf->nspairs = nspairs;
-		memcpy(pf->spair_tab, tab, sizeof(pf->spair_tab));
-	}
-	free(tab);
-	return ok;
+	return pf->nlits <= PAIR_MODE_LITS &&
+	       try_shorts(pf, false, true, PAIR_MODE_PAIRS);
 }
 
 /* Up to one anchor per literal and residue; short literals go to the byte
@@ -708,8 +738,14 @@ static int make_anchors(struct pf *pf)
 	}
 	if (pair_mode(pf))
 		return 0;
+	/* The whole literals of a span scan (the raw field's, in the
+	 * message's prefilter) to the byte pass, on their rarest pairs, which
+	 * reads all of the text anyway: the windows then skip what lies
+	 * outside the span (a CRI line's timestamp, stream and tag). */
+	pf->span_windows = try_shorts(pf, true, false, MAX_SPAIRS);
 	for (size_t i = 0; i < pf->nlits; i++) {
-		if (pf->lits[i].len < SHORT_LEN)
+		if (pf->lits[i].len < SHORT_LEN ||
+		    (pf->lits[i].whole && pf->span_windows))
 			continue;
 		if (pf->lits[i].len < LONG_LEN)
 			add_mid(pf, (uint32_t)i);
@@ -1533,6 +1569,31 @@ int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
 	return pf_scan_span(pf, text, n, 0, n, stamp, gen, gen, hits);
 }
 
+/* The windowed pass, over s's span alone when the byte pass finds every
+ * literal looked for outside it. Returns whether it read all of the text
+ * for *high. */
+static bool scan_windows(struct scan *s, uint64_t *high)
+{
+	struct scan sub = *s, *w = s;
+	size_t q;
+
+	if (s->pf->span_windows && (s->lo || s->hi < s->n)) {
+		sub.t += s->lo;
+		sub.n = s->hi - s->lo;
+		sub.lo = 0;
+		sub.hi = sub.n;
+		w = &sub;
+	}
+	q = scan_head(w, high);
+#ifdef PF_AVX2
+	if (s->pf->avx2)
+		q = scan_main256(w, q, high);
+#endif
+	scan_tail(w, scan_main(w, q, high), high);
+	s->nhits = w->nhits;
+	return w == s;
+}
+
 int pf_scan_span(const struct pf *pf, const char *text, size_t n, size_t lo,
 		 size_t hi, uint32_t *stamp, uint32_t gen, uint32_t gen_out,
 		 uint32_t *hits)
@@ -1540,20 +1601,12 @@ int pf_scan_span(const struct pf *pf, const char *text, size_t n, size_t lo,
 	struct scan s = { pf, (const unsigned char *)text, n, lo, hi, stamp,
 			  gen, gen_out, hits, 0 };
 	uint64_t high = 0;
+	bool all_seen = false;
 
 	if (n < LIT_MIN || !pf->nlits)
 		return 0;
-	bool windowed = pf->nanchors || pf->nlanchors, all_seen = windowed;
-
-	if (windowed) {
-		size_t q = scan_head(&s, &high);
-
-#ifdef PF_AVX2
-		if (pf->avx2)
-			q = scan_main256(&s, q, &high);
-#endif
-		scan_tail(&s, scan_main(&s, q, &high), &high);
-	}
+	if (pf->nanchors || pf->nlanchors)
+		all_seen = scan_windows(&s, &high);
 	if (pf->nshorts && scan_short(&s, &high))
 		all_seen = true;
 	if (!all_seen && pf->caseless_k_s)

@@ -106,9 +106,9 @@ struct rules {
 	pcre2_match_data *md;
 	/* One prefilter per field, holding only the literals of the patterns
 	 * that read it; a literal's payload is pattern << 3 | PAY_* | its set.
-	 * The message's also holds the raw field's literals (PAY_RAW): when
-	 * the message is a span of the raw text (a CRI or plain text line),
-	 * one scan of the raw text with it serves both fields. */
+	 * The message's also holds the raw field's literals (PAY_RAW, added
+	 * whole): when the message is a span of the raw text (a CRI or plain
+	 * text line), one scan of the raw text with it serves both fields. */
 	struct pf *pf[FIELD_COUNT];
 	unsigned field_mask;            /* fields some rule reads */
 	uint32_t *always[FIELD_COUNT];  /* patterns with no literal */
@@ -176,6 +176,8 @@ struct pf *pf_new(void);
 void pf_free(struct pf *pf);
 /* Registers that pattern pat requires literal s (any case). */
 int pf_add(struct pf *pf, const char *s, size_t n, uint32_t pat);
+/* pf_add, for a literal pf_scan_span must find outside its span too. */
+int pf_add_whole(struct pf *pf, const char *s, size_t n, uint32_t pat);
 /* Whether literal s (any case) was added; only before pf_build. */
 bool pf_has(const struct pf *pf, const char *s, size_t n);
 int pf_build(struct pf *pf);
@@ -183,6 +185,9 @@ size_t pf_nlits(const struct pf *pf);
 /* After pf_build: whether the scan samples windows (false: the literals are
  * few enough for the byte-pair pass alone). For tests. */
 bool pf_windowed(const struct pf *pf);
+/* After pf_build: whether the byte pass finds every whole literal, so
+ * that pf_scan_span samples windows inside its span only. For tests. */
+bool pf_span_windows(const struct pf *pf);
 const uint32_t *pf_lit_pats(const struct pf *pf, uint32_t lit, size_t *n);
 /* The byte pass with AVX2 where the CPU has it (pf_build's choice), or
  * SSE2. Returns whether AVX2 is now used. Tests try both. */
@@ -198,8 +203,9 @@ int pf_scan(const struct pf *pf, const char *text, size_t n, uint32_t *stamp,
 /*
  * pf_scan, and a literal found in text but not inside its span [lo, hi) is
  * stamped gen_out and appended as its id | PF_HIT_OUT (and again, plain,
- * when it is also found inside). gen_out != gen; hits then has room for
- * twice the literals.
+ * when it is also found inside). Literals added with pf_add_whole are
+ * always so found; others outside the span may be left out. gen_out !=
+ * gen; hits then has room for twice the literals.
  */
 #define PF_HIT_OUT 0x80000000u
 int pf_scan_span(const struct pf *pf, const char *text, size_t n, size_t lo,
