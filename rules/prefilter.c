@@ -182,6 +182,7 @@ struct pf {
 	 * windows of pf_scan_span need only cover its span. */
 	bool span_windows;
 	bool avx2;              /* the byte pass 32 bytes at a time */
+	bool gather;            /* the AVX2 gate bits by vpgatherdd */
 };
 
 static const unsigned char lower_tab[256] = {
@@ -354,6 +355,28 @@ bool pf_has(const struct pf *pf, const char *s, size_t n)
 	return *index_slot(pf, low, n) != 0;
 }
 
+/* Intel's Gather Data Sampling microcode (Skylake to Tiger Lake, when
+ * the kernel reports "Mitigation: Microcode") makes vpgatherdd several
+ * times slower; there the gate bits are tested one at a time. */
+static bool gathers_slow(void)
+{
+	static int slow = -1;
+	char line[128] = "";
+	FILE *f;
+
+	if (slow < 0) {
+		f = fopen("/sys/devices/system/cpu/vulnerabilities/"
+			  "gather_data_sampling", "r");
+		if (f) {
+			if (!fgets(line, sizeof(line), f))
+				line[0] = '\0';
+			fclose(f);
+		}
+		slow = strncmp(line, "Mitigation: Microcode", 21) == 0;
+	}
+	return slow;
+}
+
 bool pf_set_avx2(struct pf *pf, bool on)
 {
 #ifdef PF_AVX2
@@ -361,7 +384,13 @@ bool pf_set_avx2(struct pf *pf, bool on)
 #else
 	(void)on;
 #endif
+	pf->gather = pf->avx2 && !gathers_slow();
 	return pf->avx2;
+}
+
+void pf_set_gather(struct pf *pf, bool on)
+{
+	pf->gather = pf->avx2 && on;
 }
 
 bool pf_windowed(const struct pf *pf)
@@ -1462,6 +1491,16 @@ gate256(const struct pf *pf, __m256i v)
 	__m256i h = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_or_si256(v,
 		_mm256_set1_epi8(0x20)), _mm256_set1_epi32((int)MUL32)),
 		32 - BITS_LG);
+
+	if (!pf->gather) {
+		uint32_t hv[8];
+		unsigned m = 0;
+
+		_mm256_storeu_si256((__m256i *)hv, h);
+		for (unsigned i = 0; i < 8; i++)
+			m |= (unsigned)test_bit(pf->gate, hv[i]) << i;
+		return m;
+	}
 	/* bit h of the gate is bit h % 32 of 32-bit word h / 32; shifted
 	 * left by 31 - h % 32 it is the sign */
 	__m256i words = _mm256_i32gather_epi32((const int *)pf->gate,

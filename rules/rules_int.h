@@ -192,6 +192,9 @@ const uint32_t *pf_lit_pats(const struct pf *pf, uint32_t lit, size_t *n);
 /* The byte pass with AVX2 where the CPU has it (pf_build's choice), or
  * SSE2. Returns whether AVX2 is now used. Tests try both. */
 bool pf_set_avx2(struct pf *pf, bool on);
+/* With AVX2, whether the gate bits come by gather (pf_set_avx2 decides by
+ * the CPU); tests try both. */
+void pf_set_gather(struct pf *pf, bool on);
 /*
  * Finds the literals present in text. Each literal found (and whose
  * stamp[] != gen) is stamped and appended to hits. Returns the number

@@ -182,8 +182,9 @@ static void differential(void)
 		for (int k = 0; k < 60; k++, texts++) {
 			size_t n = random_text(s, t, sizeof(t), &seed);
 
-			for (int simd = 0; simd < 2; simd++) {
-				avx2 |= pf_set_avx2(s->pf, simd);
+			for (int simd = 0; simd < 3; simd++) {
+				avx2 |= pf_set_avx2(s->pf, simd > 0);
+				pf_set_gather(s->pf, simd == 2);
 				bad += check(s, t, n);
 			}
 		}
@@ -193,7 +194,7 @@ static void differential(void)
 	ok(windowed > 50 && paired > 50, "both scan modes tried (%u windowed, "
 	   "%u pair-only)", windowed, paired);
 	is_int(bad, 0, "scan equals the reference over %u texts, SSE2 and "
-	       "AVX2", texts);
+	       "AVX2 with and without gathers", texts);
 	if (!avx2)
 		printf("# this CPU has no AVX2: its loops were not tried\n");
 }
