@@ -838,7 +838,8 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 			  cost(workload.n + 1))))
 		return err;
 	a = calloc(1, sizeof(*a));
-	if (!a || !(a->ns = dup_str(ns)) || !(a->workload = dup_str(workload))) {
+	if (!a || !(a->ns = dup_str(ns)) ||
+	    !(a->workload = dup_str(workload))) {
 		alias_free(a);
 		return RT_ENOMEM;
 	}

@@ -720,7 +720,8 @@ static bool try_shorts(struct pf *pf, bool whole, bool share, unsigned max)
 		return false;
 	memcpy(tab, pf->spair_tab, sizeof(pf->spair_tab));
 	for (size_t i = 0; i < pf->nlits && pf->nspairs <= max; i++)
-		if (pf->lits[i].len >= SHORT_LEN && (!whole || pf->lits[i].whole))
+		if (pf->lits[i].len >= SHORT_LEN &&
+		    (!whole || pf->lits[i].whole))
 			add_short(pf, (uint32_t)i, share);
 	ok = pf->nspairs <= max;
 	if (!ok) {
@@ -1230,12 +1231,13 @@ nibbles256(const struct pf *pf, const unsigned char *t, unsigned j)
 {
 	const __m256i low = _mm256_set1_epi8(0x0f);
 	__m256i v = _mm256_loadu_si256((const __m256i *)t);
+	__m256i lo_tab = _mm256_loadu_si256((const __m256i *)pf->nib[2 * j]);
+	__m256i hi_tab = _mm256_loadu_si256(
+		(const __m256i *)pf->nib[2 * j + 1]);
 
 	return _mm256_and_si256(
-		_mm256_shuffle_epi8(_mm256_loadu_si256(
-			(const __m256i *)pf->nib[2 * j]), _mm256_and_si256(v, low)),
-		_mm256_shuffle_epi8(_mm256_loadu_si256(
-			(const __m256i *)pf->nib[2 * j + 1]),
+		_mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v, low)),
+		_mm256_shuffle_epi8(hi_tab,
 			_mm256_and_si256(_mm256_srli_epi16(v, 4), low)));
 }
 
@@ -1300,8 +1302,8 @@ scan_pairs256(struct scan *s, unsigned np)
 	unsigned mask;
 
 	for (; i + 34 <= s->n; i += 32)
-		for (mask = pair_mask256(s->pf, s->t + i, true, np, &seen); mask;
-		     mask &= mask - 1)
+		for (mask = pair_mask256(s->pf, s->t + i, true, np, &seen);
+		     mask; mask &= mask - 1)
 			verify_short(s, i + (unsigned)__builtin_ctz(mask));
 	if (i < 32)     /* a text shorter than a block and two bytes */
 		return scan_pairs_sse2(s, i);
