@@ -114,6 +114,42 @@ static bool field_cands(struct rules *r, size_t *nc, struct rt_str s,
 	return nh < 0;
 }
 
+/* field_cands of the reason field, remembered by its text: the same
+ * text and rule selection give the same candidates. A replay skips only
+ * the scan. Only this scan adds keys of the reason field, once a record,
+ * so they are appended without add_cand's test for one added already. */
+static void reason_cands(struct rules *r, size_t *nc, struct rt_str s,
+			 uint32_t only)
+{
+	struct reason_memo *m;
+	uint32_t h = (uint32_t)s.n;
+	size_t from = *nc;
+
+	if (s.n > REASON_MEMO_LEN) {
+		field_cands(r, nc, s, FIELD_REASON, only);
+		return;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		h = h * 31 + (unsigned char)s.p[i];
+	m = &r->reason_memo[(h ^ h >> 7) & (REASON_MEMO_SLOTS - 1)];
+	if (m->n == s.n && m->only == only && !memcmp(m->text, s.p, s.n)) {
+		for (unsigned k = 0; k < m->ncands; k++) {
+			r->cand_stamp[m->cands[k]] = r->gen;
+			r->cands[(*nc)++] = m->cands[k];
+		}
+		return;
+	}
+	field_cands(r, nc, s, FIELD_REASON, only);
+	m->n = 0;
+	if (*nc - from > REASON_MEMO_CANDS)
+		return;
+	m->n = (unsigned char)s.n;
+	m->only = only;
+	m->ncands = (unsigned char)(*nc - from);
+	memcpy(m->text, s.p, s.n);
+	memcpy(m->cands, r->cands + from, m->ncands * sizeof(*m->cands));
+}
+
 /* Whether inner lies within outer: the message is then a span of raw. */
 static bool is_span(struct rt_str inner, struct rt_str outer)
 {
@@ -207,7 +243,7 @@ static void all_cands(struct rules *r, size_t *nc, const struct texts *t,
 	else if ((r->field_mask & 1u << FIELD_MESSAGE) && t->f[FIELD_MESSAGE].n)
 		field_cands(r, nc, t->f[FIELD_MESSAGE], FIELD_MESSAGE, only);
 	if ((r->field_mask & 1u << FIELD_REASON) && t->f[FIELD_REASON].n)
-		field_cands(r, nc, t->f[FIELD_REASON], FIELD_REASON, only);
+		reason_cands(r, nc, t->f[FIELD_REASON], only);
 	if (raw_on && !span)
 		field_cands(r, nc, t->f[FIELD_RAW], FIELD_RAW, only);
 }

@@ -293,6 +293,7 @@ static int alloc_scratch(struct rules *r)
 	    !r->conj_seen || !r->cands || !r->rule_stamp)
 		return RT_ENOMEM;
 	r->gen = r->lit_gen = 0;
+	memset(r->reason_memo, 0, sizeof(r->reason_memo));
 	return 0;
 }
 

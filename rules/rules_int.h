@@ -86,6 +86,9 @@ struct rules_rule {
 struct rules_pool;
 struct pf;
 
+#define REASON_MEMO_SLOTS 64     /* a power of two */
+#define REASON_MEMO_LEN 40
+#define REASON_MEMO_CANDS 8
 struct rules {
 	struct rules_pool *pool;        /* every string and small array */
 	struct rules_rule *rules;
@@ -120,6 +123,16 @@ struct rules {
 	unsigned char *conj_seen;       /* bit k: a literal of set k */
 	uint32_t *rule_stamp;           /* per rule: hit this record */
 	uint32_t *cands;                /* pattern * FIELD_COUNT + field */
+	/* The reason field's candidates by its text (classify.c): an Event's
+	 * reason is one of a few dozen words, and a scan of one cost 400
+	 * instructions an Event. Cleared by rules_compile. */
+	struct reason_memo {
+		unsigned char n;        /* text length; 0: empty slot */
+		unsigned char ncands;
+		char text[REASON_MEMO_LEN];
+		uint32_t only;
+		uint32_t cands[REASON_MEMO_CANDS];
+	} reason_memo[REASON_MEMO_SLOTS];
 };
 
 /* pool.c-like helpers in catalog.c: memory freed by rules_free. */

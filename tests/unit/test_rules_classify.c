@@ -4,6 +4,7 @@
  * the raw fallback, invalid UTF-8, a catastrophic pattern hitting the match
  * limit, unless-literals, and rules_test reporting misses.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -419,6 +420,71 @@ out:
 	free(raw);
 }
 
+/* Classifies reasons Fail000..Fail099 and Pass000..Pass099, interleaved,
+ * three times: the number of those whose rules do not match as expected
+ * (every rule on a Fail, one more on Fail000..Fail009, none on a Pass). */
+static int reason_misses(struct rules *r, unsigned rules)
+{
+	struct rt_class c;
+	char reason[16];
+	int bad = 0;
+
+	for (int pass = 0; pass < 3; pass++)
+		for (int i = 0; i < 200; i++) {
+			bool fail = i % 2 == 0, zero = i / 2 % 100 < 10;
+
+			snprintf(reason, sizeof(reason), "%s%03d",
+				 fail ? "Fail" : "Pass", i / 2 % 100);
+			classify(r, NULL, reason, NULL, &c);
+			bad += c.nrules != (fail ? rules - !zero : 0u);
+		}
+	return bad;
+}
+
+/* The reason field's candidates are remembered by its text: a reason
+ * seen before must give what a first scan gives, whatever shares its
+ * slot, for any rule selection, with more candidates than are kept. */
+static void reason_memo(void)
+{
+	static const char rule[] = "rule r%d\n  tags r\n  field reason\n"
+		"  pattern Fail\\d+\n  example Fail1\n";
+	struct rules *r = load_text(
+		"rule a\n  tags a\n  field reason\n  pattern Fail\\d+\n"
+		"  example Fail1\n"
+		"rule b\n  tags b\n  field reason\n  pattern Fail00\\d\n"
+		"  example Fail001\n"
+		"rule c\n  tags c\n  field reason\n  pattern l(?:0|1)\n"
+		"  example Fail0\n");
+	struct rt_record rec;
+	struct rt_class c;
+	char text[2048];
+	size_t n = 0;
+
+	if (!ok(r != NULL, "reason pack"))
+		return;
+	is_int(reason_misses(r, 3), 0, "reasons seen again classify as at "
+	       "first");
+	rt_record_init(&rec);
+	rec.reason = RT_STR_LIT("Fail001");
+	rules_classify_opt(r, &rec, &arena, &c, true, 1);
+	is_str(c.nrules == 1 ? c.rules[0] : "", "b", "one rule selected");
+	rules_classify_opt(r, &rec, &arena, &c, true, 0);
+	is_str(c.nrules == 1 ? c.rules[0] : "", "a",
+	       "then another, on the same reason");
+	rules_free(r);
+
+	text[0] = '\0';
+	for (int k = 0; k < REASON_MEMO_CANDS + 2; k++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, rule, k);
+	snprintf(text + n, sizeof(text) - n, "rule z\n  tags z\n"
+		 "  field reason\n  pattern Fail00\\d\n  example Fail001\n");
+	r = load_text(text);
+	if (ok(r != NULL, "pack of more rules than are remembered"))
+		is_int(reason_misses(r, REASON_MEMO_CANDS + 3), 0,
+		       "a reason with more candidates classifies alike");
+	rules_free(r);
+}
+
 static void edge_cases(struct rules *r)
 {
 	struct rt_class c;
@@ -453,6 +519,7 @@ int main(void)
 	sign_outside_span();
 	unless_clause();
 	backoff_event_big();
+	reason_memo();
 	edge_cases(r);
 	rules_free(r);
 	rt_arena_release(&arena);
