@@ -809,6 +809,29 @@ static int alias_set(struct corr_registry *reg, struct alias *a,
 	return 0;
 }
 
+/* A new mapping, charged whole before anything is allocated. */
+static int alias_new(struct corr_registry *reg, struct rt_str ns,
+		     struct rt_str workload, struct rt_str rel_ns,
+		     struct rt_str rel, int via, struct alias **out)
+{
+	struct alias *a;
+	int err;
+
+	if ((err = charge(reg, cost(sizeof(*a)) + cost(ns.n + 1) +
+			  cost(workload.n + 1) + cost(rel_ns.n + 1) +
+			  cost(rel.n + 1))))
+		return err;
+	if (!(a = calloc(1, sizeof(*a))) || !(a->ns = dup_str(ns)) ||
+	    !(a->workload = dup_str(workload)) ||
+	    !(a->rel_ns = dup_str(rel_ns)) || !(a->rel = dup_str(rel))) {
+		alias_free(a);
+		return RT_ENOMEM;
+	}
+	a->via = via;
+	*out = a;
+	return 0;
+}
+
 int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 			      struct rt_str workload, struct rt_str rel_ns,
 			      struct rt_str rel, int via, bool *changed)
@@ -834,21 +857,8 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 		*changed = true;
 		return 0;
 	}
-	if ((err = charge(reg, cost(sizeof(*a)) + cost(ns.n + 1) +
-			  cost(workload.n + 1))))
+	if ((err = alias_new(reg, ns, workload, rel_ns, rel, via, &a)))
 		return err;
-	a = calloc(1, sizeof(*a));
-	if (!a || !(a->ns = dup_str(ns)) ||
-	    !(a->workload = dup_str(workload))) {
-		alias_free(a);
-		return RT_ENOMEM;
-	}
-	if ((err = alias_set(reg, a, rel_ns, rel, via))) {
-		reg->bytes -= cost(sizeof(*a)) + cost(ns.n + 1) +
-			      cost(workload.n + 1);
-		alias_free(a);
-		return err;
-	}
 	reg->aslots[i] = a;
 	reg->acount++;
 	*changed = true;
