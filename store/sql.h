@@ -351,6 +351,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" object_name, first_seen, last_seen, events, first_ns, last_ns)" \
 		" VALUES(?1, ?2, ?3, ?7, ?8, ?6, ?4, ?5)" \
 		" ON CONFLICT(incident_id, object_kind, object_name) DO NOTHING") \
+	X(OBJ_TOUCH, "UPDATE incident_objects SET" \
+		" last_seen = CASE WHEN ?5 > last_ns THEN ?8 ELSE last_seen END," \
+		" last_ns = max(last_ns, ?5), events = events + ?6" \
+		" WHERE incident_id = ?1 AND object_kind = ?2" \
+		" AND object_name = ?3 AND first_ns <= ?4") \
 	X(OBJ_MOVE, "INSERT INTO incident_objects(incident_id, object_kind," \
 		" object_name, first_seen, last_seen, events, first_ns, last_ns)" \
 		" SELECT ?1, object_kind, object_name, first_seen, last_seen," \

@@ -45,6 +45,8 @@ struct store {
 	struct store_changes *chg;        /* changes.c: this transaction's
 	                                   * changed incidents, or NULL */
 	bool chg_oom;
+	bool obj_stored;                  /* util.c: the last object written
+	                                   * was in the table already */
 	/* events.workload for the migration that fills it */
 	struct rt_str (*workload)(struct rt_str kind, struct rt_str name);
 

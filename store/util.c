@@ -115,17 +115,30 @@ const char *scratch_dup(struct store *st, const char *p, size_t n)
 	return rt_arena_strdup(&st->scratch, p ? p : "", p ? n : 0).p;
 }
 
-/* Writes one object's delta: inserts it, or adds to the stored row.
- * *added is set when the row is new. Its names and times outlive the
- * steps below, so SQLite copies none of them. */
+/*
+ * Writes one object's delta: inserts it, or adds to the stored row. *added
+ * is set when the row is new. The touch changes only what is not key: an
+ * upsert names first_ns, a key column, in its SET, so SQLite deletes and
+ * reinserts the row and its name index entry even when the time stays,
+ * and it is left for an object seen earlier than its row says. A failed
+ * insert or touch costs about what a successful one does, and objects come
+ * in runs (new pods of a rollout, or a crash loop's pods seen again), so
+ * the step that worked for the last object goes first. Its names and times
+ * outlive the steps below, so SQLite copies none of them.
+ */
 static int object_write(struct store *st, const struct corr_object *o,
 			int64_t incident, bool *added)
 {
-	static const enum store_stmt seq[] = { S_OBJ_NEW, S_OBJ_UPSERT };
+	enum store_stmt seq[] = { S_OBJ_NEW, S_OBJ_TOUCH, S_OBJ_UPSERT };
 	char first[RT_TIME_BUFSZ], last[RT_TIME_BUFSZ];
 	int err;
 
-	for (size_t k = 0; k < 2; k++) {
+	if (st->obj_stored) {
+		seq[0] = S_OBJ_TOUCH;
+		seq[1] = S_OBJ_NEW;
+	}
+	*added = false;
+	for (size_t k = 0; k < 3; k++) {
 		sqlite3_stmt *s = stmt(st, seq[k]);
 
 		sqlite3_bind_int64(s, 1, incident);
@@ -140,9 +153,12 @@ static int object_write(struct store *st, const struct corr_object *o,
 		bind_iso(s, 8, o->last_ns, last);
 		if ((err = db_done(st, s, "object upsert")))
 			return err;
-		if (k == 0 && (*added = sqlite3_changes(st->db) > 0))
+		if (sqlite3_changes(st->db) > 0) {
+			*added = seq[k] == S_OBJ_NEW;
 			break;
+		}
 	}
+	st->obj_stored = !*added;
 	return 0;
 }
 
