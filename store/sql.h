@@ -218,6 +218,21 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" incident_id, object_kind, object_name);",
 };
 
+/* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
+ * that names an indexed column deletes and reinserts the row's entry in
+ * that index, changed or not. */
+#define SQL_EV_SET_UNKEYED \
+	" ts = ?2, first_seen = ?3, count = ?4, tags = ?5, severity = ?6," \
+	" attribution = ?9, revision = ?11, ts_ns = ?13," \
+	" message = CASE WHEN ?14 THEN ?15 ELSE message END," \
+	" reason = CASE WHEN ?14 THEN ?16 ELSE reason END," \
+	" object_kind = CASE WHEN ?14 THEN ?17 ELSE object_kind END," \
+	" object_name = CASE WHEN ?14 THEN ?18 ELSE object_name END," \
+	" pod = CASE WHEN ?14 THEN ?19 ELSE pod END," \
+	" container = CASE WHEN ?14 THEN ?20 ELSE container END," \
+	" type = CASE WHEN ?14 THEN ?21 ELSE type END," \
+	" fields = CASE WHEN ?14 THEN ?22 ELSE fields END"
+
 /* Statements prepared once per writer connection. */
 #define STORE_WRITE_STMTS(X) \
 	X(META_GET, "SELECT value FROM meta WHERE key = ?1") \
@@ -251,20 +266,15 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" ukey, first_ns, ts_ns, via, workload, cluster) VALUES(?1, ?2, ?3," \
 		" ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17," \
 		" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, :cluster)") \
-	X(EV_UPDATE, "UPDATE events SET incident_id = ?1, ts = ?2," \
-		" first_seen = ?3, count = ?4, tags = ?5, severity = ?6," \
-		" release = ?7, release_namespace = ?8, attribution = ?9," \
-		" via = ?10, revision = ?11, first_ns = ?12, ts_ns = ?13," \
-		" message = CASE WHEN ?14 THEN ?15 ELSE message END," \
-		" reason = CASE WHEN ?14 THEN ?16 ELSE reason END," \
-		" object_kind = CASE WHEN ?14 THEN ?17 ELSE object_kind END," \
-		" object_name = CASE WHEN ?14 THEN ?18 ELSE object_name END," \
-		" pod = CASE WHEN ?14 THEN ?19 ELSE pod END," \
-		" container = CASE WHEN ?14 THEN ?20 ELSE container END," \
-		" type = CASE WHEN ?14 THEN ?21 ELSE type END," \
-		" fields = CASE WHEN ?14 THEN ?22 ELSE fields END," \
+	X(EV_UPDATE, "UPDATE events SET" SQL_EV_SET_UNKEYED "," \
+		" incident_id = ?1, release = ?7, release_namespace = ?8," \
+		" via = ?10, first_ns = ?12," \
 		" workload = CASE WHEN ?14 THEN ?23 ELSE workload END" \
 		" WHERE id = ?24") \
+	X(EV_UPDATE_UNKEYED, "UPDATE events SET" SQL_EV_SET_UNKEYED \
+		" WHERE id = ?24 AND incident_id IS ?1 AND release IS ?7" \
+		" AND release_namespace IS ?8 AND via = ?10 AND first_ns = ?12" \
+		" AND (NOT ?14 OR workload IS ?23)") \
 	X(EV_MOVE, "UPDATE events SET incident_id = ?1 WHERE incident_id = ?2") \
 	X(EV_ASSIGN, "UPDATE events SET incident_id = ?1" \
 		" WHERE release_namespace = ?2 AND release = ?3" \
