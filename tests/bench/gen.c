@@ -12,6 +12,9 @@
  *   gen newpods N START      N more of them, each the first pod of a new
  *                            workload shop-wNNNN of that release, timed after
  *                            line START of `gen release`
+ *   gen again LINES          the same Events as `gen release LINES`, each
+ *                            re-emitted five minutes later with its count
+ *                            up by 5 (an Event's update in a watch stream)
  *
  * The same arguments always give the same bytes, so runs compare.
  */
@@ -180,12 +183,15 @@ static void gen_events(uint64_t lines)
 	}
 }
 
-/* One exporter Event of release shop: pod, its template hash, line i. */
-static void shop_event(const char *workload, const char *pod, uint64_t i)
+/* One exporter Event of release shop: pod, its template hash, line i;
+ * seen again (later) 5 minutes after, with 5 more occurrences. */
+static void shop_event(const char *workload, const char *pod, uint64_t i,
+		       unsigned later)
 {
-	char when[40];
+	char when[40], last[40];
 
 	ts(when, sizeof(when), i);
+	ts(last, sizeof(last), i + later * 600000);
 	printf("{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":"
 	       "\"%s.%016" PRIx64 "\",\"namespace\":\"shop\",\"uid\":\"%016" PRIx64
 	       "\"},\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"shop\","
@@ -194,16 +200,17 @@ static void shop_event(const char *workload, const char *pod, uint64_t i)
 	       "\"reason\":\"BackOff\",\"message\":\"Back-off restarting failed "
 	       "container web in pod %s_shop\",\"firstTimestamp\":\"%.19sZ\","
 	       "\"lastTimestamp\":\"%.19sZ\",\"count\":%u,\"type\":\"Warning\"}\n",
-	       pod, rnd(), rnd(), pod, workload, pod, when, when, 1 + pick(5));
+	       pod, rnd(), rnd(), pod, workload, pod, when, last,
+	       1 + pick(5) + 5 * later);
 }
 
-static void gen_release(uint64_t lines)
+static void gen_release(uint64_t lines, unsigned later)
 {
 	char pod[64];
 
 	for (uint64_t i = 0; i < lines; i++) {
 		snprintf(pod, sizeof(pod), "shop-api-7d9c8b6f5-%05u", pick(100000));
-		shop_event("shop-api", pod, i);
+		shop_event("shop-api", pod, i, later);
 	}
 }
 
@@ -214,7 +221,7 @@ static void gen_newpods(uint64_t n, uint64_t start)
 	for (uint64_t i = 0; i < n; i++) {
 		snprintf(w, sizeof(w), "shop-w%04u", (unsigned)i);
 		snprintf(pod, sizeof(pod), "%s-7d9c8b6f5-%05u", w, pick(100000));
-		shop_event(w, pod, start + i);
+		shop_event(w, pod, start + i, 0);
 	}
 }
 
@@ -224,7 +231,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fputs("usage: gen cri|events LINES [SEED] | release LINES |"
-		      " newpods N START\n", stderr);
+		      " again LINES | newpods N START\n", stderr);
 		return 2;
 	}
 	lines = strtoull(argv[2], NULL, 10);
@@ -234,7 +241,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "events"))
 		gen_events(lines);
 	else if (!strcmp(argv[1], "release"))
-		gen_release(lines);
+		gen_release(lines, 0);
+	else if (!strcmp(argv[1], "again"))
+		gen_release(lines, 1);
 	else if (!strcmp(argv[1], "newpods") && argc > 3)
 		gen_newpods(lines, strtoull(argv[3], NULL, 10));
 	else

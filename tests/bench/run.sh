@@ -10,7 +10,8 @@
 #   BENCH_SIZES="1000000 10000000"  CRI corpus sizes in lines
 #   BENCH_EVENTS=1000000            Event JSON corpus size
 #   BENCH_RUNS=5
-#   BENCH_CHUNK=100000              Events per chunk, three chunks into one db
+#   BENCH_CHUNK=100000              Events per chunk, three chunks into one db;
+#                                   also the Events ingested twice (again)
 #   BENCH_RELEASE=1000000           stored events of the release new pods join
 #   BENCH_CG_LINES=100000           callgrind slice (0: no callgrind)
 #
@@ -56,6 +57,15 @@ corpus() {   # corpus KIND LINES -> path
 	[ -s "$f" ] || "$dir/gen" "$1" "$2" > "$f"
 	echo "$f"
 }
+
+# The awk function every report takes medians with: med(v, n) of v[1..n].
+MED='
+function med(v, n,   i, j, x) {
+	for (i = 2; i <= n; i++) { x = v[i]
+		for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
+		v[j + 1] = x }
+	return v[int((n + 1) / 2)]
+}'
 
 # measure CMD...: prints "seconds peak_kib cpu_seconds" of one run (cpu:
 # user + system, of every thread).
@@ -104,13 +114,7 @@ round() {
 report() {
 	local label=$1 file=$2 lines=$3
 	local mb=$(( $(stat -L -c %s "$file") / 1048576 ))
-	awk -v label="$label" -v l="$lines" -v mb="$mb" '
-	function med(v, n,   i, j, x) {
-		for (i = 2; i <= n; i++) { x = v[i]
-			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
-			v[j + 1] = x }
-		return v[int((n + 1) / 2)]
-	}
+	awk -v label="$label" -v l="$lines" -v mb="$mb" "$MED"'
 	{ k = ++n[$1]; t[$1, k] = $2 > 0 ? $2 : 0.001
 	  cpu[$1, k] = $4 > 0 ? $4 : 0.001
 	  if ($3 > rss[$1]) rss[$1] = $3 }
@@ -139,13 +143,7 @@ report() {
 # same rounds: each case's CPU time over rg's in the same round (median;
 # < 1: revtrail spent less CPU than ripgrep).
 report_small() {
-	awk -v label="$1" -v l="$2" '
-	function med(v, n,   i, j, x) {
-		for (i = 2; i <= n; i++) { x = v[i]
-			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
-			v[j + 1] = x }
-		return v[int((n + 1) / 2)]
-	}
+	awk -v label="$1" -v l="$2" "$MED"'
 	{ k = ++n[$1]; cpu[$1, k] = $4 > 0 ? $4 : 0.001
 	  if ($3 > rss[$1]) rss[$1] = $3 }
 	END {
@@ -234,13 +232,7 @@ bench_chunks() {
 		done
 		echo "$line" >> "$dir/rounds"
 	done
-	awk -v n="$n" '
-	function med(v, k,   i, j, x) {
-		for (i = 2; i <= k; i++) { x = v[i]
-			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
-			v[j + 1] = x }
-		return v[int((k + 1) / 2)]
-	}
+	awk -v n="$n" "$MED"'
 	{ k++; a[k] = $1; b[k] = $2; c[k] = $3; r[k] = $3 / ($1 > 0 ? $1 : 0.001) }
 	END {
 		printf "%-30s cpu %.2f / %.2f / %.2f s, %.0f events/cpu-s first; third/first %.2fx (target <= 1.15x)\n",
@@ -271,13 +263,7 @@ bench_newpods() {
 		warm "$pods"
 		measure "$bin" ingest --db "$dir/newpods.db" "$pods" >> "$dir/rounds"
 	done
-	awk -v n="$n" -v big="$big" '
-	function med(v, k,   i, j, x) {
-		for (i = 2; i <= k; i++) { x = v[i]
-			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
-			v[j + 1] = x }
-		return v[int((k + 1) / 2)]
-	}
+	awk -v n="$n" -v big="$big" "$MED"'
 	{ k++; t[k] = $1; c[k] = $3 }
 	END {
 		printf "%-30s %.2f s wall, %.2f s cpu (target < 1 s)\n",
@@ -285,5 +271,34 @@ bench_newpods() {
 	}' "$dir/rounds"
 }
 
+# again: BENCH_CHUNK Events of one release, then the same Events
+# re-emitted five minutes later with higher counts (a watch stream's
+# updates), into one database. An update should cost no more than the
+# first write of its Event: the ratio is the second ingest's CPU time over
+# the first's, median over rounds.
+bench_again() {
+	local n=${BENCH_CHUNK:-100000}
+	local rel="$dir/release-$n.log" again="$dir/again-$n.log"
+	[ -s "$rel" ] || "$dir/gen" release "$n" > "$rel"
+	[ -s "$again" ] || "$dir/gen" again "$n" > "$again"
+	: > "$dir/rounds"
+	for _ in $(seq "$runs"); do
+		rm -f "$dir/again.db" "$dir/again.db-wal" "$dir/again.db-shm"
+		local line=""
+		for f in "$rel" "$again"; do
+			warm "$f"
+			line="$line $(measure "$bin" ingest --db "$dir/again.db" "$f" | awk '{ print $3 }')"
+		done
+		echo "$line" >> "$dir/rounds"
+	done
+	awk -v n="$n" "$MED"'
+	{ k++; a[k] = $1; b[k] = $2; r[k] = $2 / ($1 > 0 ? $1 : 0.001) }
+	END {
+		printf "%-30s cpu %.2f / %.2f s; again/first %.2fx\n",
+			"ingest " n " Events, again", med(a, k), med(b, k), med(r, k)
+	}' "$dir/rounds"
+}
+
 bench_chunks
 bench_newpods
+bench_again
