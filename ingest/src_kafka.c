@@ -63,6 +63,8 @@ struct ingest_kafka {
 	rd_kafka_resp_err_t last_err;
 	int64_t last_err_ms;
 	bool suspect;           /* a transport error: probe the brokers */
+	bool kafka_behind;      /* commits held back while the brokers were
+	                         * down */
 	int64_t last_probe_ms;
 	struct ingest_kafka_stats st;
 };
@@ -353,6 +355,8 @@ static void brokers_down(struct ingest_kafka *k)
 	       "nothing is committed meanwhile");
 }
 
+static void catch_up(struct ingest_kafka *k);
+
 static void brokers_up(struct ingest_kafka *k)
 {
 	k->suspect = false;
@@ -360,6 +364,21 @@ static void brokers_up(struct ingest_kafka *k)
 		return;
 	k->st.brokers_down = false;
 	logf_(k, "brokers reachable again; resuming");
+	if (k->kafka_behind)
+		catch_up(k);
+}
+
+/*
+ * With every broker down, Kafka is not told: librdkafka would park the
+ * commit until a coordinator answers, and its close (even rd_kafka_destroy)
+ * then waits session.timeout.ms for it. The database has the positions;
+ * catch_up tells Kafka once a broker answers.
+ */
+static bool hold_commit(struct ingest_kafka *k)
+{
+	if (k->st.brokers_down)
+		k->kafka_behind = true;
+	return k->st.brokers_down;
 }
 
 /*
@@ -448,9 +467,11 @@ static int64_t start_offset(const struct ingest_kafka *k)
 static void commit_stored(struct ingest_kafka *k,
 			  const rd_kafka_topic_partition_list_t *parts)
 {
-	rd_kafka_topic_partition_list_t *l =
-		rd_kafka_topic_partition_list_new(parts->cnt);
+	rd_kafka_topic_partition_list_t *l;
 
+	if (hold_commit(k))
+		return;
+	l = rd_kafka_topic_partition_list_new(parts->cnt);
 	for (int i = 0; i < parts->cnt; i++)
 		if (parts->elems[i].offset >= 0)
 			rd_kafka_topic_partition_list_add(
@@ -459,6 +480,24 @@ static void commit_stored(struct ingest_kafka *k,
 				parts->elems[i].offset;
 	if (l->cnt)
 		rd_kafka_commit(k->rk, l, 1);
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
+/* The database's positions of the partitions assigned, held back while
+ * the brokers were down. */
+static void catch_up(struct ingest_kafka *k)
+{
+	rd_kafka_topic_partition_list_t *l =
+		rd_kafka_topic_partition_list_new((int)k->nparts);
+
+	k->kafka_behind = false;
+	for (size_t i = 0; i < k->nparts; i++)
+		if (k->parts[i].assigned)
+			rd_kafka_topic_partition_list_add(
+				l, k->parts[i].topic,
+				k->parts[i].partition)->offset =
+				k->parts[i].committed;
+	commit_stored(k, l);
 	rd_kafka_topic_partition_list_destroy(l);
 }
 
@@ -697,10 +736,12 @@ static void kafka_commit(struct ingest_kafka *k,
 			 const struct ingest_kafka_part *parts, size_t n,
 			 bool sync)
 {
-	rd_kafka_topic_partition_list_t *l =
-		rd_kafka_topic_partition_list_new((int)n);
+	rd_kafka_topic_partition_list_t *l;
 	rd_kafka_resp_err_t e;
 
+	if (hold_commit(k))
+		return;
+	l = rd_kafka_topic_partition_list_new((int)n);
 	for (size_t i = 0; i < n; i++)
 		rd_kafka_topic_partition_list_add(l, parts[i].topic,
 						  parts[i].partition)->offset =

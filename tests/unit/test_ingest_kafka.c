@@ -1,8 +1,9 @@
 /*
  * test_ingest_kafka.c: the Kafka source against librdkafka's mock cluster
  * (rdkafka_mock.h): consume, crash and restart, two consumers rebalancing,
- * a broker going down and up, injected request errors, a failing database
- * commit, undecodable messages, and property parsing.
+ * a broker going down and up, a batch written during an outage, injected
+ * request errors, a failing database commit, undecodable messages, and
+ * property parsing.
  *
  * The "database" is an in-memory table with the same contract a store has:
  * a commit applies the batch's records and the partitions' next offsets
@@ -56,6 +57,7 @@ struct consumer {
 	struct ingest_kafka_part sparts[NPART];
 	size_t nsparts;
 	bool has_staged;
+	bool hold;                     /* the writer stays busy */
 	int err;                       /* a failed write: sticky */
 	unsigned durable_calls;
 };
@@ -150,7 +152,7 @@ static int durable(void *ctx, bool wait)
 	struct consumer *c = ctx;
 	int rc;
 
-	if (!wait && c->has_staged && ++c->durable_calls % 3)
+	if (!wait && c->has_staged && (c->hold || ++c->durable_calls % 3))
 		return 0;
 	rc = write_staged(c);
 	return rc ? rc : 1;
@@ -516,21 +518,45 @@ static void test_undecodable(rd_kafka_t *p, struct db *db)
 	(void)topics;
 }
 
-/* Kafka's committed offset of every partition is at most the database's:
- * Kafka hears of a batch only once it is written. */
-static int kafka_ahead(struct consumer *c)
+/* Kafka's committed offsets of the partitions, or NULL. */
+static rd_kafka_topic_partition_list_t *kafka_committed(struct consumer *c)
 {
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(NPART);
-	int ahead = 0;
 
 	for (int i = 0; i < NPART; i++)
 		rd_kafka_topic_partition_list_add(l, TOPIC, i);
 	if (rd_kafka_committed(ingest_kafka_handle(c->k), l, 5000) == 0)
-		for (int i = 0; i < l->cnt; i++)
-			ahead += l->elems[i].offset >= 0 &&
-				 l->elems[i].offset > c->db->stored[i];
+		return l;
 	rd_kafka_topic_partition_list_destroy(l);
+	return NULL;
+}
+
+/* Kafka's committed offset of every partition is at most the database's:
+ * Kafka hears of a batch only once it is written. */
+static int kafka_ahead(struct consumer *c)
+{
+	rd_kafka_topic_partition_list_t *l = kafka_committed(c);
+	int ahead = 0;
+
+	for (int i = 0; l && i < l->cnt; i++)
+		ahead += l->elems[i].offset >= 0 &&
+			 l->elems[i].offset > c->db->stored[i];
+	if (l)
+		rd_kafka_topic_partition_list_destroy(l);
 	return ahead;
+}
+
+/* Kafka's committed offsets are the database's, every one. */
+static bool kafka_even(struct consumer *c)
+{
+	rd_kafka_topic_partition_list_t *l = kafka_committed(c);
+	int even = 0;
+
+	for (int i = 0; l && i < l->cnt; i++)
+		even += l->elems[i].offset == c->db->stored[i];
+	if (l)
+		rd_kafka_topic_partition_list_destroy(l);
+	return even == NPART;
 }
 
 /* Commits handed to a writer thread: the exactly-once core holds, and a
@@ -576,6 +602,102 @@ static void test_async_writer(struct db *db)
 	       checks);
 	is_int(db->fenced, 0, "no batch was fenced");
 	check_exact(db, 4000, "async writer");
+out:
+	async_mode = false;
+}
+
+/* The sum of the topic's end offsets: every message produced so far. */
+static uint64_t topic_end(struct consumer *c)
+{
+	int64_t lo, hi;
+	uint64_t sum = 0;
+
+	for (int i = 0; i < NPART; i++)
+		if (!rd_kafka_query_watermark_offsets(ingest_kafka_handle(c->k),
+						      TOPIC, i, &lo, &hi, 5000))
+			sum += (uint64_t)hi;
+	return sum;
+}
+
+static uint64_t to_read;        /* messages in the topic: held_outage */
+
+/* All read, the last batch with the writer, Kafka told of the rest. */
+static bool read_all(struct consumer *c)
+{
+	return c->has_staged && ingest_kafka_stats(c->k)->messages == to_read &&
+	       kafka_even(c);
+}
+
+static bool brokers_down(struct consumer *c)
+{
+	return ingest_kafka_stats(c->k)->brokers_down;
+}
+
+static bool brokers_up(struct consumer *c)
+{
+	return !brokers_down(c);
+}
+
+static bool written(struct consumer *c)
+{
+	return !c->has_staged;
+}
+
+static bool poll_until(struct consumer *c, double max_s,
+		       bool (*done)(struct consumer *))
+{
+	double end = now_s() + max_s;
+
+	while (now_s() < end && !done(c))
+		ingest_kafka_poll(c->k, 20);
+	return done(c);
+}
+
+/* Every broker goes down while the writer has the last batch, which it
+ * then writes: the batch Kafka has not heard of. */
+static bool held_outage(struct consumer *c, rd_kafka_mock_cluster_t *mc)
+{
+	c->hold = true;
+	to_read = topic_end(c);
+	if (!ok(poll_until(c, 30, read_all), "all read, the last batch with "
+		"the writer"))
+		return false;
+	rd_kafka_mock_broker_set_down(mc, 1);
+	ok(poll_until(c, 15, brokers_down), "the outage is reported");
+	c->hold = false;
+	return ok(poll_until(c, 5, written), "the batch is written during "
+		  "the outage");
+}
+
+/* Kafka is not told of that batch while the brokers are down (librdkafka
+ * would hold the commit, and the consumer's close, for session.timeout.ms)
+ * and is told once a broker answers. */
+static void test_outage_batch(rd_kafka_mock_cluster_t *mc, struct db *db)
+{
+	struct consumer c;
+
+	async_mode = true;
+	db_init(db);
+	if (consumer_start(&c, db, "g-held", 500, false))
+		goto out;
+	if (held_outage(&c, mc)) {
+		rd_kafka_mock_broker_set_up(mc, 1);
+		ok(poll_until(&c, 15, brokers_up), "the recovery is reported");
+		ok(poll_until(&c, 15, kafka_even), "Kafka hears of the batch "
+		   "once a broker answers");
+	}
+	consumer_stop(&c);
+	rd_kafka_mock_broker_set_up(mc, 1);
+	db_init(db);
+	if (consumer_start(&c, db, "g-held-close", 500, false))
+		goto out;
+	if (held_outage(&c, mc)) {
+		is_int(ingest_kafka_close(c.k), 0, "close with every broker down");
+		ok(rd_kafka_consumer_closed(ingest_kafka_handle(c.k)),
+		   "the group is closed without waiting for a coordinator");
+	}
+	consumer_crash(&c);
+	rd_kafka_mock_broker_set_up(mc, 1);
 out:
 	async_mode = false;
 }
@@ -671,7 +793,9 @@ int main(void)
 	test_undecodable(p, db);
 	printf("# junk: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_async_writer(db);
-	printf("# async: %.1f s\n", now_s() - t0);
+	printf("# async: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_outage_batch(mc, db);
+	printf("# outage batch: %.1f s\n", now_s() - t0);
 
 	rd_kafka_destroy(p);
 	rd_kafka_mock_cluster_destroy(mc);
