@@ -216,22 +216,31 @@ bench_file "$events events" "$(corpus events "$events")" "$events" pipe
 
 # ---- the correlator's growth: cases of their own (no ripgrep to compare) --
 
+# into_one DB FILE...: $runs rounds, each ingesting the FILEs one after the
+# other into a fresh DB; a round's CPU times, in file order, make a line of
+# $dir/rounds.
+into_one() {
+	local db=$1 f line
+	shift
+	: > "$dir/rounds"
+	for _ in $(seq "$runs"); do
+		rm -f "$db" "$db-wal" "$db-shm"
+		line=""
+		for f in "$@"; do
+			warm "$f"
+			line="$line $(measure "$bin" ingest --db "$db" "$f" | awk '{ print $3 }')"
+		done
+		echo "$line" >> "$dir/rounds"
+	done
+}
+
 # chunks: three successive chunks of Events into one database. A chunk
 # should cost the same however much the database already holds: the ratio
 # is the third chunk's CPU time over the first's, median over rounds.
 bench_chunks() {
 	local n=${BENCH_CHUNK:-100000} f="$dir/events-chunks-${BENCH_CHUNK:-100000}"
 	[ -s "$f.2" ] || { "$dir/gen" events $((3 * n)) | split -l "$n" -d -a 1 - "$f."; }
-	: > "$dir/rounds"
-	for _ in $(seq "$runs"); do
-		rm -f "$dir/chunks.db" "$dir/chunks.db-wal" "$dir/chunks.db-shm"
-		local line=""
-		for k in 0 1 2; do
-			warm "$f.$k"
-			line="$line $(measure "$bin" ingest --db "$dir/chunks.db" "$f.$k" | awk '{ print $3 }')"
-		done
-		echo "$line" >> "$dir/rounds"
-	done
+	into_one "$dir/chunks.db" "$f.0" "$f.1" "$f.2"
 	awk -v n="$n" "$MED"'
 	{ k++; a[k] = $1; b[k] = $2; c[k] = $3; r[k] = $3 / ($1 > 0 ? $1 : 0.001) }
 	END {
@@ -281,16 +290,7 @@ bench_again() {
 	local rel="$dir/release-$n.log" again="$dir/again-$n.log"
 	[ -s "$rel" ] || "$dir/gen" release "$n" > "$rel"
 	[ -s "$again" ] || "$dir/gen" again "$n" > "$again"
-	: > "$dir/rounds"
-	for _ in $(seq "$runs"); do
-		rm -f "$dir/again.db" "$dir/again.db-wal" "$dir/again.db-shm"
-		local line=""
-		for f in "$rel" "$again"; do
-			warm "$f"
-			line="$line $(measure "$bin" ingest --db "$dir/again.db" "$f" | awk '{ print $3 }')"
-		done
-		echo "$line" >> "$dir/rounds"
-	done
+	into_one "$dir/again.db" "$rel" "$again"
 	awk -v n="$n" "$MED"'
 	{ k++; a[k] = $1; b[k] = $2; r[k] = $2 / ($1 > 0 ? $1 : 0.001) }
 	END {
