@@ -122,16 +122,13 @@ static void reason_cands(struct rules *r, size_t *nc, struct rt_str s,
 			 uint32_t only)
 {
 	struct reason_memo *m;
-	uint32_t h = (uint32_t)s.n;
 	size_t from = *nc;
 
 	if (s.n > REASON_MEMO_LEN) {
 		field_cands(r, nc, s, FIELD_REASON, only);
 		return;
 	}
-	for (size_t i = 0; i < s.n; i++)
-		h = h * 31 + (unsigned char)s.p[i];
-	m = &r->reason_memo[(h ^ h >> 7) & (REASON_MEMO_SLOTS - 1)];
+	m = &r->reason_memo[rules_hash(s.p, s.n) & (REASON_MEMO_SLOTS - 1)];
 	if (m->n == s.n && m->only == only && !memcmp(m->text, s.p, s.n)) {
 		for (unsigned k = 0; k < m->ncands; k++) {
 			r->cand_stamp[m->cands[k]] = r->gen;

@@ -252,19 +252,10 @@ static inline uint64_t load64(const unsigned char *p)
 
 /* ---- literals: a hash index keeps adding hundreds of them linear ---- */
 
-static uint32_t str_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 /* Slot of s in the index: where it is, or the empty slot it would take. */
 static uint32_t *index_slot(const struct pf *pf, const char *s, size_t n)
 {
-	size_t mask = pf->lit_index_cap - 1, h = str_hash(s, n) & mask;
+	size_t mask = pf->lit_index_cap - 1, h = rules_hash(s, n) & mask;
 
 	while (pf->lit_index[h]) {
 		const struct pf_lit *l = &pf->lits[pf->lit_index[h] - 1];

@@ -86,6 +86,16 @@ struct rules_rule {
 struct rules_pool;
 struct pf;
 
+/* FNV-1a: the literal index's and the reason memo's slots. */
+static inline uint32_t rules_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
 #define REASON_MEMO_SLOTS 64     /* a power of two */
 #define REASON_MEMO_LEN 40
 #define REASON_MEMO_CANDS 8
