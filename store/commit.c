@@ -61,10 +61,14 @@ static int stored_row(struct store *st, sqlite3_stmt *s, struct plan_stored *o)
 
 int store_read_event(struct store *st, uint64_t ukey, struct plan_stored *out)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_LOOKUP);
-	int rc, err = 0;
+	sqlite3_stmt *s;
+	bool maybe;
+	int rc, err;
 
 	memset(out, 0, sizeof(*out));
+	if ((err = seen_check(st, ukey, &maybe)) || !maybe)
+		return err;
+	s = stmt(st, S_EV_LOOKUP);
 	sqlite3_bind_int64(s, 1, (int64_t)ukey);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
@@ -258,6 +262,7 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	st->pending.events_new++;
 	if (e->ntags && (e->attr.via == CORR_VIA_NONE || !e->attr.release.n))
 		st->pending.events_no_release++;
+	seen_add(&st->seen, e->ukey);
 	return db_done(st, s, "event insert");
 }
 

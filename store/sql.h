@@ -259,6 +259,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" severity, via, release_namespace, release, message, reason," \
 		" object_kind, object_name, pod, container, type FROM events" \
 		" WHERE ukey = ?1 AND cluster = :cluster") \
+	X(EV_UKEYS, "SELECT ukey FROM events") \
+	X(EV_MAX_ID, "SELECT coalesce(max(id), 0) FROM events") \
 	X(EV_INSERT, "INSERT INTO events(incident_id, ts, first_seen," \
 		" namespace, object_kind, object_name, pod, container, reason," \
 		" type, message, tags, fields, severity, release," \

@@ -588,6 +588,7 @@ void store_close(struct store *st)
 	free(st->buf2.p);
 	free(st->near);
 	free(st->objlist.o);
+	seen_free(&st->seen);
 	if (st->chg) {
 		store_changes_free(st->chg);
 		free(st->chg);

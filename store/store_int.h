@@ -27,6 +27,17 @@ struct objlist {
 	size_t n, cap;
 };
 
+/* seen.c: a Bloom filter of the event identities stored. */
+#define SEEN_MIN_BITS ((uint64_t)1 << 24)      /* 2 MiB, 1M keys */
+#define SEEN_MAX_BITS ((uint64_t)1 << 27)      /* 16 MiB, 8M keys */
+struct seen {
+	uint64_t *w;                      /* NULL: off, every key "maybe" */
+	uint64_t mask;                    /* words - 1 */
+	uint64_t min_bits;                /* 0: SEEN_MIN_BITS (tests: less) */
+	int64_t keys;                     /* added since the last build */
+	bool built;                       /* filled from the table */
+};
+
 struct store {
 	sqlite3 *db;
 	unsigned flags;
@@ -47,6 +58,7 @@ struct store {
 	bool chg_oom;
 	bool obj_stored;                  /* util.c: the last object written
 	                                   * was in the table already */
+	struct seen seen;                 /* seen.c */
 	/* events.workload for the migration that fills it */
 	struct rt_str (*workload)(struct rt_str kind, struct rt_str name);
 
@@ -84,6 +96,14 @@ int objects_write(struct store *st, const struct corr_object *o, size_t n,
  * objects of two incidents overlap or were all replaced). */
 int incident_count_pods(struct store *st, int64_t incident);
 const char *scratch_dup(struct store *st, const char *p, size_t n);
+
+/* seen.c. seen_check: *maybe is false only when the database holds no
+ * event of that identity (the filter is built at the first call). */
+int seen_check(struct store *st, uint64_t ukey, bool *maybe);
+void seen_add(struct seen *f, uint64_t ukey);
+bool seen_holds(const struct seen *f, uint64_t ukey);
+int seen_alloc(struct seen *f, int64_t n);       /* for n keys, empty */
+void seen_free(struct seen *f);
 
 /* store.c */
 /* Statement id, reset, its bindings cleared but :cluster's. */
