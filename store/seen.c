@@ -27,8 +27,9 @@
 #define BITS_PER_KEY 16
 #define PROBES 3
 
-/* The ukeys are already hashes, but of one kind (FNV): the finaliser of
- * splitmix64 spreads their bits before they pick positions. */
+/* The ukeys are hashes already. One more finaliser (splitmix64's) keeps
+ * the word, picked by the low bits, and the bits set in it, by the high
+ * ones, independent of each other whatever hash made the keys. */
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 30;
