@@ -235,6 +235,27 @@ static int run_to_end(struct consumer *c, double max_s)
 	return 0;
 }
 
+/* Polls until done(c) holds or max_s passes; says whether it holds. */
+static bool poll_until(struct consumer *c, double max_s,
+		       bool (*done)(struct consumer *))
+{
+	double end = now_s() + max_s;
+
+	while (now_s() < end && !done(c))
+		ingest_kafka_poll(c->k, 20);
+	return done(c);
+}
+
+static bool brokers_down(struct consumer *c)
+{
+	return ingest_kafka_stats(c->k)->brokers_down;
+}
+
+static bool brokers_up(struct consumer *c)
+{
+	return !brokers_down(c);
+}
+
 static void produce(rd_kafka_t *p, int from, int n, const char *body)
 {
 	for (int i = from; i < from + n; i++) {
@@ -425,10 +446,7 @@ static void test_broker_down_up(rd_kafka_t *p, rd_kafka_mock_cluster_t *mc,
 		ingest_kafka_poll(c.k, 20);
 	is_int(ingest_kafka_stats(c.k)->messages, 3800, "caught up before the outage");
 	rd_kafka_mock_broker_set_down(mc, 1);
-	end = now_s() + 15;
-	while (now_s() < end && !ingest_kafka_stats(c.k)->brokers_down)
-		ingest_kafka_poll(c.k, 50);
-	ok(ingest_kafka_stats(c.k)->brokers_down, "the outage is reported");
+	ok(poll_until(&c, 15, brokers_down), "the outage is reported");
 	before = ingest_kafka_stats(c.k)->messages;
 	rd_kafka_mock_broker_set_up(mc, 1);
 	produce(p, 3800, 200, line_fmt);
@@ -628,29 +646,9 @@ static bool read_all(struct consumer *c)
 	       kafka_even(c);
 }
 
-static bool brokers_down(struct consumer *c)
-{
-	return ingest_kafka_stats(c->k)->brokers_down;
-}
-
-static bool brokers_up(struct consumer *c)
-{
-	return !brokers_down(c);
-}
-
 static bool written(struct consumer *c)
 {
 	return !c->has_staged;
-}
-
-static bool poll_until(struct consumer *c, double max_s,
-		       bool (*done)(struct consumer *))
-{
-	double end = now_s() + max_s;
-
-	while (now_s() < end && !done(c))
-		ingest_kafka_poll(c->k, 20);
-	return done(c);
 }
 
 /* Every broker goes down while the writer has the last batch, which it
