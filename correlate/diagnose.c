@@ -1,5 +1,5 @@
 /*
- * diagnose.c: diagnosis rules over an incident (README.md, "Diagnosis
+ * diagnose.c: diagnosis rules over an incident (docs/rules.md, "Diagnosis
  * rules"). A rule holds when every condition it lists holds; the
  * highest priority rule that holds names the incident (ties: smaller id, so
  * the result never depends on pack order). The conditions that held are

@@ -1,5 +1,5 @@
 /*
- * parse.c: the rule pack parser (format in README.md, "Rule packs"). Line based:
+ * parse.c: the rule pack parser (format in docs/rules.md). Line based:
  * a `rule ID` or `diagnosis ID` line in column 0 opens a block, indented
  * `keyword value` lines fill it, `#` lines are comments. The first problem
  * stops the pack with "file:line: problem"; a pack that fails adds nothing,

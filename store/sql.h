@@ -1,7 +1,7 @@
 /*
  * sql.h (private to store/): every SQL text of the store, in one place.
  *
- * The schema is a user contract (README.md, "Database schema"): tables incidents, events,
+ * The schema is a user contract (docs/schema.md): tables incidents, events,
  * incident_objects, revisions, the view timeline; times ISO-8601 UTC with
  * microseconds and Z; tags/fields/evidence/pods are JSON text. Columns
  * ending in _ns are the same times as integers, for the store's own range
@@ -136,9 +136,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * part of every release key: (cluster, namespace, release). What
 	 * was stored before belongs to the default cluster ''. In indexes
 	 * the cluster comes after the names, so that a query by release
-	 * alone (README) still uses them. Keys in a primary key mean a new
-	 * table; the view names revisions, so it goes first (a rename
-	 * checks the views) and comes back joining on the cluster too. */
+	 * alone (docs/schema.md, "Indexes") still uses them. Keys in a
+	 * primary key mean a new table; the view names revisions, so it goes
+	 * first (a rename checks the views) and comes back joining on the
+	 * cluster too. */
 	"DROP VIEW timeline;"
 	"ALTER TABLE events ADD COLUMN cluster TEXT NOT NULL DEFAULT '';"
 	"DROP INDEX events_ukey;"

@@ -35,7 +35,7 @@ struct rt_class {
 	unsigned limit_hits;    /* patterns that hit a PCRE2 limit: skipped */
 };
 
-/* Incident-level rule; see README "Rule packs" for its keywords. */
+/* Incident-level rule; its keywords: docs/rules.md, "Diagnosis rules". */
 struct rules_diagnosis {
 	const char *id, *title, *remedy, *explain;
 	const char *file;

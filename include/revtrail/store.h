@@ -10,7 +10,7 @@
  * uninterrupted run would. In between, the store only reads context rows
  * and writes plan rows (revtrail/plan.h); what to write is the
  * correlator's decision, and pipeline/ (pipeline_commit) runs the turns.
- * Schema: README.md "Database schema"; SQL text: store/sql.h.
+ * Schema: docs/schema.md; SQL text: store/sql.h.
  */
 #ifndef REVTRAIL_STORE_H
 #define REVTRAIL_STORE_H

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The schema contract (README "Database schema", issue 3): every table,
+# The schema contract (docs/schema.md, issue 3): every table,
 # view and column named there exists with that exact name, and the values
 # have the promised types: integers, ISO-8601 UTC times with microseconds
 # and Z, valid JSON text in the JSON columns, NULL for unknown.

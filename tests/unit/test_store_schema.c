@@ -94,10 +94,11 @@ static void test_create_and_migrate(void)
 	       "writer opens and migrates");
 	store_close(st);
 	is_int(version(), STORE_SCHEMA_VERSION, "migrated to the current version");
-	/* The file, not the macro: README documents the number ("currently
-	 * 5"), and a migrate that stopped short or wrote another would pass
-	 * a comparison of STORE_SCHEMA_VERSION with itself. */
-	is_int(version(), 7, "the file says 7, as README documents");
+	/* The file, not the macro: docs/schema.md documents the number
+	 * ("currently 7"), and a migrate that stopped short or wrote
+	 * another would pass a comparison of STORE_SCHEMA_VERSION with
+	 * itself. */
+	is_int(version(), 7, "the file says 7, as docs/schema.md documents");
 	ok(exec("SELECT id, namespace, release, revision, status, severity,"
 		" opened_at, last_seen_at, closed_at, event_count, tags,"
 		" diagnosis, title FROM incidents;"
