@@ -36,18 +36,16 @@
 #include "revtrail/writer.h"
 
 /* Events a batch holds before its commit. A commit rewrites every page it
- * touched, and the identity index is random, so larger batches write less:
- * on 1M Events (200k stored), 8192 -> 16384 cut WAL writes from 488k pages
- * to 329k; 32768 cut them to 230k but raised peak RSS from 45 to 62 MiB.
+ * touched, and the identity index is random, so larger batches write
+ * fewer pages; past this size the pages a larger batch spared no longer
+ * paid for the memory it held.
  *
  * These caps, with the store's page cache (16 MiB), are what bounds ingest's
  * memory: two batches live at once (one filling, one committing), each up
  * to BATCH_EVENTS events of 488 bytes (8 MiB) plus their text in its arena
- * (about 2.3 MiB on the bench CRI corpus). Peak RSS thus climbs with input
- * only until both batches are full and the database outgrows the cache,
- * then stays: 22 MiB on 1M bench CRI lines (9.5k events, one batch, a
- * 3 MB database), 31-38 on 3M, 38-52 on 10M (94k events, 16.4k per batch,
- * 28 MB). */
+ * (at most BATCH_BYTES). Peak RSS thus climbs with input only until both
+ * batches are full and the database outgrows the cache, then stays flat
+ * (figures: docs/benchmarks.md). */
 #define BATCH_EVENTS 16384
 #define BATCH_BYTES (16u << 20)
 #define BATCH_NS 1000000000LL

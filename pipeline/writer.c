@@ -2,8 +2,8 @@
  * writer.c: pipeline_commit on a thread of its own, so that reading and
  * classifying the next batch overlaps the commit of the last one.
  *
- * On 1M bench Events (200k stored) the commits are two thirds of ingest's
- * time, and on 10M CRI lines about an eighth; in line with each other the
+ * The commits are much of ingest's time when many of its records are
+ * stored, and some of it even when few are; in line with each other the
  * two stages take their sum, side by side their maximum.
  *
  * The store belongs to one thread at a time: to the writer from a submit

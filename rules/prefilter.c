@@ -55,11 +55,11 @@
 #define MUL32 0x9E3779B1u
 #define MUL32B 0x85EBCA77u      /* a second, independent hash */
 #define MUL64 0x9E3779B97F4A7C15ull
-/* 32 KiB a bitmap; fixed, so shifts are constants. The gate holds about
- * 10k bits, so at 16 KiB one text position in twelve passed it by chance;
- * at 32 KiB the fewer passes beat the L1 the gate no longer has to itself:
- * classify of 10M bench CRI lines, user time 4.36-4.49 s -> 4.13-4.24 s,
- * 122 fewer instructions a line. 64 KiB gained little more. */
+/* 32 KiB a bitmap; fixed, so shifts are constants. The gate holds a bit
+ * for each window of the default packs' literals: at half this size too
+ * many text positions passed it by chance, and the fewer passes of this
+ * size beat the L1 the gate no longer has to itself; twice this size
+ * gained little more (figures: docs/benchmarks.md). */
 #define BITS_LG 18
 #define WC_LEAD 0xffffff00u     /* key mask: the window's first byte is free */
 #define WC_TAIL 0x00ffffffu     /* the window's last byte is free */
@@ -727,9 +727,9 @@ static bool try_shorts(struct pf *pf, bool whole, bool share, unsigned max)
 /*
  * A few literals that share a few pairs ("503", " 503 ", "http 503": the
  * raw-field literals of the default packs) are all found by the byte pass,
- * which then costs one or two instructions a byte, against four for the
- * windows. Tried after the short literals took their pairs: the longer
- * ones join them, and go back when that takes too many pairs.
+ * which then costs fewer instructions a byte than the windows. Tried
+ * after the short literals took their pairs: the longer ones join them,
+ * and go back when that takes too many pairs.
  */
 static bool pair_mode(struct pf *pf)
 {
@@ -986,8 +986,8 @@ static bool eq_lower(const unsigned char *t, const char *lit, size_t n)
 	return true;
 }
 
-/* memchr, since glibc's memmem costs a thousand instructions a call on
- * lines this short. */
+/* memchr, since glibc's memmem spends more setting up a call than it
+ * saves on lines this short. */
 bool pf_has_k_or_s_sign(const char *text, size_t n)
 {
 	const char *end = text + n, *q;
@@ -1309,8 +1309,8 @@ scan_pairs256(struct scan *s, unsigned np)
 	return _mm256_movemask_epi8(seen) ? HIGH64 : 0;
 }
 
-/* Each its own function: a dispatch among them, with the stack the
- * compares' registers need, cost 30 instructions a call. */
+/* Each its own function: a dispatch among them would pay, on every call,
+ * for the stack the compares' registers need. */
 static __attribute__((target("avx2"))) uint64_t scan_nibbles256(struct scan *s)
 {
 	return scan_pairs256(s, 0);
@@ -1475,9 +1475,8 @@ static size_t scan_main(struct scan *s, size_t q, uint64_t *high)
  * the product, as hash32 takes), where SSE2 needs two multiplies and the
  * shuffles between them for four. The eight gate bits come from one
  * gather of the 32-bit words holding them, each shifted to its word's
- * sign bit: the gate tests one at a time, 8 instructions each, were two
- * thirds of the loop (classify of 100k bench CRI lines: 2,746 -> 2,521
- * instructions a line; CPU time against ripgrep's -4 to -8%). */
+ * sign bit: tested one at a time, the gate bits were most of the loop's
+ * work. */
 static inline __attribute__((always_inline, target("avx2"))) unsigned
 gate256(const struct pf *pf, __m256i v)
 {
@@ -1518,8 +1517,8 @@ scan_main256(struct scan *s, size_t q, uint64_t *high)
 	/* The positions left but the last one or two (whose windows run
 	 * past the end: scan_tail's) in one more step, moved back by whole
 	 * strides to end 36 bytes before the end; its lanes before q were
-	 * looked at. Where the SSE2 loop and scan_tail took them one to four
-	 * at a time (classify of 100k bench CRI lines: 2,373 -> 2,353). */
+	 * looked at, where the SSE2 loop and scan_tail would take them one to
+	 * four at a time. */
 	back = (q + 36 - s->n + STRIDE - 1) / STRIDE;
 	if (q < s->n && back < 8 && q >= back * STRIDE) {
 		q -= back * STRIDE;

@@ -69,10 +69,11 @@ void bind_cstr(sqlite3_stmt *s, int i, const char *v)
 }
 
 /*
- * Two times per event made rt_time_format 8% of a commit (when it still
- * used snprintf). Event times of a batch share their second often: the
- * formatted seconds are cached and only the microseconds are written per
- * call, which also spares the calendar arithmetic. The text goes into the
+ * Two times per event made rt_time_format a visible part of a commit
+ * (when it still used snprintf). Event times of a batch share their
+ * second often: the formatted seconds are cached and only the
+ * microseconds are written per call, which also spares the calendar
+ * arithmetic. The text goes into the
  * caller's buffer, which outlives the statement's step, and is bound
  * without a copy: SQLite copying each time text cost a malloc and a free
  * per bound time.
@@ -319,10 +320,10 @@ static int on_wal(void *ctx, sqlite3 *db, const char *name, int frames)
 }
 
 /*
- * Copying the WAL back into the database is the last thing close does: on
- * 10M bench CRI lines that was 0.3 s after the last batch, while the reader
- * sat idle. A writer thread with no batch waiting calls this instead, so
- * close finds little left to copy.
+ * Copying the WAL back into the database is the last thing close does,
+ * and after a long ingest it kept the command running past its last
+ * batch, while the reader sat idle. A writer thread with no batch
+ * waiting calls this instead, so close finds little left to copy.
  */
 void store_idle(struct store *st)
 {
@@ -384,16 +385,16 @@ static int open_writer(struct store *st, const struct store_opts *o)
 
 	/* A 16 MiB page cache: the writes of a batch touch the right edge of
 	 * the tables and scattered index pages, which the OS cache holds as
-	 * well. 64 MiB was measured slower on 1M Events (6.6 s against 7.1 s)
-	 * and set peak RSS (95 MiB against 41 MiB).
+	 * well. A larger cache was measured slower, and it raised peak RSS
+	 * by its size.
 	 *
 	 * 16 KiB pages, for a new database only (an existing one keeps its
 	 * own): a commit writes each page it touched to the WAL and copies
 	 * it back later, a system call each way per page, and the identity
 	 * and object keys are random, so a batch touches pages all over;
-	 * with 4 KiB pages those calls were a tenth of ingest's CPU time.
-	 * The same bytes in a quarter of the calls: on 100k-Event chunks
-	 * into one database, 36k writes and 22k reads became 10k and 6k.
+	 * with 4 KiB pages those calls were a large share of ingest's CPU
+	 * time. Pages four times as large move the same bytes in about a
+	 * quarter of the calls.
 	 *
 	 * secure_delete off: Debian's SQLite turns it on by default, so that
 	 * every cell moved in a page split had its old bytes zeroed. The

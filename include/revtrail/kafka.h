@@ -28,9 +28,9 @@
 
 #include "revtrail/ingest.h"
 
-/* As ingest's batches: with the commit on a writer thread, 5000 messages
- * and 200 ms cost a quarter more CPU than these on the bench data (every batch
- * re-diagnoses the incidents it touches). */
+/* As ingest's batches: every batch re-diagnoses the incidents it touches,
+ * so smaller or shorter batches cost more CPU, even with the commit on a
+ * writer thread. */
 #define INGEST_KAFKA_BATCH_MESSAGES 16384
 #define INGEST_KAFKA_BATCH_MS 1000
 #define INGEST_KAFKA_BATCH_BYTES (32u << 20)
