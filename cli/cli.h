@@ -18,6 +18,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 int cmd_classify(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_prune(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_incidents(int argc, char **argv);
 int cmd_show(int argc, char **argv);
@@ -90,6 +91,12 @@ void cli_format_offset(int64_t d, char *out, size_t size);
 /* --max-registry SIZE (1M..1024M) into *bytes; else prints why and
  * returns CLI_USAGE. */
 int cli_registry_opt(const char *cmd, const char *arg, size_t *bytes);
+struct store_stats;
+/* --retain DURATION (1m to 100y): 0, or CLI_USAGE after the message. */
+int cli_retain_opt(const char *cmd, const char *arg, int64_t *ns);
+/* The summary line of what retention deleted (nothing when nothing was). */
+void cli_note_retained(const char *cmd, const struct store_stats *s,
+		       int64_t retain_ns);
 /* The warning of registry refusals (store_stats.registry_refused), a
  * format for the command's own logger: the count, then two plural "s". */
 #define CLI_REGISTRY_NOTE "%" PRIu64 " Helm revision%s or workload " \

@@ -392,6 +392,8 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "incidents_opened", (int64_t)st.incidents_opened, true);
 	json_num(f, "incidents_open", c->open_incidents, true);
 	json_num(f, "registry_refused", (int64_t)st.registry_refused, true);
+	json_num(f, "events_expired", (int64_t)st.events_expired, true);
+	json_num(f, "incidents_expired", (int64_t)st.incidents_expired, true);
 	json_num(f, "rebalances", (int64_t)s->rebalances, true);
 	json_num(f, "kafka_commit_errors", (int64_t)s->kafka_commit_errors,
 		 true);
@@ -599,7 +601,8 @@ static const char usage_text[] =
 	"         [--incidents-topic TOPIC] [-e] [--gap DUR] [--regap]\n"
 	"         [--keep-untagged] [--cluster NAME] [--rules PATH]...\n"
 	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
-	"         [--max-registry SIZE] [--log-format text|json]\n"
+	"         [--max-registry SIZE] [--retain DURATION]\n"
+	"         [--log-format text|json]\n"
 	"         [--http ADDR:PORT] [--ready-lag N]\n"
 	"\n"
 	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
@@ -613,6 +616,7 @@ enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
 	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP, OPT_CLUSTER,
 	OPT_LOG_FORMAT, OPT_HTTP, OPT_READY_LAG, OPT_ITOPIC, OPT_MAX_REGISTRY,
+	OPT_RETAIN,
 };
 
 static const struct option long_opts[] = {
@@ -637,6 +641,7 @@ static const struct option long_opts[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
 	{ "ready-lag", required_argument, NULL, OPT_READY_LAG },
 	{ "max-registry", required_argument, NULL, OPT_MAX_REGISTRY },
+	{ "retain", required_argument, NULL, OPT_RETAIN },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -740,6 +745,9 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 		return -1;
 	case OPT_MAX_REGISTRY:
 		return cli_registry_opt("consume", arg, &a->so.registry_bytes) ?
+			CLI_USAGE : -1;
+	case OPT_RETAIN:
+		return cli_retain_opt("consume", arg, &a->so.retain_ns) ?
 			CLI_USAGE : -1;
 	case OPT_HTTP:
 		a->http = arg;

@@ -79,6 +79,7 @@ struct run {
 	FILE *verbose;                  /* -v */
 	struct cli_progress progress;
 	struct rt_str cluster;          /* --cluster, else empty */
+	int64_t retain_ns;              /* --retain, or 0 */
 	/* input that joins no incident, for the summary's warnings */
 	uint64_t helm_no_release, no_time;
 };
@@ -271,6 +272,7 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 			"time out of range (before 1970 or after 2261): stored, "
 			"the time as unknown", is->times_out_of_range,
 			is->times_out_of_range == 1 ? "" : "s");
+	cli_note_retained("ingest", s, r->retain_ns);
 }
 
 /* The database (or its WAL) named as input would be read into itself. */
@@ -304,12 +306,12 @@ static const char usage_text[] =
 	"                       [--cluster NAME] [--regap] [--keep-untagged]\n"
 	"                       [--rules PATH]... [--no-default-rules]\n"
 	"                       [--format NAME] [--max-record BYTES]\n"
-	"                       [--max-registry SIZE] [-v]\n"
+	"                       [--max-registry SIZE] [--retain DURATION] [-v]\n"
 	"                       [--log-format text|json] [FILE...]\n";
 
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_REGAP, OPT_CLUSTER,
-	OPT_LOG_FORMAT, OPT_MAX_REGISTRY,
+	OPT_LOG_FORMAT, OPT_MAX_REGISTRY, OPT_RETAIN,
 };
 
 static const struct option long_opts[] = {
@@ -320,6 +322,7 @@ static const struct option long_opts[] = {
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 	{ "max-registry", required_argument, NULL, OPT_MAX_REGISTRY },
+	{ "retain", required_argument, NULL, OPT_RETAIN },
 	CLI_INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -396,6 +399,11 @@ int cmd_ingest(int argc, char **argv)
 			if (cli_registry_opt("ingest", optarg,
 					     &so.registry_bytes))
 				return CLI_USAGE;
+			break;
+		case OPT_RETAIN:
+			if (cli_retain_opt("ingest", optarg, &so.retain_ns))
+				return CLI_USAGE;
+			r.retain_ns = so.retain_ns;
 			break;
 		case OPT_KEEP:
 			keep = true;

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "revtrail/log.h"
+#include "revtrail/store.h"
 
 /* Errors go through rt_log once the command logs that way (consume). */
 static void rules_error(const char *err)
@@ -218,6 +219,33 @@ void cli_format_offset(int64_t d, char *out, size_t size)
 			 s / 60, s % 60);
 	else
 		snprintf(out, size, "%c%" PRId64 "s", sign, s);
+}
+
+int cli_retain_opt(const char *cmd, const char *arg, int64_t *ns)
+{
+	if (cli_parse_duration(arg, ns) || *ns < 60 * 1000000000LL)
+		return cli_usage_error(cmd, "--retain wants a duration of at "
+				       "least 1m with a unit (7d, 12h, 2w), "
+				       "got '%s'", arg);
+	return 0;
+}
+
+void cli_note_retained(const char *cmd, const struct store_stats *s,
+		       int64_t retain_ns)
+{
+	char d[64];
+
+	if (!s->events_expired && !s->incidents_expired)
+		return;
+	cli_format_duration(retain_ns, d, sizeof(d));
+	if (rt_log_active())
+		rt_log(RT_LOG_INFO, cmd, "--retain %s: %" PRIu64 " events and %"
+		       PRIu64 " closed incidents deleted", d,
+		       s->events_expired, s->incidents_expired);
+	else
+		fprintf(stderr, "revtrail %s: --retain %s: %" PRIu64 " events "
+			"and %" PRIu64 " closed incidents deleted\n", cmd, d,
+			s->events_expired, s->incidents_expired);
 }
 
 int cli_registry_opt(const char *cmd, const char *arg, size_t *bytes)

@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "consume", cmd_consume, "Kafka consumer service: topics into incidents" },
 	{ "classify", cmd_classify, "tag records, print JSON Lines" },
 	{ "rules", cmd_rules, "list, check or test rule packs" },
+	{ "prune", cmd_prune, "delete what aged past --retain, now" },
 };
 
 /* The libraries' own versions, as loaded: a bug report needs them. */

@@ -11,14 +11,14 @@ _revtrail()
 
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "ingest incidents show report query
-			consume classify rules help --help --version" -- "$cur"))
+			consume classify rules prune help --help --version" -- "$cur"))
 		return
 	fi
 
 	local input="--format --max-record --rules --no-default-rules --release -v"
 	case $cmd in
 	ingest) opts="--db --gap --regap --keep-untagged --cluster --log-format
-		--max-registry $input --help" ;;
+		--max-registry --retain $input --help" ;;
 	incidents) opts="--db -o --open -n --namespace -A --all-namespaces
 		--release --cluster --since --no-headers --color --help" ;;
 	show) opts="--db -o --color --cluster --help" ;;
@@ -27,7 +27,8 @@ _revtrail()
 	consume) opts="-b -t -G -X -F --db --start --batch-messages --batch-ms
 		--status-interval --stats-json --log-format --http --ready-lag
 		--incidents-topic -e --gap --regap --keep-untagged --cluster
-		--max-registry $input --help" ;;
+		--max-registry --retain $input --help" ;;
+	prune) opts="--db --retain --help" ;;
 	classify) opts="--all $input --help" ;;
 	rules) opts="list check test --rules --no-default-rules -v --help" ;;
 	*) return ;;
@@ -59,7 +60,7 @@ _revtrail()
 	--db|--rules|--stats-json|-F)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--gap|--since|--timeout|--max-record|--max-memory|--max-registry|\
+	--gap|--since|--timeout|--max-record|--max-memory|--max-registry|--retain|\
 	--release|-n|\
 	--namespace|-b|-t|-G|-X|--batch-messages|--batch-ms|--status-interval|\
 	--http|--ready-lag)

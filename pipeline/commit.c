@@ -14,10 +14,12 @@
  *   3. releases whose events changed hands recomputed from their events;
  *   4. events' revisions after a release's revisions changed;
  *   5. incidents closed by the watermark; every incident touched
- *      diagnosed again; the sources' positions.
+ *      diagnosed again; the sources' positions;
+ *   6. with --retain, a share of what aged out deleted (store/retain.c).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pipeline_int.h"
 
@@ -396,6 +398,80 @@ int commit_steps(struct pipeline_db *db, struct corr_batch *b)
 	return store_write_positions(db->st, b->pos, b->npos);
 }
 
+/* ---- 6. retention ---------------------------------------------------- */
+
+static int64_t wall_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Twice the batch's events, so deletion outruns what comes in and the file
+ * stops growing; the floor lets a quiet stream catch up on a backlog. */
+#define RETAIN_BUDGET_FLOOR 1024
+
+static int retain(struct pipeline_db *db, const struct corr_batch *b)
+{
+	int64_t budget = RETAIN_BUDGET_FLOOR + 2 * (int64_t)b->nev;
+	bool more;
+
+	corr_retain_observe(&db->retain_clock, b, wall_ns());
+	if (db->retain_clock.now <= db->retain_ns)
+		return 0;
+	return store_retain(db->st, db->retain_clock.now - db->retain_ns,
+			    budget, &more);
+}
+
+/* Before its first batch a writer's clock is where the stored data
+ * stands, so a restart (or prune) goes on where the last run was. */
+static int retain_start(struct pipeline_db *db)
+{
+	int64_t t;
+	int err = store_recent_time(db->st, &t);
+
+	if (!err)
+		corr_retain_start(&db->retain_clock, t < wall_ns() ? t :
+				  wall_ns());
+	return err;
+}
+
+#define PRUNE_BUDGET 20000
+
+static void clock_add(void *c, int64_t t)
+{
+	corr_retain_add(c, t);
+}
+
+/* A writer starts from a quick estimate that errs on the late side; prune,
+ * run once, reads every stored time for the clock a writer would have. */
+int pipeline_prune(struct pipeline_db *db, struct store_stats *stats)
+{
+	struct corr_retain_clock *c = &db->retain_clock;
+	bool more = true;
+	int64_t horizon;
+	int err;
+
+	if (!db->retain_ns)
+		return 0;
+	if ((err = store_each_event_time(db->st, clock_add, c)))
+		return err;
+	corr_retain_settle(c, wall_ns());
+	if ((horizon = c->now - db->retain_ns) <= 0)
+		return 0;
+	while (more && !err) {
+		if ((err = store_begin(db->st)))
+			break;
+		err = store_retain(db->st, horizon, PRUNE_BUDGET, &more);
+		if (err)
+			store_abort(db->st);
+		else
+			err = store_end(db->st, stats);
+	}
+	return err;
+}
+
 int pipeline_commit(struct pipeline_db *db, struct corr_batch *b,
 		    struct store_stats *stats)
 {
@@ -405,7 +481,8 @@ int pipeline_commit(struct pipeline_db *db, struct corr_batch *b,
 	if (err)
 		return err;
 	db->plan.rebuild_all = store_gap_changed(db->st);
-	if ((err = cluster_commit(db, b))) {
+	if ((err = cluster_commit(db, b)) ||
+	    (db->retain_ns && (err = retain(db, b)))) {
 		/* The in-memory registry may now be ahead of the database:
 		 * callers stop at a failed commit (see writer.h). */
 		store_abort(db->st);
@@ -462,6 +539,7 @@ int pipeline_db_open(const char *path, const struct pipeline_opts *o,
 		db->log = o->log;
 		if (o->registry_bytes)
 			db->registry_bytes = o->registry_bytes;
+		db->retain_ns = o->retain_ns;
 	}
 	so.workload = workload_of;
 	if ((rc = store_open(path, 0, &so, &db->st, err, errlen))) {
@@ -471,6 +549,11 @@ int pipeline_db_open(const char *path, const struct pipeline_opts *o,
 	if ((rc = open_plan(db, o))) {
 		snprintf(err, errlen, "%s: %s", path, rc == RT_ENOMEM ?
 			 rt_strerror(rc) : store_errmsg(db->st));
+		pipeline_db_close(db);
+		return rc;
+	}
+	if (db->retain_ns && (rc = retain_start(db))) {
+		snprintf(err, errlen, "%s: %s", path, store_errmsg(db->st));
 		pipeline_db_close(db);
 		return rc;
 	}

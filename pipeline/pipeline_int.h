@@ -22,6 +22,8 @@ struct pipeline_db {
 	const char *cluster;              /* the current one's name */
 	size_t registry_bytes;            /* a registry's budget */
 	uint64_t refused_counted;         /* registry refusals in stats */
+	int64_t retain_ns;                /* --retain, or 0 */
+	struct corr_retain_clock retain_clock;
 	struct corr_event *sub_ev;        /* cluster.c: one cluster's share */
 	size_t sub_evcap;
 	struct rt_revision *sub_revs;     /* of a batch of several */

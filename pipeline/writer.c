@@ -47,7 +47,7 @@ struct pipeline_writer {
 
 static void stats_add(struct store_stats *to, const struct store_stats *from)
 {
-	_Static_assert(sizeof(*to) == 10 * sizeof(uint64_t),
+	_Static_assert(sizeof(*to) == 12 * sizeof(uint64_t),
 		       "a new store_stats counter is added here too");
 	to->batches += from->batches;
 	to->events_new += from->events_new;
@@ -59,6 +59,8 @@ static void stats_add(struct store_stats *to, const struct store_stats *from)
 	to->recomputed += from->recomputed;
 	to->events_no_release += from->events_no_release;
 	to->registry_refused += from->registry_refused;
+	to->events_expired += from->events_expired;
+	to->incidents_expired += from->incidents_expired;
 }
 
 static int64_t mono_ns(void)

@@ -499,6 +499,8 @@ static void stats_add(struct store_stats *to, const struct store_stats *d)
 	to->incidents_merged += d->incidents_merged;
 	to->recomputed += d->recomputed;
 	to->events_no_release += d->events_no_release;
+	to->events_expired += d->events_expired;
+	to->incidents_expired += d->incidents_expired;
 }
 
 int store_begin(struct store *st)

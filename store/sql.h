@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -217,6 +217,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE incident_objects_v7 RENAME TO incident_objects;"
 	"CREATE UNIQUE INDEX incident_objects_name ON incident_objects("
 	" incident_id, object_kind, object_name);",
+	/* 7 -> 8: retention (--retain) finds the aged events outside any
+	 * incident in time order without reading the table; the events of
+	 * an incident go with it, found through events_incident. */
+	"CREATE INDEX events_orphan_ts ON events(ts_ns)"
+	" WHERE incident_id IS NULL;",
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
@@ -318,6 +323,22 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(EV_REATTR_JOB, "UPDATE events SET release_namespace = ?1" \
 		" WHERE release_namespace = ?2 AND release = ?3 AND via = ?4" \
 		" AND namespace = ?5 AND cluster = :cluster") \
+	X(RET_ORPHANS, "DELETE FROM events WHERE id IN (SELECT id FROM events" \
+		" WHERE incident_id IS NULL AND ts_ns > 0 AND ts_ns < ?1" \
+		" ORDER BY ts_ns LIMIT ?2)") \
+	X(RET_INCIDENTS, "SELECT id FROM incidents WHERE opened_ns < ?1" \
+		" AND status = 'closed' AND last_ns < ?1 ORDER BY opened_ns" \
+		" LIMIT ?2") \
+	X(RET_INC_EVENTS, "DELETE FROM events WHERE id IN (SELECT id" \
+		" FROM events WHERE incident_id = ?1 LIMIT ?2)") \
+	X(RET_INC_OBJECTS, "DELETE FROM incident_objects" \
+		" WHERE incident_id = ?1") \
+	X(RET_INC_DELETE, "DELETE FROM incidents WHERE id = ?1") \
+	X(RET_TIMES, "SELECT ts_ns FROM events WHERE ts_ns > 0") \
+	X(RET_RECENT_INC, "SELECT opened_ns FROM incidents" \
+		" ORDER BY opened_ns DESC LIMIT ?1") \
+	X(RET_RECENT_EV, "SELECT ts_ns FROM events WHERE incident_id IS NULL" \
+		" AND ts_ns > 0 ORDER BY ts_ns DESC LIMIT ?1") \
 	X(INC_NEAR, "SELECT id, opened_ns, last_ns, event_count, occurrences," \
 		" severity, tags, via FROM incidents" \
 		" WHERE namespace = ?1 AND release = ?2 AND last_ns >= ?3" \

@@ -275,6 +275,27 @@ void corr_batch_free(struct corr_batch *b);
 /* Forgets the pending records and their copies (call after the commit). */
 void corr_batch_reset(struct corr_batch *b);
 /*
+ * The clock retention measures age by (correlate/retain.c says why): the
+ * median of the last event times seen, never past the wall clock, never
+ * back. start fills the window with the database's clock; observe adds a
+ * batch's event times and moves now.
+ */
+#define CORR_RETAIN_WINDOW 101
+struct corr_retain_clock {
+	int64_t t[CORR_RETAIN_WINDOW];    /* a ring of event times */
+	unsigned next;
+	int64_t pending[CORR_RETAIN_WINDOW]; /* the newest added, a heap */
+	unsigned npending;
+	int64_t now;
+};
+void corr_retain_start(struct corr_retain_clock *c, int64_t start_ns);
+/* add: one event time (<= 0: unknown, ignored); settle: the newest added
+ * join the window, and now moves; observe: a batch's, then settle. */
+void corr_retain_add(struct corr_retain_clock *c, int64_t t);
+void corr_retain_settle(struct corr_retain_clock *c, int64_t wall_ns);
+void corr_retain_observe(struct corr_retain_clock *c,
+			 const struct corr_batch *b, int64_t wall_ns);
+/*
  * Adds one classified record. Helm records (rec->nrevs > 0) give their
  * revisions; any record with a release label on a pod or workload gives a
  * workload -> release mapping; tagged records (and untagged ones when

@@ -64,6 +64,8 @@ struct store_stats {
 	uint64_t registry_refused;     /* the pipeline's: revisions and
 	                                * workload mappings past the release
 	                                * registry's bounds (correlate.h) */
+	uint64_t events_expired;       /* deleted by retention (--retain) */
+	uint64_t incidents_expired;
 };
 
 /* ---- one batch's transaction ----------------------------------------- */
@@ -86,6 +88,22 @@ int store_begin(struct store *st);
  * error the transaction is rolled back. */
 int store_end(struct store *st, struct store_stats *stats);
 void store_abort(struct store *st);
+
+/*
+ * Retention, inside the batch's transaction: deletes at most about budget
+ * rows of what aged out before horizon_ns: events outside any incident
+ * whose last sighting is older (events of unknown time are kept), and
+ * closed incidents last seen before it, with their events and objects.
+ * Sets *more when aged rows were left for the next call. 0 or RT_EDB.
+ */
+int store_retain(struct store *st, int64_t horizon_ns, int64_t budget,
+		 bool *more);
+/* The median time of the events stored last (0 when none): the retention
+ * clock of a writer before its first batch. 0 or RT_EDB. */
+int store_recent_time(struct store *st, int64_t *ns);
+/* Every stored event's known time, to fn (prune's clock reads them all). */
+int store_each_event_time(struct store *st, void (*fn)(void *, int64_t),
+			  void *ctx);
 
 /* The current cluster's stored revisions and workload mappings, each row
  * to a callback (e.g. into the correlator's registry); a callback's error

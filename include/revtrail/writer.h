@@ -22,6 +22,7 @@ struct pipeline_opts {
 	FILE *log;                    /* -v: recomputations, re-attributions */
 	size_t registry_bytes;        /* each cluster's release registry's
 	                               * budget; 0 = CORR_REGISTRY_BYTES */
+	int64_t retain_ns;            /* --retain: 0 keeps everything */
 };
 
 /* A store open for writing and the correlator's registry, loaded from it. */
@@ -50,6 +51,12 @@ void pipeline_db_close(struct pipeline_db *db);
  */
 int pipeline_commit(struct pipeline_db *db, struct corr_batch *b,
 		    struct store_stats *stats);
+/*
+ * Deletes everything aged past opts.retain_ns (revtrail prune), in
+ * transactions of a bounded size, measured by the clock of the stored data
+ * (corr_retain_clock at open). 0 or RT_EDB with store_errmsg().
+ */
+int pipeline_prune(struct pipeline_db *db, struct store_stats *stats);
 
 /*
  * A writer thread: pipeline_commit in the background, so the caller fills
