@@ -95,8 +95,7 @@ static int retain_incidents(struct store *st, int64_t horizon,
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
 		return db_fail(st, "retention: aged incidents");
-	if (n == RETAIN_INC_BATCH)
-		*more = true;
+	*more = n == RETAIN_INC_BATCH;
 	for (int i = 0; i < n && !err; i++) {
 		if (*budget <= 0) {
 			*more = true;
@@ -112,11 +111,10 @@ int store_retain(struct store *st, int64_t horizon_ns, int64_t budget,
 {
 	int err;
 
-	*more = false;
-	if (budget <= 0)
-		return 0;
-	if ((err = retain_incidents(st, horizon_ns, &budget, more)))
-		return err;
+	*more = true;
+	while (*more && budget > 0)
+		if ((err = retain_incidents(st, horizon_ns, &budget, more)))
+			return err;
 	if (budget <= 0) {
 		*more = true;
 		return 0;

@@ -10,7 +10,7 @@ DAY=86400000000000
 q() { sqlite3 "$1" "$2"; }
 
 # chunk C: 5 days from 2024-01-01 + 5C days, a BackOff Event every 10
-# minutes (pods crash-loop 8 hours each) and a tagged plain line of no
+# minutes (pods crash-loop an hour each, 120 incidents a chunk) and a tagged plain line of no
 # release every hour.
 python3 - "$T" <<'PY'
 import datetime, json, sys
@@ -21,7 +21,7 @@ for c in range(12):
         for i in range(720):
             t = base + datetime.timedelta(days=5 * c, minutes=10 * i)
             ts = t.strftime("%Y-%m-%dT%H:%M:%SZ")
-            pod = "web-%d-%d-abcde" % (c, i // 48)
+            pod = "web-%d-%d-abcde" % (c, i // 6)
             out.write(json.dumps({"apiVersion": "v1", "kind": "Event",
                 "type": "Warning", "reason": "BackOff", "count": 1,
                 "message": "Back-off restarting failed container web in pod " + pod,
