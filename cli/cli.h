@@ -44,6 +44,40 @@ const char *cli_db_path(const char *flag);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* ---- options and help (opts.c) --------------------------------------- */
+/* One option of a command: what getopt_long needs and its --help line. */
+struct cli_opt {
+	const char *name;   /* long name; NULL: a short option only */
+	int val;            /* a letter for -X (and --name), else >= 256 */
+	const char *arg;    /* the value's placeholder ("PATH"); NULL: none */
+	const char *help;   /* one line */
+	const char *dflt;   /* the default, or NULL */
+};
+/* A command's options table (ended by val 0) and its help. */
+struct cli_cmd {
+	const char *name;       /* "ingest" */
+	const char *synopsis;   /* after "usage: revtrail ingest " */
+	const char *about;      /* lines ending in '\n', or NULL */
+	const struct cli_opt *opts;
+	const char *example;    /* lines ending in '\n', each one that works */
+};
+/*
+ * getopt_long over c's table, with -h/--help added. Errors are printed
+ * here, "revtrail CMD: ..." with a "did you mean" for a long option, and
+ * return '?'. A short option's value written "-n=shop" is "shop".
+ */
+int cli_getopt(int argc, char **argv, const struct cli_cmd *c);
+/* usage, about, one line per option with its default, an example. */
+void cli_help(FILE *f, const struct cli_cmd *c);
+/* Damerau-Levenshtein (optimal string alignment) distance; words over
+ * CLI_EDIT_MAX bytes are CLI_EDIT_MAX + 1 away from everything. */
+#define CLI_EDIT_MAX 40
+int cli_edit_distance(const char *a, size_t m, const char *b, size_t n);
+/* The name nearest to word within CLI_SUGGEST_MAX edits, or NULL. */
+#define CLI_SUGGEST_MAX 2
+const char *cli_nearest(const char *word, size_t len,
+			const char *const *names, size_t n);
+
 /* Options of every command that reads input (classify, ingest, consume). */
 enum {
 	CLI_OPT_FORMAT = 256,
@@ -54,13 +88,25 @@ enum {
 	CLI_OPT_FIRST_FREE,     /* commands number their own long options from here */
 };
 
-#define CLI_INPUT_LONG_OPTS \
-	{ "format", required_argument, NULL, CLI_OPT_FORMAT }, \
-	{ "max-record", required_argument, NULL, CLI_OPT_MAX_RECORD }, \
-	{ "rules", required_argument, NULL, CLI_OPT_RULES }, \
-	{ "no-default-rules", no_argument, NULL, CLI_OPT_NO_DEFAULT }, \
-	{ "release", required_argument, NULL, CLI_OPT_RELEASE }, \
-	{ "verbose", no_argument, NULL, 'v' }
+#define CLI_INPUT_OPTS \
+	{ "format", CLI_OPT_FORMAT, "NAME", "force a decoder: k8s-event, " \
+	  "cri, docker, fluentbit, vector, helm-history, json, text...", \
+	  "by content" }, \
+	{ "max-record", CLI_OPT_MAX_RECORD, "BYTES", "longer records are " \
+	  "truncated and flagged (k/M; at most 1024M)", "1M" }, \
+	{ "rules", CLI_OPT_RULES, "PATH", "add a rule pack or a directory of " \
+	  "*.rules (repeatable)", NULL }, \
+	{ "no-default-rules", CLI_OPT_NO_DEFAULT, NULL, "drop the built-in " \
+	  "packs", NULL }, \
+	{ "release", CLI_OPT_RELEASE, "[NS/]NAME", "the release of inputs " \
+	  "that do not name it", NULL }, \
+	{ "verbose", 'v', NULL, "print every rejected record, and every one " \
+	  "that joins no incident", NULL }
+
+/* --db of the commands that read (incidents, show, report, query). */
+#define CLI_READ_DB_OPT \
+	{ "db", 'd', "PATH", "the database; repeatable, or a quoted glob: " \
+	  "up to 10 read as one", "$REVTRAIL_DB, else ./revtrail.db" }
 
 /*
  * Handles one of the options above (and -v). Returns 1 when handled, 0 when

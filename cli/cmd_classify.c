@@ -346,16 +346,18 @@ static void print_summary(const struct ingest_stats *s,
 	fputc('\n', stderr);
 }
 
-static const char usage_text[] =
-	"usage: revtrail classify [--all] [--format NAME] [--max-record BYTES]\n"
-	"                         [--rules PATH]... [--no-default-rules]\n"
-	"                         [--release [NS/]NAME] [-v] [FILE...]\n";
+static const struct cli_opt opts[] = {
+	{ "all", 'a', NULL, "print every record, tagged or not", NULL },
+	CLI_INPUT_OPTS,
+	{ NULL, 0, NULL, NULL, NULL },
+};
 
-static const struct option long_opts[] = {
-	{ "all", no_argument, NULL, 'a' },
-	CLI_INPUT_LONG_OPTS,
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_cmd cmd = {
+	"classify", "[OPTIONS] [FILE...]",
+	"  Tag records (the FILEs, else stdin) and print one JSON object per\n"
+	"  tagged record. No database.\n",
+	opts,
+	"  revtrail classify --all /var/log/containers/web-*.log\n",
 };
 
 int cmd_classify(int argc, char **argv)
@@ -366,16 +368,14 @@ int cmd_classify(int argc, char **argv)
 	struct ingest *in;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "avh", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		if (opt == 'a') {
 			c.all = true;
 		} else if (opt == 'h') {
-			fputs(usage_text, stdout);
+			cli_help(stdout, &cmd);
 			return CLI_OK;
-		} else if ((rc = cli_input_opt("classify", opt, optarg, &io,
-						&ro)) != 1) {
-			if (rc == 0)
-				fputs(usage_text, stderr);
+		} else if (cli_input_opt("classify", opt, optarg, &io,
+					 &ro) != 1) {
 			return CLI_USAGE;
 		}
 	}

@@ -593,25 +593,6 @@ nomem:
 
 /* ---- options --------------------------------------------------------- */
 
-static const char usage_text[] =
-	"usage: revtrail consume -b BROKERS -t TOPIC[@CLUSTER]... -G GROUP\n"
-	"         [-X PROP=VALUE]... [-F PROPERTIES_FILE]... [--db PATH]\n"
-	"         [--start group|earliest|latest] [--batch-messages N]\n"
-	"         [--batch-ms MS] [--status-interval SECONDS] [--stats-json FILE]\n"
-	"         [--incidents-topic TOPIC] [-e] [--gap DUR] [--regap]\n"
-	"         [--keep-untagged] [--cluster NAME] [--rules PATH]...\n"
-	"         [--no-default-rules] [--format NAME] [--max-record BYTES] [-v]\n"
-	"         [--max-registry SIZE] [--retain DURATION]\n"
-	"         [--log-format text|json]\n"
-	"         [--http ADDR:PORT] [--ready-lag N]\n"
-	"\n"
-	"  -X and -F pass librdkafka properties (TLS, SASL), applied in order;\n"
-	"  -F reads key=value lines so secrets stay off the command line.\n"
-	"  Offsets live in the database: a restart resumes exactly after the\n"
-	"  last committed batch. -e exits once every partition is read.\n"
-	"  --incidents-topic produces each incident change, once committed, as\n"
-	"  JSON keyed CLUSTER/NAMESPACE/RELEASE/ID (a compacted topic).\n";
-
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
 	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP, OPT_CLUSTER,
@@ -619,32 +600,60 @@ enum {
 	OPT_RETAIN,
 };
 
-static const struct option long_opts[] = {
-	{ "brokers", required_argument, NULL, 'b' },
-	{ "topic", required_argument, NULL, 't' },
-	{ "group", required_argument, NULL, 'G' },
-	{ "property", required_argument, NULL, 'X' },
-	{ "properties-file", required_argument, NULL, 'F' },
-	{ "db", required_argument, NULL, 'd' },
-	{ "exit-at-end", no_argument, NULL, 'e' },
-	{ "start", required_argument, NULL, OPT_START },
-	{ "batch-messages", required_argument, NULL, OPT_BATCH_MSGS },
-	{ "batch-ms", required_argument, NULL, OPT_BATCH_MS },
-	{ "status-interval", required_argument, NULL, OPT_STATUS },
-	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
-	{ "incidents-topic", required_argument, NULL, OPT_ITOPIC },
-	{ "gap", required_argument, NULL, OPT_GAP },
-	{ "regap", no_argument, NULL, OPT_REGAP },
-	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
-	{ "cluster", required_argument, NULL, OPT_CLUSTER },
-	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
-	{ "http", required_argument, NULL, OPT_HTTP },
-	{ "ready-lag", required_argument, NULL, OPT_READY_LAG },
-	{ "max-registry", required_argument, NULL, OPT_MAX_REGISTRY },
-	{ "retain", required_argument, NULL, OPT_RETAIN },
-	CLI_INPUT_LONG_OPTS,
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "brokers", 'b', "BROKERS", "bootstrap.servers (required)", NULL },
+	{ "topic", 't', "TOPIC[@CLUSTER]", "a topic (repeatable; ^regex "
+	  "subscribes by pattern)", NULL },
+	{ "group", 'G', "GROUP", "the consumer group (required)", NULL },
+	{ "property", 'X', "PROP=VALUE", "a librdkafka property (TLS, SASL)",
+	  NULL },
+	{ "properties-file", 'F', "FILE", "key=value lines; -X and -F apply "
+	  "in order", NULL },
+	{ "db", 'd', "PATH", "the database, created as needed",
+	  "$REVTRAIL_DB, else ./revtrail.db" },
+	{ "exit-at-end", 'e', NULL, "exit once every partition is read", NULL },
+	{ "start", OPT_START, "group|earliest|latest", "where a partition the "
+	  "database never saw starts", "group" },
+	{ "batch-messages", OPT_BATCH_MSGS, "N", "commit at N messages",
+	  "16384" },
+	{ "batch-ms", OPT_BATCH_MS, "MS", "commit MS after a batch's first "
+	  "message", "1000" },
+	{ "status-interval", OPT_STATUS, "SECONDS", "a status line every "
+	  "SECONDS, 0 = off", "10" },
+	{ "stats-json", OPT_STATS_JSON, "FILE", "the status figures as JSON, "
+	  "rewritten every interval", NULL },
+	{ "incidents-topic", OPT_ITOPIC, "TOPIC", "produce each committed "
+	  "incident change as JSON", NULL },
+	{ "gap", OPT_GAP, "DURATION", "the quiet gap that splits incidents "
+	  "(1s to 30d)", "15m, or the database's" },
+	{ "regap", OPT_REGAP, NULL, "accept a --gap other than the "
+	  "database's and recompute its incidents", NULL },
+	{ "keep-untagged", OPT_KEEP, NULL, "store untagged records too", NULL },
+	{ "cluster", OPT_CLUSTER, "NAME", "the cluster of topics without "
+	  "@CLUSTER", "the default one, \"\"" },
+	{ "log-format", OPT_LOG_FORMAT, "text|json", "stderr lines as text or "
+	  "JSON", "text" },
+	{ "http", OPT_HTTP, "ADDR:PORT", "serve /metrics, /healthz and "
+	  "/readyz", NULL },
+	{ "ready-lag", OPT_READY_LAG, "N", "the most lag /readyz answers 200 "
+	  "to", "twice --batch-messages" },
+	{ "max-registry", OPT_MAX_REGISTRY, "SIZE", "memory of each cluster's "
+	  "release registry (1M to 1024M)", "64M" },
+	{ "retain", OPT_RETAIN, "DURATION", "delete, a share per commit, what "
+	  "aged past DURATION (at least 1m)", "keep everything" },
+	CLI_INPUT_OPTS,
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"consume", "-b BROKERS -t TOPIC[@CLUSTER]... -G GROUP [OPTIONS]",
+	"  A Kafka consumer-group service: topics into incidents. Offsets\n"
+	"  live in the database: a restart resumes exactly after the last\n"
+	"  committed batch. -F keeps secrets off the command line.\n",
+	opts,
+	"  revtrail consume -b kafka:9092 -t k8s-events -t k8s-logs "
+	"-G revtrail \\\n"
+	"      --db /var/lib/revtrail/revtrail.db --http :8080\n",
 };
 
 struct consume_args {
@@ -763,15 +772,11 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 					       "text or json, got '%s'", arg);
 		return -1;
 	case 'h':
-		fputs(usage_text, stdout);
+		cli_help(stdout, &cmd);
 		return CLI_OK;
 	}
 	rc = cli_input_opt("consume", opt, arg, &a->io, &a->ro);
-	if (rc == 1)
-		return -1;
-	if (rc == 0)
-		fputs(usage_text, stderr);
-	return CLI_USAGE;
+	return rc == 1 ? -1 : CLI_USAGE;
 }
 
 static int parse_args(struct consume_args *a, const char **stats_path,
@@ -781,8 +786,7 @@ static int parse_args(struct consume_args *a, const char **stats_path,
 
 	a->ready_lag = -1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "b:t:G:X:F:d:evh", long_opts,
-				  NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		if (opt == OPT_STATS_JSON)
 			*stats_path = optarg;
 		if ((rc = parse_opt(a, opt, optarg)) >= 0)

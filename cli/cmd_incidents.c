@@ -17,35 +17,36 @@
 #include "rows.h"
 #include "revtrail/store_read.h"
 
-static const char usage_text[] =
-	"usage: revtrail incidents [--db PATH]... [-o table|wide|json|csv] "
-	"[--open]\n"
-	"                          [-n NS | -A] [--release [NS/]NAME]\n"
-	"                          [--cluster NAME]\n"
-	"                          [--since DATE|TIME|DURATION] [--no-headers]\n"
-	"                          [--color auto|always|never]\n"
-	"  One line per incident, newest first. The table fits the terminal\n"
-	"  (80 columns when not one); -o wide has every column.\n"
-	"  --db repeats, or is a quoted glob: up to 10 databases read as one.\n";
 
 enum {
 	OPT_OPEN = CLI_OPT_FIRST_FREE, OPT_SINCE, OPT_RELEASE, OPT_NO_HEADERS,
 	OPT_COLOR, OPT_CLUSTER,
 };
 
-static const struct option long_opts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "open", no_argument, NULL, OPT_OPEN },
-	{ "namespace", required_argument, NULL, 'n' },
-	{ "all-namespaces", no_argument, NULL, 'A' },
-	{ "release", required_argument, NULL, OPT_RELEASE },
-	{ "since", required_argument, NULL, OPT_SINCE },
-	{ "no-headers", no_argument, NULL, OPT_NO_HEADERS },
-	{ "color", required_argument, NULL, OPT_COLOR },
-	{ "cluster", required_argument, NULL, OPT_CLUSTER },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	CLI_READ_DB_OPT,
+	{ "output", 'o', "table|wide|json|csv", "wide: every column at full "
+	  "width", "table" },
+	{ "open", OPT_OPEN, NULL, "open incidents only", NULL },
+	{ "namespace", 'n', "NS", "one namespace", NULL },
+	{ "all-namespaces", 'A', NULL, "every namespace", "yes" },
+	{ "release", OPT_RELEASE, "[NS/]NAME", "one release", NULL },
+	{ "cluster", OPT_CLUSTER, "NAME", "one cluster; \"\" is the default "
+	  "one", "all" },
+	{ "since", OPT_SINCE, "DATE|TIME|DURATION", "last seen at or after "
+	  "2024-11-03, 2024-11-03T14:00:00Z or 2h ago", NULL },
+	{ "no-headers", OPT_NO_HEADERS, NULL, "rows only", NULL },
+	{ "color", OPT_COLOR, "auto|always|never", "colour severity and "
+	  "status", "auto: a terminal, without NO_COLOR" },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"incidents", "[OPTIONS]",
+	"  One line per incident, newest first. On a terminal the table fits\n"
+	"  its width; into a pipe or a file nothing is cut.\n",
+	opts,
+	"  revtrail incidents --db incidents.db --open -n shop\n",
 };
 
 /* Columns of SQL_INCIDENTS (store/sql.h). */
@@ -230,7 +231,7 @@ int cmd_incidents(int argc, char **argv)
 
 	l.fmt = CLI_OUT_TABLE;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:o:n:Ah", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (cli_dbs_add("incidents", &dbs, optarg))
@@ -277,15 +278,13 @@ int cmd_incidents(int argc, char **argv)
 						       "2h), got '%s'", optarg);
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			cli_help(stdout, &cmd);
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}
 	if (optind != argc) {
-		fputs(usage_text, stderr);
 		return cli_usage_error("incidents", "unexpected argument '%s'",
 				       argv[optind]);
 	}

@@ -301,31 +301,39 @@ static int check_inputs(const char *db, char **paths, int n)
 	return 0;
 }
 
-static const char usage_text[] =
-	"usage: revtrail ingest [--db PATH] [--release [NS/]NAME] [--gap DUR]\n"
-	"                       [--cluster NAME] [--regap] [--keep-untagged]\n"
-	"                       [--rules PATH]... [--no-default-rules]\n"
-	"                       [--format NAME] [--max-record BYTES]\n"
-	"                       [--max-registry SIZE] [--retain DURATION] [-v]\n"
-	"                       [--log-format text|json] [FILE...]\n";
-
 enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_REGAP, OPT_CLUSTER,
 	OPT_LOG_FORMAT, OPT_MAX_REGISTRY, OPT_RETAIN,
 };
 
-static const struct option long_opts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "gap", required_argument, NULL, OPT_GAP },
-	{ "regap", no_argument, NULL, OPT_REGAP },
-	{ "keep-untagged", no_argument, NULL, OPT_KEEP },
-	{ "cluster", required_argument, NULL, OPT_CLUSTER },
-	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
-	{ "max-registry", required_argument, NULL, OPT_MAX_REGISTRY },
-	{ "retain", required_argument, NULL, OPT_RETAIN },
-	CLI_INPUT_LONG_OPTS,
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "db", 'd', "PATH", "the database, created as needed",
+	  "$REVTRAIL_DB, else ./revtrail.db" },
+	{ "gap", OPT_GAP, "DURATION", "the quiet gap that splits incidents "
+	  "(1s to 30d)", "15m, or the database's" },
+	{ "regap", OPT_REGAP, NULL, "accept a --gap other than the "
+	  "database's and recompute its incidents", NULL },
+	{ "keep-untagged", OPT_KEEP, NULL, "store untagged records too", NULL },
+	{ "cluster", OPT_CLUSTER, "NAME", "the cluster the input comes from",
+	  "the default one, \"\"" },
+	{ "max-registry", OPT_MAX_REGISTRY, "SIZE", "memory of each cluster's "
+	  "release registry (1M to 1024M)", "64M" },
+	{ "retain", OPT_RETAIN, "DURATION", "delete, a share per commit, what "
+	  "aged past DURATION (at least 1m)", "keep everything" },
+	{ "log-format", OPT_LOG_FORMAT, "text|json", "stderr lines with "
+	  "time, level and component", "plain lines" },
+	CLI_INPUT_OPTS,
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"ingest", "[OPTIONS] [FILE...]",
+	"  Read events, logs and Helm records from the FILEs (else stdin)\n"
+	"  into incidents in the database.\n",
+	opts,
+	"  kubectl get events -A -o json | revtrail ingest --db incidents.db\n"
+	"  helm history web -n shop -o json | revtrail ingest --release "
+	"shop/web\n",
 };
 
 static void catch_signals(void)
@@ -383,7 +391,7 @@ int cmd_ingest(int argc, char **argv)
 	FILE *vlog[2] = { NULL, NULL };
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:vh", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
@@ -420,15 +428,11 @@ int cmd_ingest(int argc, char **argv)
 						       "got '%s'", optarg);
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			cli_help(stdout, &cmd);
 			return CLI_OK;
 		default:
-			rc = cli_input_opt("ingest", opt, optarg, &io, &ro);
-			if (rc != 1) {
-				if (rc == 0)
-					fputs(usage_text, stderr);
+			if (cli_input_opt("ingest", opt, optarg, &io, &ro) != 1)
 				return CLI_USAGE;
-			}
 		}
 	}
 	/* Without --log-format: the lines a terminal wants, as before. */

@@ -13,27 +13,27 @@
 #include "rows.h"
 #include "revtrail/store_read.h"
 
-static const char usage_text[] =
-	"usage: revtrail query [--db PATH]... [-o table|json|csv] [--no-headers]\n"
-	"                      [--timeout DUR] [--max-memory SIZE] SQL\n"
-	"  Runs read-only SQL on the database (tables incidents, events,\n"
-	"  incident_objects, revisions; view timeline).\n"
-	"  --db PATH          repeatable, or a quoted glob: up to 10\n"
-	"                     databases read as one, each event once\n"
-	"  --timeout DUR      CPU time the SQL may take (default 30s)\n"
-	"  --max-memory SIZE  SQLite's memory (default 256M; a value may be\n"
-	"                     an eighth of it)\n";
 
 enum { OPT_TIMEOUT = CLI_OPT_FIRST_FREE, OPT_MAX_MEMORY, OPT_NO_HEADERS };
 
-static const struct option long_opts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
-	{ "no-headers", no_argument, NULL, OPT_NO_HEADERS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	CLI_READ_DB_OPT,
+	{ "output", 'o', "table|json|csv", "the output format", "table" },
+	{ "no-headers", OPT_NO_HEADERS, NULL, "rows only", NULL },
+	{ "timeout", OPT_TIMEOUT, "DURATION", "CPU time the SQL may take",
+	  "30s" },
+	{ "max-memory", OPT_MAX_MEMORY, "SIZE", "SQLite's memory, 8M to 1024M",
+	  "256M" },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"query", "[OPTIONS] SQL",
+	"  Runs read-only SQL on the database (tables incidents, events,\n"
+	"  incident_objects, revisions; view timeline).\n",
+	opts,
+	"  revtrail query --db incidents.db -o json \"SELECT id, release, "
+	"diagnosis FROM incidents\"\n",
 };
 
 int cmd_query(int argc, char **argv)
@@ -52,7 +52,7 @@ int cmd_query(int argc, char **argv)
 	struct rows *rows;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:o:h", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (cli_dbs_add("query", &dbs, optarg))
@@ -83,15 +83,13 @@ int cmd_query(int argc, char **argv)
 			no_headers = true;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			cli_help(stdout, &cmd);
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
 		return cli_usage_error("query", "expected one SQL argument");
 	}
 	if ((rc = cli_open_read("query", &dbs, &ro, &st)))

@@ -13,22 +13,26 @@
 #include "html.h"
 #include "rows.h"
 
-static const char usage_text[] =
-	"usage: revtrail report [--db PATH]... [-o html] [--all] [-n NS]\n"
-	"                       [--cluster NAME]\n"
-	"  Open incidents (all with --all) as one self-contained HTML page on\n"
-	"  stdout: revtrail report --db incidents.db > report.html\n";
 
 enum { OPT_ALL = CLI_OPT_FIRST_FREE, OPT_CLUSTER };
 
-static const struct option long_opts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "namespace", required_argument, NULL, 'n' },
-	{ "cluster", required_argument, NULL, OPT_CLUSTER },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	CLI_READ_DB_OPT,
+	{ "output", 'o', "html", "the only format", "html" },
+	{ "all", OPT_ALL, NULL, "every incident, not only the open ones",
+	  NULL },
+	{ "namespace", 'n', "NS", "one namespace", NULL },
+	{ "cluster", OPT_CLUSTER, "NAME", "one cluster; \"\" is the default "
+	  "one", "all" },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"report", "[OPTIONS]",
+	"  Open incidents (all with --all) as one self-contained HTML page\n"
+	"  on stdout.\n",
+	opts,
+	"  revtrail report --db incidents.db > report.html\n",
 };
 
 #define MAX_INCIDENTS 500     /* a page, not a database dump */
@@ -77,7 +81,7 @@ int cmd_report(int argc, char **argv)
 	int opt, rc;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:o:n:h", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (cli_dbs_add("report", &dbs, optarg))
@@ -100,15 +104,13 @@ int cmd_report(int argc, char **argv)
 			f.cluster = optarg;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			cli_help(stdout, &cmd);
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}
 	if (optind != argc) {
-		fputs(usage_text, stderr);
 		return cli_usage_error("report", "unexpected argument '%s'",
 				       argv[optind]);
 	}

@@ -8,20 +8,25 @@
 
 #include "cli.h"
 
-static const char usage_text[] =
-	"usage: revtrail rules list|check|test [--rules PATH]... "
-	"[--no-default-rules] [-v] [PATH...]\n"
-	"  list   print every rule and diagnosis: id, tags, severity, explanation\n"
-	"         (-v: then each pattern's prefilter and unless literals)\n"
-	"  check  load and compile; errors as FILE:LINE: problem, exit 2\n"
-	"  test   run every example and counterexample; exit 1 on a miss\n";
 
-static const struct option long_opts[] = {
-	{ "rules", required_argument, NULL, CLI_OPT_RULES },
-	{ "no-default-rules", no_argument, NULL, CLI_OPT_NO_DEFAULT },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "rules", CLI_OPT_RULES, "PATH", "add a rule pack or a directory of "
+	  "*.rules (repeatable)", NULL },
+	{ "no-default-rules", CLI_OPT_NO_DEFAULT, NULL, "drop the built-in "
+	  "packs", NULL },
+	{ "verbose", 'v', NULL, "list: each pattern's prefilter and unless "
+	  "literals too", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"rules", "list|check|test [OPTIONS] [PATH...]",
+	"  list   print every rule and diagnosis: id, tags, severity\n"
+	"  check  load and compile; errors as FILE:LINE: problem, exit 2\n"
+	"  test   run every example and counterexample; exit 1 on a miss\n"
+	"  With PATHs, those packs alone.\n",
+	opts,
+	"  revtrail rules test my.rules\n",
 };
 
 static int run(const char *verb, struct rules *r, bool verbose)
@@ -53,9 +58,9 @@ int cmd_rules(int argc, char **argv)
 	int opt, rc;
 	bool verbose = false;
 
-	while ((opt = getopt_long(argc, argv, "hv", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		if (opt == 'h') {
-			fputs(usage_text, stdout);
+			cli_help(stdout, &cmd);
 			return CLI_OK;
 		}
 		if (opt == 'v') {
@@ -63,7 +68,6 @@ int cmd_rules(int argc, char **argv)
 			continue;
 		}
 		if (cli_input_opt("rules", opt, optarg, &unused, &ro) != 1) {
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}

@@ -22,20 +22,26 @@
 /* under the time and offset columns: "  14:41:12  -103d19h  " */
 #define TIMELINE_INDENT "                      "
 
-static const char usage_text[] =
-	"usage: revtrail show [--db PATH]... [-o text|json|html] "
-	"[--color auto|always|never]\n"
-	"                     [--cluster NAME] ID\n";
 
 enum { OPT_COLOR = CLI_OPT_FIRST_FREE, OPT_CLUSTER };
 
-static const struct option long_opts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "color", required_argument, NULL, OPT_COLOR },
-	{ "cluster", required_argument, NULL, OPT_CLUSTER },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	CLI_READ_DB_OPT,
+	{ "output", 'o', "text|json|html", "html: one page with an SVG "
+	  "timeline", "text" },
+	{ "color", OPT_COLOR, "auto|always|never", "colour severity and "
+	  "status", "auto: a terminal, without NO_COLOR" },
+	{ "cluster", OPT_CLUSTER, "NAME", "the incident only if it is of "
+	  "cluster NAME", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"show", "[OPTIONS] ID",
+	"  One incident: the opening revision, diagnosis, evidence, remedy,\n"
+	"  affected pods and the timeline.\n",
+	opts,
+	"  revtrail show --db incidents.db 3\n",
 };
 
 static const char *const json_cols[] = {
@@ -443,7 +449,7 @@ int cmd_show(int argc, char **argv)
 	bool html = false;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:o:h", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (cli_dbs_add("show", &dbs, optarg))
@@ -468,15 +474,13 @@ int cmd_show(int argc, char **argv)
 			s.cluster = optarg;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			cli_help(stdout, &cmd);
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
 		return cli_usage_error("show", "expected one incident ID");
 	}
 	s.id = strtoll(argv[optind], &end, 10);

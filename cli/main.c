@@ -52,13 +52,66 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);
-	fputs("\nrevtrail COMMAND --help shows a command's options; man revtrail "
+	fputs("\nrevtrail help COMMAND shows a command's options; man revtrail "
 	      "has them all.\nrevtrail --version names this build and its "
 	      "libraries.\n", f);
 }
 
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+static int unknown(const char *name)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])], *near;
+	size_t n = sizeof(commands) / sizeof(commands[0]);
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = commands[i].name;
+	near = cli_nearest(name, strlen(name), names, n);
+	if (near)
+		fprintf(stderr, "revtrail: unknown command '%s': did you mean "
+			"'%s'?\n", name, near);
+	else
+		fprintf(stderr, "revtrail: unknown command '%s'\n", name);
+	fputs("run 'revtrail help' for the commands\n", stderr);
+	return CLI_USAGE;
+}
+
+static int run(const struct command *c, int argc, char **argv)
+{
+	static char prog[32];
+
+	snprintf(prog, sizeof(prog), "revtrail %s", c->name);
+	rt_prog = prog;
+	return c->run(argc, argv);
+}
+
+/* `revtrail help COMMAND` is `revtrail COMMAND --help`. */
+static int help(int argc, char **argv)
+{
+	static char dash_help[] = "--help";
+	const struct command *c;
+	char *args[3];
+
+	if (argc < 3) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (!(c = find(argv[2])))
+		return unknown(argv[2]);
+	args[0] = argv[2], args[1] = dash_help, args[2] = NULL;
+	return run(c, 2, args);
+}
+
 int main(int argc, char **argv)
 {
+	const struct command *c;
+
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_USAGE;
@@ -68,20 +121,9 @@ int main(int argc, char **argv)
 		return fflush(stdout) ? CLI_FAIL : CLI_OK;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name)) {
-			static char prog[32];
-
-			snprintf(prog, sizeof(prog), "revtrail %s",
-				 commands[i].name);
-			rt_prog = prog;
-			return commands[i].run(argc - 1, argv + 1);
-		}
-	fprintf(stderr, "revtrail: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return CLI_USAGE;
+	    !strcmp(argv[1], "help"))
+		return help(argc, argv);
+	if (!(c = find(argv[1])))
+		return unknown(argv[1]);
+	return run(c, argc - 1, argv + 1);
 }
