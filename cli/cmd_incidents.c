@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rows.h"
@@ -320,7 +321,11 @@ int cmd_incidents(int argc, char **argv)
 			{ { 2, 18 }, { 7, 19 }, { 2, 12 }, { 7, 10 } },
 		};
 
-		rows_fit(l.rows, cli_width(stdout), 2, shrink[l.clusters], 4);
+		/* into a pipe or a file nothing is cut, as with kubectl:
+		 * `incidents | grep NAME` must find whole names */
+		if (isatty(fileno(stdout)))
+			rows_fit(l.rows, cli_width(stdout), 2,
+				 shrink[l.clusters], 4);
 	}
 	l.one_ns = f.ns != NULL;
 	clock_gettime(CLOCK_REALTIME, &now);

@@ -215,7 +215,9 @@ static void print_line(struct rows *r, char *const *cells, bool header)
 
 		if (sgr)
 			fputs(sgr, r->f);
-		put_cut(r->f, c, r->width[i]);
+		/* only a table fitted to a terminal is cut: a streamed cell
+		 * wider than its column pushes its line */
+		put_cut(r->f, c, r->fit_width ? r->width[i] : 0);
 		if (sgr)
 			fputs("\033[0m", r->f);
 		if (w > r->width[i])
