@@ -55,7 +55,8 @@ static int on_id(void *ctx, int n, const char *const *names,
 	return 0;
 }
 
-static int write_page(struct store *st, const struct ids *ids, bool all)
+static int write_page(struct store *st, const struct ids *ids, bool all,
+		      const char *db_hint)
 {
 	int rc = 0;
 
@@ -64,7 +65,8 @@ static int write_page(struct store *st, const struct ids *ids, bool all)
 	if (!ids->n)
 		printf("<p>No %sincidents.</p>\n", all ? "" : "open ");
 	for (size_t i = 0; i < ids->n && !rc; i++)
-		rc = html_incident_section(st, ids->id[i], stdout);
+		rc = html_incident_section(st, ids->id[i], db_hint,
+					   stdout);
 	if (ids->total > ids->n)
 		printf("<p class=\"more\">%zu more incidents: narrow with -n "
 		       "NS.</p>\n", ids->total - ids->n);
@@ -76,6 +78,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct store_filter f = { .open_only = true };
 	struct ids *ids;
+	char *hint;
 	struct cli_dbs dbs = { .n = 0 };
 	struct store *st;
 	int opt, rc;
@@ -120,11 +123,13 @@ int cmd_report(int argc, char **argv)
 		store_close(st);
 		return CLI_FAIL;
 	}
+	hint = cli_dbs_hint(&dbs);
 	rc = store_incidents(st, &f, NULL, on_id, ids);
 	if (!rc)
-		rc = write_page(st, ids, !f.open_only);
+		rc = write_page(st, ids, !f.open_only, hint);
 	if (rc)
 		fprintf(stderr, "revtrail report: %s\n", store_errmsg(st));
+	free(hint);
 	free(ids);
 	store_close(st);
 	return rc ? CLI_FAIL : fflush(stdout) ? CLI_FAIL : CLI_OK;

@@ -59,6 +59,7 @@ struct show {
 	bool json;
 	bool found;
 	const char *cluster;      /* --cluster: the incident must be of it */
+	const char *db_hint;      /* " --db PATH"..., for pasted hints */
 	char *col[I_NCOLS];       /* the incident row as text */
 	int64_t id, rev, base_ns, opened_ns;
 	int64_t rev_ns;           /* when the opening revision was updated */
@@ -397,8 +398,9 @@ static int run(struct store *st, struct show *s)
 	s->n = 0;
 	rc = store_incident_part(st, s->id, STORE_PART_TIMELINE, on_timeline, s);
 	if (!rc && s->total > s->n)
-		fprintf(s->f, "  ... %zu more (revtrail query \"SELECT * FROM "
-			"timeline WHERE incident_id = %s\")\n", s->total - s->n,
+		fprintf(s->f, "  ... %zu more (revtrail query%s \"SELECT * "
+			"FROM timeline WHERE incident_id = %s\")\n",
+			s->total - s->n, s->db_hint ? s->db_hint : "",
 			col(s, I_ID));
 	return rc;
 }
@@ -418,7 +420,7 @@ static int run_found(struct store *st, struct show *s)
 }
 
 /* One incident as a page; nothing is written before it is found. */
-static int show_html(struct store *st, int64_t id)
+static int show_html(struct store *st, int64_t id, const char *db_hint)
 {
 	char *buf = NULL, title[64];
 	size_t len = 0;
@@ -427,7 +429,7 @@ static int show_html(struct store *st, int64_t id)
 
 	if (!mem)
 		return RT_ENOMEM;
-	rc = html_incident_section(st, id, mem);
+	rc = html_incident_section(st, id, db_hint, mem);
 	fclose(mem);
 	if (!rc) {
 		snprintf(title, sizeof(title), "revtrail incident %" PRId64, id);
@@ -444,7 +446,7 @@ int cmd_show(int argc, char **argv)
 	struct show s = { .f = stdout, .width = cli_width(stdout) };
 	struct cli_dbs dbs = { .n = 0 };
 	struct store *st;
-	char *end;
+	char *end, *hint;
 	int opt, rc, fmt;
 	bool html = false;
 
@@ -480,27 +482,28 @@ int cmd_show(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - 1)
 		return cli_usage_error("show", "expected one incident ID");
-	}
 	s.id = strtoll(argv[optind], &end, 10);
 	if (*end || end == argv[optind] || s.id <= 0)
 		return cli_usage_error("show", "bad incident ID '%s'",
 				       argv[optind]);
 	if ((rc = cli_open_readonly("show", &dbs, &st)))
 		return rc;
+	s.db_hint = hint = cli_dbs_hint(&dbs);
 	if (html && s.cluster)       /* the filter first: nothing else */
 		rc = run_found(st, &s);
 	if (!rc)
-		rc = html ? show_html(st, s.id) : run(st, &s);
+		rc = html ? show_html(st, s.id, s.db_hint) : run(st, &s);
 	if (rc == 1 && s.cluster)
 		fprintf(stderr, "revtrail show: no incident %s in cluster "
 			"'%s'\n", argv[optind], s.cluster);
 	else if (rc == 1)
-		fprintf(stderr, "revtrail show: no incident %s\n", argv[optind]);
+		cli_no_incident("show", &dbs, argv[optind]);
 	else if (rc)
 		fprintf(stderr, "revtrail show: %s\n", store_errmsg(st));
 	show_release(&s);
+	free(hint);
 	store_close(st);
 	return rc ? CLI_FAIL : fflush(stdout) ? CLI_FAIL : CLI_OK;
 }

@@ -6,6 +6,7 @@
  * (store_open_read_many).
  */
 #include <glob.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,52 @@ int cli_dbs_add(const char *cmd, struct cli_dbs *d, const char *arg)
 				       STORE_READ_MAX_DBS, STORE_READ_MAX_DBS);
 	d->arg[d->n++] = arg;
 	return CLI_OK;
+}
+
+static void put(char *out, size_t size, size_t *n, const char *s)
+{
+	for (; *s; s++, (*n)++)
+		if (*n + 1 < size)
+			out[*n] = *s;
+}
+
+size_t cli_shell_quote(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+	char c[2] = "";
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			  "0123456789_./:=@%+,-") == strlen(s))
+		put(out, size, &n, s);
+	else {
+		put(out, size, &n, "'");
+		for (; *s; s++) {
+			c[0] = *s;
+			/* 'it'\''s': a quote closes, is escaped, reopens */
+			put(out, size, &n, *s == '\'' ? "'\\''" : c);
+		}
+		put(out, size, &n, "'");
+	}
+	if (size)
+		out[n < size ? n : size - 1] = '\0';
+	return n;
+}
+
+char *cli_dbs_hint(const struct cli_dbs *d)
+{
+	size_t size = 1, n = 0;
+	char *out;
+
+	for (int i = 0; d && i < d->n; i++)
+		size += 6 + cli_shell_quote(d->arg[i], NULL, 0);
+	if (!(out = malloc(size)))
+		return NULL;
+	out[0] = '\0';
+	for (int i = 0; d && i < d->n; i++) {
+		n += (size_t)snprintf(out + n, size - n, " --db ");
+		n += cli_shell_quote(d->arg[i], out + n, size - n);
+	}
+	return out;
 }
 
 struct paths {
@@ -42,8 +89,15 @@ static int paths_add(const char *cmd, struct paths *ps, const char *path)
 	struct stat sb;
 
 	if (stat(path, &sb) != 0) {
+		char *q = malloc(cli_shell_quote(path, NULL, 0) + 1);
+
+		if (q)
+			cli_shell_quote(path, q, cli_shell_quote(path, NULL,
+								 0) + 1);
 		fprintf(stderr, "revtrail %s: %s: no such database (run "
-			"revtrail ingest --db %s first)\n", cmd, path, path);
+			"revtrail ingest --db %s first)\n", cmd, path,
+			q ? q : path);
+		free(q);
 		return CLI_FAIL;
 	}
 	for (size_t i = 0; i < ps->n; i++)
@@ -93,7 +147,7 @@ static int expand(const char *cmd, struct paths *ps, const char *arg)
 	return rc;
 }
 
-int cli_open_read(const char *cmd, const struct cli_dbs *d,
+int cli_open_read(const char *cmd, struct cli_dbs *d,
 		  const struct store_read_opts *o, struct store **st)
 {
 	struct paths ps = { .n = 0 };
@@ -104,6 +158,8 @@ int cli_open_read(const char *cmd, const struct cli_dbs *d,
 		rc = paths_add(cmd, &ps, cli_db_path(NULL));
 	for (int i = 0; d && i < d->n && rc == CLI_OK; i++)
 		rc = expand(cmd, &ps, d->arg[i]);
+	if (d)
+		d->opened = ps.n;
 	if (rc == CLI_OK &&
 	    store_open_read_many((const char *const *)ps.p, ps.n, o, st, err,
 				 sizeof(err))) {
@@ -114,7 +170,7 @@ int cli_open_read(const char *cmd, const struct cli_dbs *d,
 	return rc;
 }
 
-int cli_open_readonly(const char *cmd, const struct cli_dbs *d,
+int cli_open_readonly(const char *cmd, struct cli_dbs *d,
 		      struct store **st)
 {
 	struct store_read_opts o = {
@@ -124,4 +180,27 @@ int cli_open_readonly(const char *cmd, const struct cli_dbs *d,
 	};
 
 	return cli_open_read(cmd, d, &o, st);
+}
+
+void cli_no_incident(const char *cmd, const struct cli_dbs *d,
+		     const char *id)
+{
+	char *end, *hint;
+	long long v = strtoll(id, &end, 10);
+
+	if (!d || d->opened < 2 || v <= 0 || v > INT64_MAX / 100 - 10) {
+		fprintf(stderr, "revtrail %s: no incident %s\n", cmd, id);
+		return;
+	}
+	/* store/merge.c: a merged incident's id is its first part's id
+	 * times 100 plus that database's position */
+	fprintf(stderr, "revtrail %s: no incident %s among the %zu databases "
+		"read as one: their ids are an incident's id times 100 plus "
+		"its database's position (incident %lld of the first --db is "
+		"%lld, of the second %lld)", cmd, id, d->opened, v, v * 100 + 1,
+		v * 100 + 2);
+	if ((hint = cli_dbs_hint(d)))
+		fprintf(stderr, "; revtrail incidents%s lists them", hint);
+	fputs("\n", stderr);
+	free(hint);
 }

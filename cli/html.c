@@ -40,6 +40,7 @@ struct ev {
 
 struct page {
 	FILE *f;
+	const char *db_hint;      /* " --db PATH"..., for the pasted query */
 	bool found;
 	char *col[I_NCOLS];
 	int64_t rev, opened_ns;
@@ -530,10 +531,13 @@ static void html_table(FILE *f, const struct page *pg)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
-	if (pg->total > MAX_ROWS)
-		fprintf(f, "<p class=\"more\">%zu more entries: revtrail query "
-			"\"SELECT * FROM timeline WHERE incident_id = %s\"</p>\n",
-			pg->total - MAX_ROWS, col(pg, I_ID));
+	if (pg->total > MAX_ROWS) {
+		fprintf(f, "<p class=\"more\">%zu more entries: revtrail query",
+			pg->total - MAX_ROWS);
+		html_text(f, pg->db_hint ? pg->db_hint : "");
+		fprintf(f, " \"SELECT * FROM timeline WHERE incident_id = %s\""
+			"</p>\n", col(pg, I_ID));
+	}
 }
 
 static void html_head(FILE *f, const struct page *pg)
@@ -618,9 +622,10 @@ static void html_incident(FILE *f, const struct page *pg)
 	fputs("</section>\n", f);
 }
 
-int html_incident_section(struct store *st, int64_t id, FILE *f)
+int html_incident_section(struct store *st, int64_t id, const char *db_hint,
+			  FILE *f)
 {
-	struct page pg = { .f = f };
+	struct page pg = { .f = f, .db_hint = db_hint };
 	int rc;
 
 	if (!(pg.ev = calloc(MAX_EVENTS, sizeof(*pg.ev))))

@@ -44,19 +44,33 @@ void rows_free(struct rows *r);
 struct cli_dbs {
 	const char *arg[STORE_READ_MAX_DBS];
 	int n;
+	size_t opened;      /* files cli_open_read opened, globs expanded */
 };
 /* Adds one --db argument; prints the error and returns CLI_USAGE past
  * STORE_READ_MAX_DBS of them. */
 int cli_dbs_add(const char *cmd, struct cli_dbs *d, const char *arg);
+
+/* s quoted for a POSIX shell (as is when only safe characters, else in
+ * single quotes) into out, cut to size; returns the quoted length, so
+ * (NULL, 0) measures it. */
+size_t cli_shell_quote(const char *s, char *out, size_t size);
+/* " --db 'PATH'" for every --db given, quoted, so a command printed as a
+ * hint reads the same databases when pasted; "" when none was given.
+ * malloc'd, NULL when out of memory. */
+char *cli_dbs_hint(const struct cli_dbs *d);
+/* "no incident ID" with, when several databases were read as one, how
+ * merged ids are made and the command that lists them. */
+void cli_no_incident(const char *cmd, const struct cli_dbs *d,
+		     const char *id);
 
 /* Opens the databases (none given: cli_db_path) read-only for a read
  * command, merged when there are several; prints the error and returns
  * CLI_FAIL when one does not exist, a glob matches nothing or a file is
  * not a revtrail database, CLI_USAGE for too many files.
  * cli_open_readonly reads under the default limits. */
-int cli_open_readonly(const char *cmd, const struct cli_dbs *d,
+int cli_open_readonly(const char *cmd, struct cli_dbs *d,
 		      struct store **st);
-int cli_open_read(const char *cmd, const struct cli_dbs *d,
+int cli_open_read(const char *cmd, struct cli_dbs *d,
 		  const struct store_read_opts *o, struct store **st);
 
 #endif

@@ -15,22 +15,29 @@ _revtrail()
 		return
 	fi
 
-	local input="--format --max-record --rules --no-default-rules --release -v"
+	local input="--format --max-record --rules --no-default-rules --release -v
+		--verbose"
 	case $cmd in
+	help)
+		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "ingest
+			incidents show report query consume classify rules prune" -- "$cur"))
+		return ;;
 	ingest) opts="--db --gap --regap --keep-untagged --cluster --log-format
 		--max-registry --retain $input --help" ;;
-	incidents) opts="--db -o --open -n --namespace -A --all-namespaces
+	incidents) opts="--db -o --output --open -n --namespace -A --all-namespaces
 		--release --cluster --since --no-headers --color --help" ;;
-	show) opts="--db -o --color --cluster --help" ;;
-	report) opts="--db -o --all -n --namespace --cluster --help" ;;
-	query) opts="--db -o --no-headers --timeout --max-memory --help" ;;
-	consume) opts="-b -t -G -X -F --db --start --batch-messages --batch-ms
+	show) opts="--db -o --output --color --cluster --help" ;;
+	report) opts="--db -o --output --all -n --namespace --cluster --help" ;;
+	query) opts="--db -o --output --no-headers --timeout --max-memory --help" ;;
+	consume) opts="-b --brokers -t --topic -G --group -X --property -F
+		--properties-file --db --start --batch-messages --batch-ms
 		--status-interval --stats-json --log-format --http --ready-lag
-		--incidents-topic -e --gap --regap --keep-untagged --cluster
+		--incidents-topic -e --exit-at-end --gap --regap --keep-untagged --cluster
 		--max-registry --retain $input --help" ;;
 	prune) opts="--db --retain --help" ;;
 	classify) opts="--all $input --help" ;;
-	rules) opts="list check test --rules --no-default-rules -v --help" ;;
+	rules) opts="list check test --rules --no-default-rules -v --verbose
+		--help" ;;
 	*) return ;;
 	esac
 
@@ -57,7 +64,7 @@ _revtrail()
 			vector helm-history helm-list helm-status helm-storage
 			helm-text json text" -- "$cur"))
 		return ;;
-	--db|--rules|--stats-json|-F)
+	--db|--rules|--stats-json|-F|--properties-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--gap|--since|--timeout|--max-record|--max-memory|--max-registry|--retain|\

@@ -52,7 +52,7 @@ like "$(cat "$ERR")" 'bootstrap\.servers' "and says which setting is missing"
 
 run_rt consume --help
 is "$RC" 0 "consume --help exits 0"
-like "$(cat "$OUT")" '-X PROP=VALUE' "help lists -X"
+like "$(cat "$OUT")" '-X, --property PROP=VALUE' "help lists -X"
 
 # Port 1 on loopback refuses connections: the consumer reports the brokers
 # down, keeps retrying, and a SIGTERM still ends it promptly and cleanly.
