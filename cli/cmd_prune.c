@@ -13,20 +13,24 @@
 #include "revtrail/store.h"
 #include "revtrail/writer.h"
 
-static const char usage_text[] =
-	"usage: revtrail prune --retain DURATION [--db PATH]\n"
-	"  Deletes events last seen, and closed incidents last seen, more than\n"
-	"  DURATION (7d, 12h, 2w) before the newest stored data (never later\n"
-	"  than now). Revisions, release mappings and positions stay.\n"
-	"  --db PATH        the database (default revtrail.db)\n"
-	"  --retain DURATION  what to keep; required, at least 1m\n"
-	"  example: revtrail prune --db incidents.db --retain 30d\n";
+enum { OPT_RETAIN = CLI_OPT_FIRST_FREE };
 
-static const struct option long_opts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "retain", required_argument, NULL, 'r' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "db", 'd', "PATH", "the database",
+	  "$REVTRAIL_DB, else ./revtrail.db" },
+	{ "retain", OPT_RETAIN, "DURATION", "what to keep (7d, 12h, 2w; at "
+	  "least 1m); required", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"prune", "--retain DURATION [--db PATH]",
+	"  Deletes events last seen, and closed incidents last seen, more than\n"
+	"  DURATION before the newest stored data (never later than now), as\n"
+	"  ingest --retain does a share of per commit. Revisions, release\n"
+	"  mappings and positions stay.\n",
+	opts,
+	"  revtrail prune --db incidents.db --retain 30d\n",
 };
 
 int cmd_prune(int argc, char **argv)
@@ -39,29 +43,26 @@ int cmd_prune(int argc, char **argv)
 	int opt, rc;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:h", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
 		switch (opt) {
 		case 'd':
 			path = optarg;
 			break;
-		case 'r':
+		case OPT_RETAIN:
 			if (cli_retain_opt("prune", optarg, &so.retain_ns))
 				return CLI_USAGE;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			cli_help(stdout, &cmd);
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}
-	if (optind < argc || !so.retain_ns) {
-		fputs(usage_text, stderr);
+	if (optind < argc || !so.retain_ns)
 		return cli_usage_error("prune", optind < argc ? "unexpected "
 				       "argument '%s'" : "--retain is required",
 				       argv[optind < argc ? optind : 0]);
-	}
 	if ((rc = pipeline_db_open(cli_db_path(path), &so, &db, err,
 				   sizeof(err)))) {
 		fprintf(stderr, "revtrail prune: %s\n", err);

@@ -76,7 +76,7 @@ run_rt incidents --db "$DB" --open=yes
 like "$(head -n 1 "$ERR")" "^revtrail incidents: option '--open' takes no value$" "an unwanted value"
 errors_prefixed incidents "--open=yes"
 run_rt ingest --db "$T/e.db" --re x </dev/null
-like "$(head -n 1 "$ERR")" "^revtrail ingest: option '--re' is ambiguous: --regap, --release$" "an ambiguous abbreviation"
+like "$(head -n 1 "$ERR")" "^revtrail ingest: option '--re' is ambiguous: --regap, --retain, --release$" "an ambiguous abbreviation"
 run_rt consume -b 127.0.0.1:1 -t x -G g --bach-ms 5
 like "$(head -n 1 "$ERR")" "^revtrail consume: unknown option '--bach-ms' \\(did you mean '--batch-ms'\\?\\)$" "consume's options too"
 
