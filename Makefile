@@ -2,7 +2,7 @@
 #   make                       ./revtrail
 #   make demo                  install missing packages (as root), build, run on examples/
 #   make test                  the same install step, then unit + end-to-end tests (prove)
-#   make test SANITIZE=address,undefined
+#   make test SANITIZE=address,undefined   (runtime asserts on too)
 #   make unit-MODULE           one module's unit tests (core, ingest, rules, correlate, store, pipeline, cli)
 #   make fuzz                  libFuzzer harnesses (clang), FUZZ_SECONDS each
 #   make bench | clean
@@ -49,11 +49,26 @@ override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -MMD -MP \
 	-pthread -Iinclude $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS) -lm -pthread
 
+# Runtime asserts (RT_ASSERT, ALWAYS, NEVER: revtrail/rt_assert.h) are on
+# in the sanitizer build and off in the one that ships. The unit tests link
+# the objects of the build they belong to, so they test what that build
+# runs: `make test` runs the suite plain and then under SANITIZE, so every
+# unit test, the ones that break an invariant on purpose included, runs
+# once with the asserts on (the plain run skips those, saying why).
+# ASSERTS=1 turns them on in a plain build too (its own build/dbg).
+ASSERTS ?= $(if $(SANITIZE),1,)
+ifneq ($(ASSERTS),)
+override CFLAGS += -DRT_DEBUG
+endif
+
 ifneq ($(SANITIZE),)
 override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 override LDFLAGS += -fsanitize=$(SANITIZE)
 B := build/san
+BIN := $(B)/revtrail
+else ifneq ($(ASSERTS),)
+B := build/dbg
 BIN := $(B)/revtrail
 else
 B := build/rel

@@ -3,6 +3,7 @@
  * views, the batch arena, format and severity names, record init. They live
  * in core/, below every stage.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,6 +25,14 @@ const char *rt_strerror(int err)
 	case RT_EKAFKA: return "Kafka error";
 	}
 	return "unknown error";
+}
+
+_Noreturn void rt_assert_fail(const char *expr, const char *file, int line)
+{
+	fprintf(stderr, "%s: %s:%d: assertion failed: %s\n", rt_prog, file,
+		line, expr);
+	fflush(stderr);
+	abort();
 }
 
 bool rt_str_eq(struct rt_str s, const char *lit)
@@ -48,6 +57,12 @@ size_t rt_u64_dec(char *out, uint64_t v)
 
 /* Blocks grow geometrically so a giant record costs one block, not many. */
 #define ARENA_MIN_BLOCK (64u * 1024)
+/* .used of a released arena where asserts are on: rt_arena_init before
+ * allocating again. */
+#define ARENA_RELEASED SIZE_MAX
+/* What a reset arena's kept block holds where asserts are on: a view that
+ * outlived its arena's reset then reads this, not yesterday's text. */
+#define ARENA_POISON 0xa5
 
 struct rt_arena_block {
 	struct rt_arena_block *next;
@@ -85,6 +100,7 @@ void *rt_arena_alloc(struct rt_arena *a, size_t n)
 	struct rt_arena_block *b = a->head;
 	size_t at;
 
+	RT_ASSERT(a->used != ARENA_RELEASED);
 	n = (n + 15) & ~(size_t)15;
 	if (!b || b->size - b->used < n) {
 		b = arena_grow(a, n);
@@ -124,6 +140,8 @@ void rt_arena_reset(struct rt_arena *a)
 		b = next;
 	}
 	keep->next = NULL;
+	if (RT_ASSERTS_ON)
+		memset(keep->data, ARENA_POISON, keep->used);
 	keep->used = 0;
 	a->used = 0;
 }
@@ -133,6 +151,8 @@ void rt_arena_release(struct rt_arena *a)
 	rt_arena_reset(a);
 	free(a->head);
 	a->head = NULL;
+	if (RT_ASSERTS_ON)
+		a->used = ARENA_RELEASED;
 }
 
 static const char *const format_names[RT_FMT_COUNT] = {

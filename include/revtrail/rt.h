@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "revtrail/rt_assert.h"
+
 /* Action functions return 0 or one of these. */
 enum {
 	RT_OK = 0,
