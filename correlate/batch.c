@@ -178,6 +178,7 @@ static int slots_grow(struct corr_batch *b)
 	b->nslots = n;
 	for (size_t i = 0; i < b->nev; i++)
 		b->slots[slot_find(b, b->ev[i].ukey)] = (uint32_t)(i + 1);
+	RT_ASSERT(b->nev * 2 <= b->nslots);
 	return 0;
 }
 
@@ -568,6 +569,7 @@ static int put_alias(struct corr_batch *b, struct corr_alias *ap)
 		return err;
 	b->aliases[b->naliases++] = a;
 	b->alias_slots[i] = (h & ~0xffffffffULL) | (uint64_t)b->naliases;
+	RT_ASSERT(b->naliases * 2 <= b->nalias_slots);
 	b->alias_last = b->naliases;
 	return 0;
 }
@@ -636,6 +638,7 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	b->slots[i] = (uint32_t)++b->nev;
 	if (b->nev * 2 > b->nslots)
 		return slots_grow(b);
+	RT_ASSERT(b->nev * 2 <= b->nslots);
 	return 0;
 }
 

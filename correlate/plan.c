@@ -63,6 +63,7 @@ const char *corr_intern(struct corr_intern *in, const char *p, size_t n)
 	s[n] = '\0';
 	in->slot[i] = s;
 	in->count++;
+	RT_ASSERT(in->count * 2 <= in->nslots);
 	return s;
 }
 
@@ -165,6 +166,7 @@ int corr_keyset_add(struct corr_plan *p, struct corr_keyset *ks,
 	i = key_slot(ks, ns, rel);
 	ks->k[ks->n++] = k;
 	ks->slot[i] = (uint32_t)ks->n;
+	RT_ASSERT(ks->n * 2 <= ks->nslots);
 	return 0;
 }
 
@@ -268,6 +270,7 @@ static int objmap_add(struct corr_plan *p, const char *kind, size_t kn,
 	o->last_ns = last;
 	o->events = events;
 	m->slot[i] = (uint32_t)++m->n;
+	RT_ASSERT(m->n * 2 <= m->nslots);
 	return 0;
 }
 

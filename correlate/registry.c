@@ -358,6 +358,7 @@ static int release_get(struct corr_registry *reg, struct rt_str ns,
 	reg->slots[i] = rel;
 	byname_put(reg->byname, reg->nslots, rel);
 	reg->count++;
+	RT_ASSERT(reg->count * 2 <= reg->nslots);
 	reg->lens |= len_bit(name.n);
 	*created = true;
 	*out = rel;
@@ -861,6 +862,7 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 		return err;
 	reg->aslots[i] = a;
 	reg->acount++;
+	RT_ASSERT(reg->acount * 2 <= reg->naslots);
 	*changed = true;
 	return 0;
 }

@@ -42,9 +42,22 @@ size_t corr_cluster(struct corr_item *items, size_t n, int64_t gap_ns)
 	return k + 1;
 }
 
+/* Sorted and unique: what corr_tagset_add's search and the stored JSON
+ * arrays (compared as text) rely on. A loop over at most 64 names, run
+ * only where asserts are on. */
+static inline bool tagset_sorted(const struct corr_tagset *s)
+{
+	for (unsigned i = 1; i < s->n; i++)
+		if (strcmp(s->t[i - 1], s->t[i]) >= 0)
+			return false;
+	return s->n <= CORR_MAX_TAGS;
+}
+
 bool corr_tagset_add(struct corr_tagset *s, const char *tag)
 {
 	unsigned lo = 0, hi = s->n;
+
+	RT_ASSERT(tagset_sorted(s));
 
 	while (lo < hi) {
 		unsigned mid = (lo + hi) / 2;
@@ -99,6 +112,7 @@ int corr_tagset_json(const struct corr_tagset *s, char *buf, size_t size)
 {
 	size_t len = 0;
 
+	RT_ASSERT(tagset_sorted(s));
 	if (size < 3)
 		return -1;
 	buf[len++] = '[';

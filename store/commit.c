@@ -505,6 +505,8 @@ static void stats_add(struct store_stats *to, const struct store_stats *d)
 
 int store_begin(struct store *st)
 {
+	int err;
+
 	if (st->flags & STORE_READONLY) {
 		snprintf(st->errmsg, sizeof(st->errmsg),
 			 "the database is open read-only");
@@ -512,17 +514,24 @@ int store_begin(struct store *st)
 	}
 	memset(&st->pending, 0, sizeof(st->pending));
 	rt_arena_reset(&st->scratch);
-	return exec_simple(st, "BEGIN IMMEDIATE");
+	if ((err = exec_simple(st, "BEGIN IMMEDIATE")))
+		return err;
+	st->txn_thread = pthread_self();
+	st->txn_open = true;
+	return 0;
 }
 
 int store_end(struct store *st, struct store_stats *stats)
 {
-	int err = exec_simple(st, "COMMIT");
+	int err;
 
+	RT_ASSERT(store_owned(st));
+	err = exec_simple(st, "COMMIT");
 	if (err) {
 		store_abort(st);
 		return err;
 	}
+	st->txn_open = false;
 	st->rebuild_all = false;
 	st->pending.batches++;
 	if (stats)
@@ -532,5 +541,7 @@ int store_end(struct store *st, struct store_stats *stats)
 
 void store_abort(struct store *st)
 {
+	RT_ASSERT(store_owned(st));
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->txn_open = false;
 }

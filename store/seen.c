@@ -67,6 +67,7 @@ void seen_add(struct seen *f, uint64_t ukey)
 	w = word_of(f, ukey, &bits);
 	*w |= bits;
 	f->keys++;
+	RT_ASSERT(seen_holds(f, ukey));    /* no false "not stored", ever */
 }
 
 static uint64_t bits_of(const struct seen *f)

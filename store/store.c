@@ -19,6 +19,7 @@ sqlite3_stmt *stmt(struct store *st, enum store_stmt id)
 {
 	sqlite3_stmt *s = st->st[id];
 
+	RT_ASSERT(store_owned(st));
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	if (st->cluster_param[id])

@@ -5,6 +5,7 @@
 #ifndef REVTRAIL_STORE_INT_H
 #define REVTRAIL_STORE_INT_H
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include "revtrail/store.h"
@@ -70,7 +71,17 @@ struct store {
 	/* this commit's counters: added to the caller's only once the
 	 * transaction committed, so a rolled-back batch counts nothing */
 	struct store_stats pending;
+	bool txn_open;                    /* between store_begin and its end */
+	pthread_t txn_thread;             /* ... the thread that began it */
 };
+
+/* The thread that began a transaction is the only one that may use the
+ * store until it ends: SQLite runs single-threaded (store.c), and
+ * pipeline/writer.c hands the store over between transactions only. */
+static inline bool store_owned(const struct store *st)
+{
+	return !st->txn_open || pthread_equal(st->txn_thread, pthread_self());
+}
 
 /* lock.c: one writer per database (a flock on PATH.lock). 0, or RT_EIO /
  * RT_ENOMEM / RT_EDB (another writer holds it) with err set; *out stays
