@@ -39,6 +39,7 @@ for dir in "$VD"/*/; do
 	set -- ${rel:+--release "$rel"}
 	files=$(find "$dir" -type f | sort)
 	run_rt ingest --db "$T/$v-ref.db" "$@" $files
+	is "$RC" 0 "$v: the reference run"
 	snapshot "$T/$v-ref.db" "$v-ref"
 	# tail's "==> FILE <==" headers name the pod of the /var/log lines;
 	# the awk writer flushes every line. revtrail is last in the pipe, so

@@ -1,7 +1,8 @@
 # lib.sh: helpers for the end-to-end tests that need a real Kafka broker,
 # sourced after tests/e2e/lib.sh:
 #
-#   kafka_require            SKIP the whole test (loudly) without java/mvn/kcat
+#   kafka_require            SKIP the whole test (loudly) without java/mvn/kcat;
+#                            with REVTRAIL_REQUIRE_KAFKA=1 (CI) that fails
 #   kafka_start              a fresh single-node KRaft broker: $BS = host:port
 #   kafka_topic NAME PARTS
 #   kafka_produce TOPIC FILE   "KEY<TAB>VALUE" lines, via kcat
@@ -36,6 +37,11 @@ kafka_require() {
 	for c in java mvn kcat sqlite3 jq; do
 		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
 	done
+	if [ -n "$missing" ] && [ "${REVTRAIL_REQUIRE_KAFKA:-}" = 1 ]; then
+		echo "not ok 1 - no$missing, and REVTRAIL_REQUIRE_KAFKA=1 says the Kafka broker tests must run"
+		echo "1..1"
+		exit 1
+	fi
 	if [ -n "$missing" ]; then
 		echo "#### SKIPPING $(basename "$0"): no$missing: the Kafka broker tests need Java 17, Maven and kcat ####" >&2
 		echo "ok 1 # SKIP no$missing (real Kafka broker tests not run)"
