@@ -272,7 +272,7 @@ static int count_row(void *ctx, int ncols, const char *const *names,
  * commits, and it sees committed data only). NULL when it cannot be had. */
 static struct store *reader(struct consume *c)
 {
-	char err[256];
+	char err[RT_ERRLEN];
 
 	if (!c->ro && !c->ro_tried) {
 		c->ro_tried = true;
@@ -287,7 +287,7 @@ static void count_open(void *ctx)
 {
 	struct consume *c = ctx;
 	int64_t n = -1;
-	char err[256];
+	char err[RT_ERRLEN];
 
 	if (reader(c) && store_query(c->ro, "SELECT count(*) FROM incidents "
 				     "WHERE status = 'open'", NULL, count_row,
@@ -570,7 +570,7 @@ static void metrics_tick(struct consume *c)
  * answers while revtrail starts. */
 static int start_http(struct consume *c, const char *addr, int64_t ready_lag)
 {
-	char err[512];
+	char err[RT_ERRLEN];
 	int rc;
 
 	if (!(c->m = malloc(sizeof(*c->m))))
@@ -806,7 +806,7 @@ static int parse_args(struct consume_args *a, const char **stats_path,
 /* -X and -F, in order, after revtrail's defaults. */
 static int apply_props(struct ingest_kafka *k, const struct consume_args *a)
 {
-	char err[1024];
+	char err[RT_ERRLEN];
 
 	for (int i = 0; i < a->nprops; i++) {
 		int rc = a->prop_kind[i] == 'X' ?
@@ -850,7 +850,7 @@ static int run(struct consume *c)
 {
 	int64_t next_report;
 	int rc = 0;
-	char err[1024];
+	char err[RT_ERRLEN];
 
 	if (ingest_kafka_start(c->k, err, sizeof(err))) {
 		rt_log(RT_LOG_ERROR, "consume", "%s", err);
@@ -909,7 +909,7 @@ static int run(struct consume *c)
 static int setup_itopic(struct consume *c, const struct consume_args *a)
 {
 	struct itopic_prop props[MAX_PROPS];
-	char err[1024];
+	char err[RT_ERRLEN];
 
 	for (int i = 0; i < a->nprops; i++)
 		props[i] = (struct itopic_prop){ a->prop_kind[i], a->prop[i] };
@@ -928,7 +928,7 @@ static int setup_itopic(struct consume *c, const struct consume_args *a)
 
 static int setup(struct consume *c, struct consume_args *a)
 {
-	char err[1024];
+	char err[RT_ERRLEN];
 	int rc;
 
 	if (!(c->rules = cli_load_rules(&a->ro)))

@@ -386,7 +386,7 @@ int cmd_ingest(int argc, char **argv)
 	const char *db = NULL;
 	bool keep = false;
 	struct ingest *in = NULL;
-	char err[1024];
+	char err[RT_ERRLEN];
 	int opt, rc, log_format = -1;
 	FILE *vlog[2] = { NULL, NULL };
 

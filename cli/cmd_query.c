@@ -47,7 +47,7 @@ int cmd_query(int argc, char **argv)
 	size_t heap;
 	int fmt = CLI_OUT_TABLE, opt, rc;
 	bool no_headers = false;
-	char err[1024] = "";
+	char err[RT_ERRLEN] = "";
 	struct store *st;
 	struct rows *rows;
 

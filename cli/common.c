@@ -27,7 +27,7 @@ static void rules_error(const char *err)
 
 struct rules *cli_load_rules(const struct cli_rules_opts *o)
 {
-	char err[512] = "";
+	char err[RT_ERRLEN] = "";
 	struct rules *r = rules_new();
 
 	if (!r) {

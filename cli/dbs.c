@@ -151,7 +151,7 @@ int cli_open_read(const char *cmd, struct cli_dbs *d,
 		  const struct store_read_opts *o, struct store **st)
 {
 	struct paths ps = { .n = 0 };
-	char err[1024];
+	char err[RT_ERRLEN];
 	int rc = CLI_OK;
 
 	if (!d || d->n == 0)

@@ -51,7 +51,7 @@ struct store {
 	bool rebuild_all;                 /* the gap changed: recompute all */
 	int wal_frames;                   /* in the WAL after the last commit */
 	int64_t page_size;                /* bytes, of a WAL frame's page */
-	char errmsg[512];
+	char errmsg[RT_ERRLEN];
 	struct store_reader *rd;          /* read.c: limits of a reader */
 	struct store_lock *lock;          /* lock.c: this writer's, or NULL */
 	struct store_changes *chg;        /* changes.c: this transaction's

@@ -27,6 +27,10 @@ enum {
 
 /* Never NULL; a static string. */
 const char *rt_strerror(int err);
+/* Bytes of every buffer an error message is written into (the err,
+ * errlen pairs of store_open, rules_load_path, ingest_open, ...): one
+ * size, so a message that fits one fits all of them. */
+#define RT_ERRLEN 1024
 /* What messages on stderr start with: "revtrail", or "revtrail ingest"
  * once the command is known (set by main). */
 extern const char *rt_prog;
