@@ -39,7 +39,7 @@ int cmd_prune(int argc, char **argv)
 	struct store_stats stats = { 0 };
 	struct pipeline_db *db;
 	const char *path = NULL;
-	char err[1024];
+	char err[RT_ERRLEN];
 	int opt, rc;
 
 	optind = 1;
