@@ -130,7 +130,7 @@ static void add_word(struct corr_text *t, const char *s)
 	size_t n = strlen(s);
 	char tmp[1024];
 
-	if (4 * n + 2 > sizeof(tmp)) {
+	if (4 * n + 3 > sizeof(tmp)) {
 		text_add(t, "''", 2);    /* longer than any Kubernetes name */
 		return;
 	}

@@ -117,9 +117,12 @@ void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ]);
  * measure) and return the length written; neither adds a NUL.
  * rt_shell_quote: s as one shell word: unchanged when made of characters
  * no shell treats specially (every Kubernetes name), else in single quotes
- * ('it'\''s'); the empty string is ''. At most 4n+2 bytes.
+ * ('it'\''s'), and in $'...' with C escapes ($'a\nb') when it holds a
+ * control character, so the word is one line; the empty string is ''.
+ * At most 4n+3 bytes.
  * rt_escape_terminal: control characters as \x1b, \n, \r, \t, C1 controls
- * as \u009b, bytes that are not UTF-8 as \xff; printable text unchanged.
+ * as \u009b, bidi controls (U+061C, U+200E/F, U+202A..E, U+2066..9) as
+ * \u202e, bytes that are not UTF-8 as \xff; printable text unchanged.
  * At most 6n bytes.
  */
 size_t rt_shell_quote(const char *s, size_t n, char *out);

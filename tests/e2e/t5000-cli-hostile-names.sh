@@ -16,7 +16,9 @@ is "$RC" 0 "ingest"
 run_rt query --db "$DB" -o json "SELECT remedy FROM incidents"
 REM=$(jq -r '.[0].remedy' "$OUT")
 CTL=$(printf '\033]0;owned\007\r')
-WANT="kubectl delete pod -n prod 'payments-api-7d9c8f4b6-4kx2m'\\''$CTL"'$(id)'"' payments-api-7d9c8f4b6-9jvpd"
+# in $'...' with C escapes: control characters would reach the terminal
+# raw, or a newline break the command's line, in plain quotes
+WANT="kubectl delete pod -n prod \$'payments-api-7d9c8f4b6-4kx2m\\'\\x1b]0;owned\\x07\\r\$(id)' payments-api-7d9c8f4b6-9jvpd"
 case $REM in
 *"$WANT"*) _result 0 "the hostile pod name is one quoted shell word" ;;
 *) _result 1 "the hostile pod name is one quoted shell word"; diag "got: $REM" ;;

@@ -58,7 +58,9 @@ int main(void)
 	quote("$(reboot)", "'$(reboot)'");
 	quote("a b", "'a b'");
 	quote("`id`", "'`id`'");
-	quote("a\nb", "'a\nb'");
+	quote("a\nb", "$'a\\nb'");
+	quote("x'\x1b]0;t\x07\r\\", "$'x\\'\\x1b]0;t\\x07\\r\\\\'");
+	quote("tab\there", "$'tab\\there'");
 	esc("plain text", 10, "plain text");
 	esc("\x1b]0;owned\x07", 10, "\\x1b]0;owned\\x07");
 	esc("line\nforged\r", 12, "line\\nforged\\r");
@@ -70,5 +72,10 @@ int main(void)
 	esc("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");
 	esc("a\0b", 3, "a\\x00b");
 	esc("del\x7f", 4, "del\\x7f");
+	esc("a\xe2\x80\xae" "b", 5, "a\\u202eb");
+	esc("\xe2\x80\xaa\xe2\x80\xad\xe2\x81\xa6\xe2\x81\xa9", 12,
+	    "\\u202a\\u202d\\u2066\\u2069");
+	esc("\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", 8, "\\u200e\\u200f\\u061c");
+	esc("\xe2\x80\xaf\xe2\x81\xa5", 6, "\xe2\x80\xaf\xe2\x81\xa5");
 	return done_testing();
 }

