@@ -154,9 +154,11 @@ void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns);
  * seconds...) or a duration back from now ("2h"). -1 when none of those. */
 int cli_parse_since(const char *arg, int64_t *ns);
 
-/* Output formats for -o. */
-enum cli_output { CLI_OUT_TABLE, CLI_OUT_JSON, CLI_OUT_CSV, CLI_OUT_TEXT };
-/* Returns -1 when name is none of table/json/csv/text. */
+/* Output formats for -o. csv guards cells a spreadsheet would run as
+ * formulas (rows.c), csv-raw writes them exactly. */
+enum cli_output { CLI_OUT_TABLE, CLI_OUT_JSON, CLI_OUT_CSV, CLI_OUT_TEXT,
+		  CLI_OUT_CSV_RAW };
+/* Returns -1 when name is none of table/json/csv/text/csv-raw. */
 int cli_output_from_name(const char *name);
 
 /* ---- text for a terminal (term.c) ----------------------------------- */

@@ -26,7 +26,7 @@ enum {
 
 static const struct cli_opt opts[] = {
 	CLI_READ_DB_OPT,
-	{ "output", 'o', "table|wide|json|csv", "wide: every column at full "
+	{ "output", 'o', "table|wide|json|csv|csv-raw", "wide: every column at full "
 	  "width", "table" },
 	{ "open", OPT_OPEN, NULL, "open incidents only", NULL },
 	{ "namespace", 'n', "NS", "one namespace", NULL },
@@ -243,8 +243,9 @@ int cmd_incidents(int argc, char **argv)
 				cli_output_from_name(optarg);
 			if (l.fmt < 0 || l.fmt == CLI_OUT_TEXT)
 				return cli_usage_error("incidents", "-o wants "
-						       "table, wide, json or "
-						       "csv, got '%s'", optarg);
+						       "table, wide, json, "
+						       "csv or csv-raw, got "
+						       "'%s'", optarg);
 			break;
 		case 'A':
 			all_ns = true;

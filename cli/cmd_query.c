@@ -18,7 +18,8 @@ enum { OPT_TIMEOUT = CLI_OPT_FIRST_FREE, OPT_MAX_MEMORY, OPT_NO_HEADERS };
 
 static const struct cli_opt opts[] = {
 	CLI_READ_DB_OPT,
-	{ "output", 'o', "table|json|csv", "the output format", "table" },
+	{ "output", 'o', "table|json|csv|csv-raw", "the output format; csv "
+	  "quotes a cell a spreadsheet would run, csv-raw is exact", "table" },
 	{ "no-headers", OPT_NO_HEADERS, NULL, "rows only", NULL },
 	{ "timeout", OPT_TIMEOUT, "DURATION", "CPU time the SQL may take",
 	  "30s" },
@@ -62,8 +63,8 @@ int cmd_query(int argc, char **argv)
 			fmt = cli_output_from_name(optarg);
 			if (fmt < 0 || fmt == CLI_OUT_TEXT)
 				return cli_usage_error("query", "-o wants table, "
-						       "json or csv, got '%s'",
-						       optarg);
+						       "json, csv or csv-raw, "
+						       "got '%s'", optarg);
 			break;
 		case OPT_TIMEOUT:
 			if (cli_parse_duration(optarg, &ro.timeout_ns))

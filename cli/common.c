@@ -338,9 +338,11 @@ int cli_input_opt(const char *cmd, int opt, const char *arg,
 
 int cli_output_from_name(const char *name)
 {
-	static const char *const names[] = { "table", "json", "csv", "text" };
+	static const char *const names[] = {
+		"table", "json", "csv", "text", "csv-raw",
+	};
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(name, names[i]))
 			return i;
 	return -1;

@@ -29,6 +29,7 @@ struct rows {
 	bool any_json;        /* a JSON row was printed */
 	bool json_open;
 	bool no_headers;
+	bool csv_raw;         /* -o csv-raw: no formula guard */
 	bool color;
 	int fit_width;        /* 0: no limit */
 	size_t gutter;        /* spaces between columns */
@@ -44,7 +45,8 @@ struct rows *rows_new(FILE *out, int fmt)
 	if (!r)
 		return NULL;
 	r->f = out;
-	r->fmt = fmt;
+	r->fmt = fmt == CLI_OUT_CSV_RAW ? CLI_OUT_CSV : fmt;
+	r->csv_raw = fmt == CLI_OUT_CSV_RAW;
 	r->gutter = 3;
 	return r;
 }
@@ -106,15 +108,35 @@ int rows_header(void *ctx, int ncols, const char *const *names)
 	return 0;
 }
 
-static void csv_cell(FILE *f, const char *s)
+/* A text cell a spreadsheet would run as a formula: one that starts with
+ * =, +, -, @, a tab or a CR, unless it is a plain number ("-3"). */
+static bool csv_formula(const char *s)
+{
+	char *end;
+
+	if (!*s || !strchr("=+-@\t\r", *s))
+		return false;
+	if (*s != '+' && *s != '-')
+		return true;
+	strtod(s, &end);
+	return end == s || *end;
+}
+
+/* guard: a formula cell gets a leading single quote (OWASP's advice),
+ * which a spreadsheet shows as text and does not display. */
+static void csv_cell(FILE *f, const char *s, bool guard)
 {
 	if (!s)
 		return;
 	if (!strpbrk(s, ",\"\n\r")) {
+		if (guard && csv_formula(s))
+			putc('\'', f);
 		fputs(s, f);
 		return;
 	}
 	putc('"', f);
+	if (guard && csv_formula(s))
+		putc('\'', f);
 	for (; *s; s++) {
 		if (*s == '"')
 			putc('"', f);
@@ -302,15 +324,24 @@ static int table_cells(struct rows *r, int n, const char *const *cells)
 	return 0;
 }
 
+static void csv_line(struct rows *r, int ncols, const char *const *cells,
+		     const struct store_value *vals)
+{
+	for (int i = 0; i < r->ncols; i++) {
+		bool text = !vals || vals[i].type == STORE_TEXT;
+
+		if (i)
+			putc(',', r->f);
+		csv_cell(r->f, i < ncols ? cells[i] : NULL,
+			 text && !r->csv_raw);
+	}
+	putc('\n', r->f);
+}
+
 int rows_cells(struct rows *r, int ncols, const char *const *cells)
 {
 	if (r->fmt == CLI_OUT_CSV) {
-		for (int i = 0; i < r->ncols; i++) {
-			if (i)
-				putc(',', r->f);
-			csv_cell(r->f, i < ncols ? cells[i] : NULL);
-		}
-		putc('\n', r->f);
+		csv_line(r, ncols, cells, NULL);
 		return 0;
 	}
 	return table_cells(r, ncols, cells);
@@ -423,7 +454,11 @@ int rows_row(void *ctx, int ncols, const char *const *names,
 	}
 	for (int i = 0; i < ncols; i++)
 		value_text(&vals[i], nums[i], sizeof(nums[i]), &cells[i]);
-	return rows_cells(r, ncols, cells);
+	if (r->fmt == CLI_OUT_CSV) {
+		csv_line(r, ncols, cells, vals);
+		return 0;
+	}
+	return table_cells(r, ncols, cells);
 }
 
 void rows_finish(struct rows *r)

@@ -44,10 +44,10 @@ _revtrail()
 	case $prev in
 	-o|--output)
 		case $cmd in
-		incidents) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")) ;;
+		incidents) COMPREPLY=($(compgen -W "table wide json csv csv-raw" -- "$cur")) ;;
 		show) COMPREPLY=($(compgen -W "text json html" -- "$cur")) ;;
 		report) COMPREPLY=($(compgen -W "html" -- "$cur")) ;;
-		*) COMPREPLY=($(compgen -W "table json csv" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "table json csv csv-raw" -- "$cur")) ;;
 		esac
 		return ;;
 	--color)
