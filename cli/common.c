@@ -348,6 +348,22 @@ int cli_output_from_name(const char *name)
 	return -1;
 }
 
+/* A UTF-8 sequence as it is; a byte that starts none as U+FFFD, the
+ * replacement character, so the output is JSON any parser reads (an
+ * escape \u00ff would read back as a different, valid character). Returns
+ * the bytes consumed. */
+static size_t json_utf8(FILE *f, const unsigned char *s, size_t n)
+{
+	size_t k = rt_utf8_len(s, n);
+
+	if (!k) {
+		fputs("\\ufffd", f);
+		return 1;
+	}
+	fwrite(s, 1, k, f);
+	return k;
+}
+
 void cli_json_str(FILE *f, const char *p, size_t n)
 {
 	putc('"', f);
@@ -363,8 +379,11 @@ void cli_json_str(FILE *f, const char *p, size_t n)
 		default:
 			if (c < 0x20 || c == 0x7f)
 				fprintf(f, "\\u%04x", c);
-			else
+			else if (c < 0x80)
 				putc(c, f);
+			else
+				i += json_utf8(f, (const unsigned char *)p + i,
+					       n - i) - 1;
 		}
 	}
 	putc('"', f);

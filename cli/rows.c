@@ -110,39 +110,48 @@ int rows_header(void *ctx, int ncols, const char *const *names)
 
 /* A text cell a spreadsheet would run as a formula: one that starts with
  * =, +, -, @, a tab or a CR, unless it is a plain number ("-3"). */
-static bool csv_formula(const char *s)
+static bool csv_formula(const char *s, size_t n)
 {
 	char *end;
 
-	if (!*s || !strchr("=+-@\t\r", *s))
+	if (!n || !strchr("=+-@\t\r", *s))
 		return false;
 	if (*s != '+' && *s != '-')
 		return true;
 	strtod(s, &end);
-	return end == s || *end;
+	return end == s || end != s + n;
+}
+
+/* A cell that needs quotes: a separator, a quote, a line break, or a NUL
+ * (carried as the byte itself, inside the quotes). */
+static bool csv_quoted(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strchr(",\"\n\r", s[i]))   /* '\0' matches too */
+			return true;
+	return false;
 }
 
 /* guard: a formula cell gets a leading single quote (OWASP's advice),
  * which a spreadsheet shows as text and does not display. */
-static void csv_cell(FILE *f, const char *s, bool guard)
+static void csv_cell(FILE *f, const char *s, size_t n, bool guard)
 {
+	bool quoted;
+
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		if (guard && csv_formula(s))
-			putc('\'', f);
-		fputs(s, f);
-		return;
-	}
-	putc('"', f);
-	if (guard && csv_formula(s))
+	quoted = csv_quoted(s, n);
+	if (quoted)
+		putc('"', f);
+	if (guard && csv_formula(s, n))
 		putc('\'', f);
-	for (; *s; s++) {
-		if (*s == '"')
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
 			putc('"', f);
-		putc(*s, f);
+		putc(s[i], f);
 	}
-	putc('"', f);
+	if (quoted)
+		putc('"', f);
 }
 
 /* Columns that hold JSON arrays of names (tags, pods): plain words in a
@@ -194,8 +203,10 @@ fail:
 	return NULL;
 }
 
-/* Table cells stay on one line, control characters escaped. */
-static char *table_text(const struct rows *r, int col, const char *s)
+/* Table cells stay on one line, control characters (a NUL too)
+ * escaped. */
+static char *table_text(const struct rows *r, int col, const char *s,
+			size_t n)
 {
 	char *words, *t;
 
@@ -206,7 +217,7 @@ static char *table_text(const struct rows *r, int col, const char *s)
 		free(words);
 		return t;
 	}
-	return cli_escape(s, strlen(s));
+	return cli_escape(s, n);
 }
 
 /* The first max columns of s, ending in "…" when it had more. */
@@ -291,14 +302,16 @@ static void flush_table(struct rows *r)
 	r->nbuf = 0;
 }
 
-static int table_cells(struct rows *r, int n, const char *const *cells)
+static int table_cells(struct rows *r, int n, const char *const *cells,
+		       const size_t *lens)
 {
 	char **row = calloc((size_t)r->ncols, sizeof(*row));
 
 	if (!row)
 		return RT_ENOMEM;
 	for (int i = 0; i < r->ncols; i++) {
-		row[i] = table_text(r, i, i < n ? cells[i] : NULL);
+		row[i] = i < n ? table_text(r, i, cells[i], lens[i]) :
+			table_text(r, i, NULL, 0);
 		if (!row[i]) {
 			free_cells(row, r->ncols);
 			return RT_ENOMEM;
@@ -324,27 +337,42 @@ static int table_cells(struct rows *r, int n, const char *const *cells)
 	return 0;
 }
 
+/* vals: the cells' types (NULL: all text). */
 static void csv_line(struct rows *r, int ncols, const char *const *cells,
-		     const struct store_value *vals)
+		     const size_t *lens, const struct store_value *vals)
 {
-	for (int i = 0; i < r->ncols; i++) {
+	for (int i = 0; i < r->ncols && i < ncols; i++) {
 		bool text = !vals || vals[i].type == STORE_TEXT;
 
 		if (i)
 			putc(',', r->f);
-		csv_cell(r->f, i < ncols ? cells[i] : NULL,
-			 text && !r->csv_raw);
+		csv_cell(r->f, cells[i], lens[i], text && !r->csv_raw);
 	}
+	for (int i = ncols > 0 ? ncols : 1; i < r->ncols; i++)
+		putc(',', r->f);
 	putc('\n', r->f);
+}
+
+/* cells with their lengths: a NUL inside a value does not cut it. */
+static int cells_out(struct rows *r, int ncols, const char *const *cells,
+		     const size_t *lens, const struct store_value *vals)
+{
+	if (r->fmt == CLI_OUT_CSV) {
+		csv_line(r, ncols, cells, lens, vals);
+		return 0;
+	}
+	return table_cells(r, ncols, cells, lens);
 }
 
 int rows_cells(struct rows *r, int ncols, const char *const *cells)
 {
-	if (r->fmt == CLI_OUT_CSV) {
-		csv_line(r, ncols, cells, NULL);
-		return 0;
-	}
-	return table_cells(r, ncols, cells);
+	size_t lens[MAX_COLS];
+
+	if (ncols > MAX_COLS)
+		ncols = MAX_COLS;
+	for (int i = 0; i < ncols; i++)
+		lens[i] = cells[i] ? strlen(cells[i]) : 0;
+	return cells_out(r, ncols, cells, lens, NULL);
 }
 
 static bool is_json_name(const char *const *cols, const char *name)
@@ -414,7 +442,7 @@ void rows_json_object(FILE *f, int n, const char *const *names,
 }
 
 static void value_text(const struct store_value *v, char *num, size_t size,
-		       const char **out)
+		       const char **out, size_t *len)
 {
 	switch (v->type) {
 	case STORE_INT:
@@ -427,7 +455,8 @@ static void value_text(const struct store_value *v, char *num, size_t size,
 		break;
 	case STORE_TEXT:
 		*out = v->p;
-		break;
+		*len = v->n;
+		return;
 	case STORE_BLOB:
 		snprintf(num, size, "<blob %zu bytes>", v->n);
 		*out = num;
@@ -435,6 +464,7 @@ static void value_text(const struct store_value *v, char *num, size_t size,
 	default:
 		*out = NULL;
 	}
+	*len = *out ? strlen(*out) : 0;
 }
 
 int rows_row(void *ctx, int ncols, const char *const *names,
@@ -443,6 +473,7 @@ int rows_row(void *ctx, int ncols, const char *const *names,
 	struct rows *r = ctx;
 	char nums[MAX_COLS][48];
 	const char *cells[MAX_COLS];
+	size_t lens[MAX_COLS];
 
 	if (ncols > MAX_COLS)
 		ncols = MAX_COLS;
@@ -453,12 +484,9 @@ int rows_row(void *ctx, int ncols, const char *const *names,
 		return ferror(r->f) ? RT_EIO : 0;
 	}
 	for (int i = 0; i < ncols; i++)
-		value_text(&vals[i], nums[i], sizeof(nums[i]), &cells[i]);
-	if (r->fmt == CLI_OUT_CSV) {
-		csv_line(r, ncols, cells, vals);
-		return 0;
-	}
-	return table_cells(r, ncols, cells);
+		value_text(&vals[i], nums[i], sizeof(nums[i]), &cells[i],
+			   &lens[i]);
+	return cells_out(r, ncols, cells, lens, vals);
 }
 
 void rows_finish(struct rows *r)

@@ -95,8 +95,7 @@ size_t rt_shell_quote(const char *s, size_t n, char *out)
 	return len;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t rt_utf8_len(const unsigned char *s, size_t n)
 {
 	size_t k;
 	unsigned cp;
@@ -150,7 +149,7 @@ size_t rt_escape_terminal(const char *s, size_t n, char *out)
 	size_t len = 0;
 
 	for (size_t i = 0; i < n;) {
-		size_t k = utf8_len(u + i, n - i);
+		size_t k = rt_utf8_len(u + i, n - i);
 		char esc[8];
 		size_t e = 0;
 

@@ -127,6 +127,10 @@ void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ]);
  */
 size_t rt_shell_quote(const char *s, size_t n, char *out);
 size_t rt_escape_terminal(const char *s, size_t n, char *out);
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes available), 0 when
+ * none starts there (a stray continuation, an overlong form, a surrogate,
+ * a sequence cut short). */
+size_t rt_utf8_len(const unsigned char *s, size_t n);
 
 enum rt_format {
 	RT_FMT_UNKNOWN = 0,
