@@ -3,6 +3,7 @@
  * the pipeline alone. One JSON object per tagged record (every record with
  * --all) on stdout, in input order; a summary of counts on stderr.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ struct outbuf {
 	char *p;
 	size_t n, cap;
 	bool failed;            /* out of memory: the rest goes to stdio */
+	int werr;               /* errno of a failed write to stdout, or 0 */
 };
 
 #define OUT_FLUSH (64 * 1024)
@@ -31,10 +33,12 @@ struct classify {
 	struct outbuf out;
 };
 
+/* A failed write (a full disk, a closed pipe) is kept in werr, so the
+ * command stops and fails instead of exiting 0 with records lost. */
 static void out_flush(struct outbuf *o)
 {
-	if (o->n)
-		fwrite(o->p, 1, o->n, stdout);
+	if (o->n && fwrite(o->p, 1, o->n, stdout) != o->n && !o->werr)
+		o->werr = errno ? errno : EIO;
 	o->n = 0;
 }
 
@@ -63,7 +67,8 @@ static bool out_room(struct outbuf *o, size_t n)
 static void out_put_slow(struct outbuf *o, const char *p, size_t n)
 {
 	if (!out_room(o, n)) {
-		fwrite(p, 1, n, stdout);
+		if (fwrite(p, 1, n, stdout) != n && !o->werr)
+			o->werr = errno ? errno : EIO;
 		return;
 	}
 	memcpy(o->p + o->n, p, n);
@@ -208,8 +213,34 @@ static void put_names(struct outbuf *o, const char *key,
 	out_put(o, "]", 1);
 }
 
+/* Whether one of the first n captures is named key. */
+static bool captured(const struct rt_class *c, unsigned n, const char *key,
+		     size_t keyn)
+{
+	for (unsigned i = 0; i < n; i++) {
+		size_t k = c->fields[i].key.n < 63 ? c->fields[i].key.n : 63;
+
+		if (c->fields[i].val.n && k == keyn &&
+		    !memcmp(c->fields[i].key.p, key, k))
+			return true;
+	}
+	return false;
+}
+
+/* A record field, unless a capture of that name was printed. */
+static void put_record_field(struct outbuf *o, bool *first,
+			     const struct rt_class *c, const char *key,
+			     size_t keyn, struct rt_str v)
+{
+	if (!captured(c, c->nfields, key, keyn))
+		put_field(o, first, key, keyn, v);
+}
+
 /* Named captures first, then the normalised Kubernetes fields the record
- * carries; a capture wins over a record field of the same name. */
+ * carries; each key once (JSON readers keep one of a repeated key, which
+ * one varies): the first rule's capture wins over a later rule's, and a
+ * capture over the record field of its name, as it is what the rule
+ * read in the message. */
 static void put_fields(struct outbuf *o, const struct rt_record *r,
 		       const struct rt_class *c)
 {
@@ -219,21 +250,23 @@ static void put_fields(struct outbuf *o, const struct rt_record *r,
 	for (unsigned i = 0; i < c->nfields; i++) {
 		size_t n = c->fields[i].key.n < 63 ? c->fields[i].key.n : 63;
 
-		put_field(o, &first, c->fields[i].key.p, n, c->fields[i].val);
+		if (!captured(c, i, c->fields[i].key.p, n))
+			put_field(o, &first, c->fields[i].key.p, n,
+				  c->fields[i].val);
 	}
-	put_field(o, &first, LIT("namespace"), r->ns);
-	put_field(o, &first, LIT("kind"), r->kind);
-	put_field(o, &first, LIT("name"), r->name);
-	put_field(o, &first, LIT("pod"), r->pod);
-	put_field(o, &first, LIT("container"), r->container);
-	put_field(o, &first, LIT("stream"), r->stream);
-	put_field(o, &first, LIT("reason"), r->reason);
-	put_field(o, &first, LIT("type"), r->type);
-	put_field(o, &first, LIT("component"), r->component);
-	put_field(o, &first, LIT("release"), r->release);
-	put_field(o, &first, LIT("release_namespace"), r->release_ns);
-	put_field(o, &first, LIT("owner"), r->owner_name);
-	put_field(o, &first, LIT("chart"), r->chart);
+	put_record_field(o, &first, c, LIT("namespace"), r->ns);
+	put_record_field(o, &first, c, LIT("kind"), r->kind);
+	put_record_field(o, &first, c, LIT("name"), r->name);
+	put_record_field(o, &first, c, LIT("pod"), r->pod);
+	put_record_field(o, &first, c, LIT("container"), r->container);
+	put_record_field(o, &first, c, LIT("stream"), r->stream);
+	put_record_field(o, &first, c, LIT("reason"), r->reason);
+	put_record_field(o, &first, c, LIT("type"), r->type);
+	put_record_field(o, &first, c, LIT("component"), r->component);
+	put_record_field(o, &first, c, LIT("release"), r->release);
+	put_record_field(o, &first, c, LIT("release_namespace"), r->release_ns);
+	put_record_field(o, &first, c, LIT("owner"), r->owner_name);
+	put_record_field(o, &first, c, LIT("chart"), r->chart);
 	out_put(o, "}", 1);
 }
 
@@ -309,6 +342,9 @@ static int on_record(void *ctx, struct rt_record *r)
 {
 	struct classify *c = ctx;
 	struct rt_class cls;
+
+	if (c->out.werr)
+		return RT_EIO;
 
 	pipeline_classify(c->rules, r, &c->arena, &cls);
 	c->limit_hits += cls.limit_hits;
@@ -391,7 +427,13 @@ int cmd_classify(int argc, char **argv)
 			       on_record, between_chunks, &c);
 	out_flush(&c.out);
 	free(c.out.p);
-	fflush(stdout);
+	if ((fflush(stdout) || ferror(stdout)) && !c.out.werr)
+		c.out.werr = errno ? errno : EIO;
+	if (c.out.werr) {
+		fprintf(stderr, "revtrail classify: writing the output: %s\n",
+			strerror(c.out.werr));
+		rc = RT_EIO;
+	}
 	print_summary(ingest_stats(in), &c);
 	rt_arena_release(&c.arena);
 	ingest_free(in);
