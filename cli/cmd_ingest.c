@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -275,26 +276,58 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 	cli_note_retained("ingest", s, r->retain_ns);
 }
 
+/* path with its directory resolved (the file itself may not exist yet);
+ * false when the directory does not exist or the name is too long. */
+static bool canon_name(const char *path, char out[PATH_MAX])
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], real[PATH_MAX];
+	size_t dn = slash ? (size_t)(slash - path) : 1;
+
+	if (dn >= sizeof(dir))
+		return false;
+	memcpy(dir, slash ? path : ".", dn);
+	dir[dn] = '\0';
+	if (slash && !dn)
+		strcpy(dir, "/");
+	if (!realpath(dir, real))
+		return false;
+	return (size_t)snprintf(out, PATH_MAX, "%s/%s", real,
+				slash ? slash + 1 : path) < PATH_MAX;
+}
+
+/* Whether path is the database file, or the -wal, -shm or -journal
+ * SQLite keeps beside it: the same file, or the same name, for those
+ * appear once the database opens, after this check. */
+static bool is_db_file(const char *db, const char *path, bool *aux)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char name[PATH_MAX + 16], cp[PATH_MAX], cn[PATH_MAX];
+	struct stat in, d;
+	bool have_in = !stat(path, &in), have_cp = canon_name(path, cp);
+
+	for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++) {
+		snprintf(name, sizeof(name), "%s%s", db, suffix[k]);
+		*aux = k > 0;
+		if (have_in && !stat(name, &d) && d.st_dev == in.st_dev &&
+		    d.st_ino == in.st_ino)
+			return true;
+		if (have_cp && canon_name(name, cn) && !strcmp(cp, cn))
+			return true;
+	}
+	return false;
+}
+
 /* The database (or its WAL) named as input would be read into itself. */
 static int check_inputs(const char *db, char **paths, int n)
 {
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	struct stat in, d;
-	char name[4096];
+	bool aux;
 
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(paths[i], "-") || stat(paths[i], &in))
-			continue;
-		for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++) {
-			snprintf(name, sizeof(name), "%s%s", db, suffix[k]);
-			if (!stat(name, &d) && d.st_dev == in.st_dev &&
-			    d.st_ino == in.st_ino)
-				return cli_usage_error("ingest", "%s is the "
-						       "database%s, not an "
-						       "input", paths[i],
-						       k ? " file" : "");
-		}
-	}
+	for (int i = 0; i < n; i++)
+		if (strcmp(paths[i], "-") && is_db_file(db, paths[i], &aux))
+			return cli_usage_error("ingest", "%s is the database%s,"
+					       " not an input", paths[i],
+					       aux ? " file" : "");
 	if (n == 0 && isatty(0) && !rt_log_active())
 		fputs("revtrail ingest: reading stdin (end with Ctrl-D; name "
 		      "FILEs to read files)\n", stderr);
