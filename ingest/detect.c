@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "json_scan.h"
 
 static int emit_wrap(void *ctx, struct rt_record *rec)
 {
@@ -558,6 +559,10 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 	if (clean.p == f->p &&
 	    !(clean = rt_arena_strdup(in->arena, clean.p, clean.n)).p)
 		return RT_ENOMEM;
+	if ((first == '{' || first == '[') && json_ok(force) &&
+	    js_has_nul_escape(clean.p, clean.n))
+		return reject(in, f, "a \\u0000 (NUL) in a JSON string: it "
+			      "would cut the text there");
 	if ((first == '{' || first == '[') && json_ok(force)) {
 		cJSON *root;
 

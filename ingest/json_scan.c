@@ -428,3 +428,18 @@ struct rt_str js_str_esc(struct rt_arena *a, const struct js_node *it)
 	p[n] = '\0';
 	return rt_str_make(p, n);
 }
+
+bool js_has_nul_escape(const char *p, size_t n)
+{
+	for (const char *q = p; (q = memmem(q, (size_t)(p + n - q),
+					    "\\u0000", 6)); q += 6) {
+		size_t bs = 0;
+
+		/* \\u0000 is an escaped backslash, then text */
+		while (q - bs > p && q[-(ptrdiff_t)bs - 1] == '\\')
+			bs++;
+		if (bs % 2 == 0)
+			return true;
+	}
+	return false;
+}

@@ -170,4 +170,10 @@ static inline struct rt_str js_str(struct rt_arena *a,
 	return js_str_esc(a, it);
 }
 
+/* Whether text holds a \u0000 escape (not an escaped backslash before
+ * "u0000"). cJSON decodes it into a NUL that ends its C string there, so
+ * a name "a\u0000b" would read as "a": such a record is refused. The
+ * scanner above refuses \u escapes, so only cJSON's path needs this. */
+bool js_has_nul_escape(const char *p, size_t n);
+
 #endif
