@@ -20,7 +20,6 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,19 +157,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 /* libmicrohttpd's own messages (a connection limit reached, a malformed
  * request) become log lines, folded when they repeat. */
-static void on_log(void *cls, const char *fmt, va_list ap)
-{
-	char msg[1024];
-	size_t n;
-
-	(void)cls;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
-		msg[--n] = '\0';
-	rt_log(RT_LOG_WARN, "http", "%s", msg);
-}
-
 /* ---- the listening address ------------------------------------------ */
 
 static int parse_port(const char *s, uint16_t *port)
@@ -235,7 +221,11 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss,
 static struct MHD_Daemon *listen_on(struct http *h,
 				    const struct sockaddr_storage *ss)
 {
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+	/* No MHD_USE_ERROR_LOG: libmicrohttpd's own lines said "Failed to
+	 * bind to port 0" before revtrail's error, and any client could make
+	 * it write one a refused connection; revtrail reports what matters
+	 * (a failed start, in http_start) itself. */
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD |
 		(ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 	sigset_t block, old;
 	struct MHD_Daemon *d;
@@ -246,9 +236,7 @@ static struct MHD_Daemon *listen_on(struct http *h,
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	/* The logger first, or the options before it log on stderr. */
 	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
-			     MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
 			     MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
 			     MHD_OPTION_CONNECTION_LIMIT,
 			     (unsigned)HTTP_CONNECTIONS,
