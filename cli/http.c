@@ -14,6 +14,17 @@
  * HTTP_TIMEOUT_S idle seconds and given HTTP_MEMORY bytes for its
  * request. A response is built from a copy of the metrics taken under
  * their mutex; nothing here touches librdkafka or SQLite.
+ *
+ * The kubelet's probe must get through a slowloris flood (connections
+ * that send half a header and wait), or it restarts a healthy pod. One
+ * polling thread (epoll, which MHD_USE_AUTO picks on Linux) serves every
+ * connection, so a half-open one costs a socket and HTTP_MEMORY, never a
+ * turn of the thread; a thread per connection would cost a stack each
+ * and answer no faster. What a flood can take is the connection table:
+ * the per-address limit is small and the table is large, so the flood
+ * needs HTTP_CONNECTIONS / HTTP_PER_IP addresses to fill it (a
+ * NetworkPolicy is the answer past that), and what it holds is freed
+ * after a few idle seconds.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,9 +50,9 @@
 #define REVTRAIL_VERSION "unknown"
 #endif
 
-#define HTTP_CONNECTIONS 32
-#define HTTP_PER_IP 8
-#define HTTP_TIMEOUT_S 10
+#define HTTP_CONNECTIONS 128     /* at most 4 MiB of HTTP_MEMORY */
+#define HTTP_PER_IP 4            /* a scraper and the kubelet need fewer */
+#define HTTP_TIMEOUT_S 5
 #define HTTP_MEMORY (32 * 1024)
 
 struct http {
