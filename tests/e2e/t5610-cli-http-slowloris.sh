@@ -75,4 +75,5 @@ like "$(cat "$T/flood.out")" '^before: HTTP/1.1 200' "/healthz answers"
 like "$(cat "$T/flood.out")" '^during: HTTP/1.1 200 ' "/healthz answers behind 32 half-open connections"
 like "$(cat "$T/flood.out")" '^closed: ([0-9]+) of \1$' "the half-open connections are closed within 10 s"
 is "$RC" 0 "consume exits 0 on SIGTERM"
+unlike "$(cat "$T/c.err")" 'Sanitizer|runtime error' "consume ran cleanly"
 done_testing
