@@ -56,15 +56,18 @@ for i in range(32):
 time.sleep(0.2)     # let the server take them in
 status, took = probe(port, 2)
 print("during:", status, "%.2f" % took)
-# the half-open ones are closed by the server within 10 s
-end, closed = time.time() + 10, 0
+# the half-open ones are closed by the server (after 5 s idle; 15 s
+# leaves room for a loaded machine)
+end, closed = time.time() + 15, 0
 for s in held:
     s.settimeout(max(0.01, end - time.time()))
     try:
         if s.recv(1) == b"":
             closed += 1
-    except OSError:
-        pass
+    except ConnectionResetError:    # closed with a reset: closed as well
+        closed += 1
+    except OSError as e:
+        print("open:", e)
 print("closed: %d of %d" % (closed, len(held)))
 PY
 kill -TERM "$PID" 2>/dev/null
@@ -73,7 +76,7 @@ RC=$?
 diag "$(cat "$T/flood.out")"
 like "$(cat "$T/flood.out")" '^before: HTTP/1.1 200' "/healthz answers"
 like "$(cat "$T/flood.out")" '^during: HTTP/1.1 200 ' "/healthz answers behind 32 half-open connections"
-like "$(cat "$T/flood.out")" '^closed: ([0-9]+) of \1$' "the half-open connections are closed within 10 s"
+like "$(cat "$T/flood.out")" '^closed: ([0-9]+) of \1$' "the half-open connections are closed within 15 s"
 is "$RC" 0 "consume exits 0 on SIGTERM"
 unlike "$(cat "$T/c.err")" 'Sanitizer|runtime error' "consume ran cleanly"
 done_testing
