@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "helm_text.h"
+#include "json_scan.h"
 
 #define HOOK_NAMES_MAX 1024
 
@@ -455,6 +456,15 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 					    strlen(val->valuestring),
 					    &json, &len) != 0)
 		return 0;
+	if (js_has_nul_escape(json, len)) {
+		/* cJSON would cut a name at the NUL: the labels only */
+		if (d->opts->verbose)
+			fprintf(d->opts->verbose, "helm: %.*s: release payload "
+				"with a \\u0000 (NUL) in a string not read\n",
+				(int)rev->release.n, rev->release.p);
+		free(json);
+		return 0;
+	}
 	root = dec_helm_payload_release(json, len, &dropped);
 	if (dropped && d->opts->verbose)
 		fprintf(d->opts->verbose, "helm: %.*s: release payload members "
