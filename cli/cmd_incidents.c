@@ -26,8 +26,8 @@ enum {
 
 static const struct cli_opt opts[] = {
 	CLI_READ_DB_OPT,
-	{ "output", 'o', "table|wide|json|csv|csv-raw", "wide: every column at full "
-	  "width", "table" },
+	{ "output", 'o', "table|wide|json|csv|csv-raw", "wide: every column "
+	  "at full width; csv quotes a cell a spreadsheet would run", "table" },
 	{ "open", OPT_OPEN, NULL, "open incidents only", NULL },
 	{ "namespace", 'n', "NS", "one namespace", NULL },
 	{ "all-namespaces", 'A', NULL, "every namespace", "yes" },
