@@ -51,39 +51,8 @@ static int emit_frame(struct ingest *in, struct ing_src *src, const char *p,
 
 static void doc_reset(struct ing_src *src)
 {
-	src->in_doc = src->doc_skip = src->doc_str = src->doc_esc = false;
-	src->doc_depth = 0;
-	src->doc_flags = 0;
+	src->in_doc = src->doc_whole = src->doc_line = false;
 	src->doc.n = 0;
-}
-
-/*
- * Brackets outside strings. Returns the index just after the bracket that
- * closes the document, or 0 while it stays open. A JSON string cannot hold
- * a raw newline, so string state does not carry over lines.
- */
-static size_t doc_scan(struct ing_src *src, const char *p, size_t n)
-{
-	src->doc_str = src->doc_esc = false;
-	for (size_t i = 0; i < n; i++) {
-		char c = p[i];
-
-		if (src->doc_str) {
-			if (src->doc_esc)
-				src->doc_esc = false;
-			else if (c == '\\')
-				src->doc_esc = true;
-			else if (c == '"')
-				src->doc_str = false;
-		} else if (c == '"') {
-			src->doc_str = true;
-		} else if (c == '{' || c == '[') {
-			src->doc_depth++;
-		} else if ((c == '}' || c == ']') && --src->doc_depth == 0) {
-			return i + 1;
-		}
-	}
-	return 0;
 }
 
 /*
@@ -103,38 +72,135 @@ static bool doc_plausible(const char *p, size_t n)
 	return strchr("\"{}[]-0123456789tfn", p[i]) != NULL;
 }
 
-static int doc_emit(struct ingest *in, struct ing_src *src)
+static struct rt_pos file_pos(const struct ing_src *src, uint64_t off)
 {
+	return (struct rt_pos){ .source = src->name, .offset = off,
+				.partition = -1, .kafka_offset = -1 };
+}
+
+/* The streamer's callbacks: an element of the List is a frame. */
+static int doc_item(void *ctx, const char *p, size_t n, uint64_t off)
+{
+	struct ing_src *src = ctx;
+
+	return emit_frame(src->in, src, p, n, off, 0, true, false);
+}
+
+static int doc_oversize(void *ctx, uint64_t off)
+{
+	struct ing_src *src = ctx;
+	struct rt_pos pos = file_pos(src, off);
+
+	ing_oversize(src->in, &pos);
+	return src->in->stop;
+}
+
+static const struct js_stream_ops doc_ops = { doc_item, doc_oversize };
+
+void ing_doc_init(struct ingest *in, struct ing_src *src)
+{
+	src->in = in;
+	js_stream_init(&src->js, &doc_ops, src, max_record(in), false);
+}
+
+/* The document closed: whole, it is one frame; streamed, its items went
+ * out one by one; over the bound and no List, it is skipped. */
+static int doc_close(struct ingest *in, struct ing_src *src)
+{
+	struct rt_pos pos = file_pos(src, src->doc_off);
 	int rc = 0;
 
-	if (!src->doc_skip)
+	if (src->doc_whole)
 		rc = emit_frame(in, src, src->doc.p, src->doc.n, src->doc_off,
-				src->doc_flags, true, false);
+				0, true, false);
+	else if (!js_stream_listed(&src->js))
+		ing_oversize(in, &pos);
 	doc_reset(src);
+	return rc ? rc : in->stop;
+}
+
+/* The document ends before its closing bracket (a line that cannot be
+ * JSON, the end of a compact document's line, EOF). Whole, it is emitted
+ * as it stands (and then decodes as text); an item it cut is a reject. */
+static int doc_abort(struct ingest *in, struct ing_src *src)
+{
+	struct rt_pos pos = file_pos(src, src->js.item_off);
+
+	if (src->doc_whole || !js_stream_listed(&src->js))
+		return doc_close(in, src);
+	if (src->js.in_item)
+		ing_reject(in, &pos, "a List item cut short");
+	doc_reset(src);
+	return in->stop;
+}
+
+/* The document outgrew the bound while kept whole: the streamer reads
+ * what was kept again, now streaming a root array's elements too. */
+static int doc_unwhole(struct ing_src *src)
+{
+	size_t used;
+	int rc;
+
+	src->doc_whole = false;
+	js_stream_reset(&src->js, true);
+	rc = js_stream_feed(&src->js, src->doc.p, src->doc.n, src->doc_off,
+			    &used);
+	src->doc.n = 0;
 	return rc;
 }
 
-static int doc_append(struct ingest *in, struct ing_src *src, const char *p,
-		      size_t n)
+/* Feeds the streamer; a document kept whole keeps the bytes it read, up
+ * to the closing bracket: what follows it on its line is dropped. */
+static int doc_scan(struct ing_src *src, const char *p, size_t n,
+		    uint64_t off, size_t *used)
 {
-	size_t room = max_record(in) - src->doc.n;
-	int rc;
+	int rc = js_stream_feed(&src->js, p, n, off, used);
 
-	if (n + 1 <= room) {
-		if ((rc = ing_buf_put(&src->doc, "\n", 1)) < 0)
-			return rc;
-		return ing_buf_put(&src->doc, p, n);
-	}
-	/* Over the limit: emit the cut document now, skip the rest of it. */
-	if (room > 0 && (rc = ing_buf_put(&src->doc, "\n", 1)) < 0)
-		return rc;
-	if (room > 1 && (rc = ing_buf_put(&src->doc, p, room - 1)) < 0)
-		return rc;
-	rc = emit_frame(in, src, src->doc.p, src->doc.n, src->doc_off,
-			src->doc_flags | RT_REC_TRUNCATED, true, false);
-	src->doc_skip = true;
-	src->doc.n = 0;
+	if (rc == 0 && src->doc_whole)
+		rc = ing_buf_put(&src->doc, p, *used);
 	return rc;
+}
+
+/*
+ * The one way bytes of an open document go; off: the stream offset of
+ * p[0]. A document is kept whole while it fits the bound, so whether it
+ * is one frame does not depend on how its bytes were chunked.
+ */
+static int doc_feed(struct ingest *in, struct ing_src *src, const char *p,
+		    size_t n, uint64_t off)
+{
+	size_t used = 0, room = max_record(in) - src->doc.n;
+	int rc = 0;
+
+	if (src->doc_whole && n > room) {
+		if ((rc = doc_scan(src, p, room, off, &used)) == 0 &&
+		    !src->js.done && !js_stream_listed(&src->js))
+			rc = doc_unwhole(src);
+		p += used;
+		n -= used;
+		off += used;
+	}
+	if (rc == 0 && !src->js.done)
+		rc = doc_scan(src, p, n, off, &used);
+	if (rc == 0 && src->doc_whole && js_stream_listed(&src->js)) {
+		src->doc_whole = false;   /* a List: its items went out */
+		src->doc.n = 0;
+	}
+	if (rc == 0 && src->js.done)
+		rc = doc_close(in, src);
+	return rc ? rc : in->stop;
+}
+
+static int doc_open(struct ingest *in, struct ing_src *src, const char *p,
+		    size_t n, uint64_t off, bool compact)
+{
+	src->in_doc = true;
+	src->doc_whole = !compact;
+	src->doc_line = compact;
+	src->doc_off = off;
+	src->doc.n = 0;
+	js_stream_reset(&src->js, compact);
+	return doc_feed(in, src, p, n, off);
 }
 
 static int line_plain(struct ingest *in, struct ing_src *src, const char *p,
@@ -143,20 +209,57 @@ static int line_plain(struct ingest *in, struct ing_src *src, const char *p,
 static int doc_line(struct ingest *in, struct ing_src *src, const char *p,
 		    size_t n, uint64_t off, bool cut)
 {
-	size_t end;
 	int rc;
 
-	if (!doc_plausible(p, n)) {
-		if ((rc = doc_emit(in, src)) != 0)
+	if (cut || !doc_plausible(p, n)) {
+		if ((rc = doc_abort(in, src)) != 0)
 			return rc;
 		return line_plain(in, src, p, n, off, cut, false);
 	}
-	if (cut)
-		src->doc_flags |= RT_REC_TRUNCATED;
-	end = doc_scan(src, p, n);
-	if (!src->doc_skip && (rc = doc_append(in, src, p, n)) != 0)
+	if ((rc = doc_feed(in, src, "\n", 1, off - 1)) != 0 || !src->in_doc)
 		return rc;
-	return end ? doc_emit(in, src) : 0;
+	return doc_feed(in, src, p, n, off);
+}
+
+/* ---- lines over the bound ---- */
+
+/* Whether a line over the bound, starting with p[0..n), goes to the
+ * streamer: it continues an open document, or it starts a compact one. */
+static bool spill_ok(const struct ingest *in, const struct ing_src *src,
+		     const char *p, size_t n)
+{
+	if (src->in_doc)
+		return !src->doc_line && doc_plausible(p, n);
+	return doc_framing(in) && n && (p[0] == '{' || p[0] == '[');
+}
+
+/* The line at off, whose first n bytes are p, is over the bound. */
+static int spill_start(struct ingest *in, struct ing_src *src, const char *p,
+		       size_t n, uint64_t off)
+{
+	int rc;
+
+	src->spill = true;
+	if (!src->in_doc)
+		return doc_open(in, src, p, n, off, true);
+	if ((rc = doc_feed(in, src, "\n", 1, off - 1)) != 0 || !src->in_doc)
+		return rc;
+	return doc_feed(in, src, p, n, off);
+}
+
+static int spill_feed(struct ingest *in, struct ing_src *src, const char *p,
+		      size_t n, uint64_t off)
+{
+	return src->in_doc ? doc_feed(in, src, p, n, off) : 0;
+}
+
+/* The newline of a spilled line: a compact document ends with it. */
+static int spill_end(struct ingest *in, struct ing_src *src)
+{
+	src->spill = false;
+	if (src->in_doc && src->doc_line)
+		return doc_abort(in, src);
+	return 0;
 }
 
 /* A line that is only a `{` or `[` (and blanks): it opens a document.
@@ -185,13 +288,8 @@ static bool is_header(const char *p, size_t n)
 static int line_plain(struct ingest *in, struct ing_src *src, const char *p,
 		      size_t n, uint64_t off, bool cut, bool plain)
 {
-	if (!cut && doc_framing(in) && opens_doc(p, n)) {
-		src->in_doc = true;
-		src->doc_off = off;
-		src->doc_depth = 1;
-		src->doc.n = 0;
-		return ing_buf_put(&src->doc, p, n);
-	}
+	if (!cut && doc_framing(in) && opens_doc(p, n))
+		return doc_open(in, src, p, n, off, false);
 	if (!cut && is_header(p, n)) {
 		in->stats.skipped++;
 		return ing_set_header(in, src, p + 4, n - 8);
@@ -226,9 +324,19 @@ static int stash(struct ingest *in, struct ing_src *src, const char *p,
 		 size_t n)
 {
 	size_t cap = max_record(in) + 1, take = n;
+	bool fresh = src->line.n == 0;
+	int rc;
 
-	if (src->line.n == 0 && !src->line_over)
+	if (fresh && !src->line_over)
 		src->line_off = src->off;
+	if (take > cap - src->line.n && !src->line_over &&
+	    spill_ok(in, src, fresh ? p : src->line.p,
+		     fresh ? n : src->line.n)) {
+		rc = spill_start(in, src, src->line.p, src->line.n,
+				 src->line_off);
+		src->line.n = 0;
+		return rc ? rc : spill_feed(in, src, p, n, src->off);
+	}
 	if (take > cap - src->line.n) {
 		take = cap - src->line.n;
 		src->line_over = true;
@@ -273,10 +381,19 @@ int ing_frame_bytes(struct ingest *in, struct ing_src *src, const char *buf,
 			memchr(p + run, '\n', (size_t)(end - p) - run);
 		size_t len = (size_t)((nl ? nl : end) - p);
 
-		if (!nl || src->line.n || src->line_over) {
+		if (src->spill) {
+			rc = spill_feed(in, src, p, len, src->off);
+			if (rc == 0 && nl)
+				rc = spill_end(in, src);
+		} else if (!nl || src->line.n || src->line_over) {
 			rc = stash(in, src, p, len);
 			if (rc == 0 && nl)
-				rc = stashed_line(in, src);
+				rc = src->spill ? spill_end(in, src) :
+				     stashed_line(in, src);
+		} else if (len > cap && spill_ok(in, src, p, len)) {
+			rc = spill_start(in, src, p, len, src->off);
+			if (rc == 0)
+				rc = spill_end(in, src);
 		} else if (plain && len < cap && digit_led(src, p)) {
 			rc = emit_frame(in, src, p, len, src->off, 0, false,
 					true);
@@ -294,10 +411,12 @@ int ing_frame_finish(struct ingest *in, struct ing_src *src)
 {
 	int rc = 0;
 
-	if (src->line.n || src->line_over)
+	if (src->spill)
+		rc = spill_end(in, src);
+	else if (src->line.n || src->line_over)
 		rc = stashed_line(in, src);
 	if (rc == 0 && src->in_doc)
-		rc = doc_emit(in, src);
+		rc = doc_abort(in, src);
 	for (int i = 0; rc == 0 && i < src->nctx; i++)
 		rc = ing_flush_parts(in, src, &src->ctx[i]);
 	return rc;

@@ -13,6 +13,7 @@
 
 #include "decode.h"
 #include "json_scan.h"
+#include "json_stream.h"
 
 /* A growable byte buffer kept for the life of a source (not per record). */
 struct ing_buf {
@@ -62,12 +63,18 @@ struct ing_src {
 	uint64_t line_off;
 	bool line_over;                 /* bytes beyond the cap were dropped */
 
-	/* An open pretty-printed JSON document. */
-	bool in_doc, doc_skip, doc_str, doc_esc;
-	int doc_depth;
-	unsigned doc_flags;
+	/*
+	 * An open JSON document: pretty-printed (from a line that is just
+	 * `{` or `[`), or compact on one line over the bound (doc_line). The
+	 * streamer follows it; while doc_whole it is also kept whole in doc,
+	 * up to max_record, to be decoded as one frame. spill: the current
+	 * line is over the bound and goes to the streamer as it arrives.
+	 */
+	bool in_doc, doc_whole, doc_line, spill;
 	uint64_t doc_off;
 	struct ing_buf doc;
+	struct js_stream js;
+	struct ingest *in;
 
 	struct ing_ctx ctx[ING_MAX_CTX];   /* [0]: the source's own path */
 	int nctx, cur;
@@ -81,6 +88,8 @@ struct ingest {
 	struct ing_src *srcs;
 	uint64_t gen, tick;
 	struct dec_helm_state msg_helm;    /* Kafka values */
+	struct js_stream msg_js;           /* a Kafka value over the bound */
+	const struct ing_frame *msg;       /* the value msg_js reads */
 	int64_t hint_ts_ns;                /* Kafka timestamp of this call */
 
 	/* The current call's arena and callback; stop keeps the callback's
@@ -112,13 +121,18 @@ struct ing_frame {
 /* ingest.c */
 void ing_reject(struct ingest *in, const struct rt_pos *pos,
 		const char *reason);
+/* A document or List item over max_record, skipped: a reject, counted
+ * apart too, the first one's place kept for the summary's warning. */
+void ing_oversize(struct ingest *in, const struct rt_pos *pos);
 int ing_set_header(struct ingest *in, struct ing_src *src, const char *path,
 		   size_t n);
 /* Views into path: pod, namespace and container for a kubelet log path. */
 bool ing_path_parse(const char *path, size_t n, struct rt_str *pod,
 		    struct rt_str *ns, struct rt_str *container);
 
-/* frame.c: bytes of a source to frames. */
+/* frame.c: bytes of a source to frames. ing_doc_init readies a new
+ * source's document streamer. */
+void ing_doc_init(struct ingest *in, struct ing_src *src);
 int ing_frame_bytes(struct ingest *in, struct ing_src *src, const char *buf,
 		    size_t n);
 int ing_frame_finish(struct ingest *in, struct ing_src *src);

@@ -9,6 +9,31 @@
 
 #include "frame.h"
 
+/* The streamer's callbacks for a Kafka value: each List item a frame at
+ * the value's position. */
+static int msg_item(void *ctx, const char *p, size_t n, uint64_t off)
+{
+	struct ingest *in = ctx;
+	struct ing_frame f = *in->msg;
+
+	(void)off;
+	f.p = p;
+	f.n = n;
+	f.doc = true;
+	return ing_dispatch(in, &f);
+}
+
+static int msg_oversize(void *ctx, uint64_t off)
+{
+	struct ingest *in = ctx;
+
+	(void)off;
+	ing_oversize(in, &in->msg->pos);
+	return in->stop;
+}
+
+static const struct js_stream_ops msg_ops = { msg_item, msg_oversize };
+
 struct ingest *ingest_new(const struct ingest_opts *opts)
 {
 	struct ingest *in = calloc(1, sizeof(*in));
@@ -19,6 +44,7 @@ struct ingest *ingest_new(const struct ingest_opts *opts)
 		in->opts = *opts;
 	if (!in->opts.max_record)
 		in->opts.max_record = INGEST_DEFAULT_MAX_RECORD;
+	js_stream_init(&in->msg_js, &msg_ops, in, in->opts.max_record, true);
 	return in;
 }
 
@@ -38,6 +64,7 @@ static void src_free(struct ing_src *src)
 		ing_ctx_release(&src->ctx[i]);
 	ing_buf_release(&src->line);
 	ing_buf_release(&src->doc);
+	js_stream_release(&src->js);
 	free(src);
 }
 
@@ -51,6 +78,7 @@ void ingest_free(struct ingest *in)
 		next = s->next;
 		src_free(s);
 	}
+	js_stream_release(&in->msg_js);
 	free(in);
 }
 
@@ -73,6 +101,24 @@ void ing_reject(struct ingest *in, const struct rt_pos *pos,
 		fprintf(in->opts.verbose, "reject: %s:%llu: %s\n",
 			pos->source ? pos->source : "-",
 			(unsigned long long)pos->offset, reason);
+}
+
+void ing_oversize(struct ingest *in, const struct rt_pos *pos)
+{
+	struct ingest_stats *st = &in->stats;
+
+	if (!st->oversize++) {
+		if (pos->partition >= 0)
+			snprintf(st->oversize_at, sizeof(st->oversize_at),
+				 "%s/%d:%lld", pos->source ? pos->source : "-",
+				 (int)pos->partition,
+				 (long long)pos->kafka_offset);
+		else
+			snprintf(st->oversize_at, sizeof(st->oversize_at),
+				 "%s:%llu", pos->source ? pos->source : "-",
+				 (unsigned long long)pos->offset);
+	}
+	ing_reject(in, pos, "over --max-record: skipped");
 }
 
 /* Splits s at its first two '_' into a, b and the rest. */
@@ -251,6 +297,7 @@ static struct ing_src *src_get(struct ingest *in, const char *name)
 		return NULL;
 	s->name = name;
 	s->nctx = 1;
+	ing_doc_init(in, s);
 	ctx_parse(&s->ctx[0], name, strlen(name));
 	s->next = in->srcs;
 	in->srcs = s;
@@ -311,6 +358,33 @@ int ingest_finish(struct ingest *in, const char *source,
 	return in->stop ? in->stop : rc;
 }
 
+static bool json_led(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && ing_is_space(p[i]))
+		i++;
+	return i < n && (p[i] == '{' || p[i] == '[');
+}
+
+/* A JSON value over the bound: a List's items, each within it, are read
+ * one by one; anything else is skipped and counted. */
+static int msg_stream(struct ingest *in, const struct ing_frame *f)
+{
+	size_t used;
+	int rc;
+
+	in->msg = f;
+	js_stream_reset(&in->msg_js, true);
+	rc = js_stream_feed(&in->msg_js, f->p, f->n, 0, &used);
+	if (rc == 0 && !js_stream_listed(&in->msg_js))
+		ing_oversize(in, &f->pos);
+	else if (rc == 0 && in->msg_js.in_item)
+		ing_reject(in, &f->pos, "a List item cut short");
+	in->msg = NULL;
+	return rc;
+}
+
 int ingest_decode_message(struct ingest *in, const char *buf, size_t n,
 			  const char *key, size_t keylen, int64_t kafka_ts_ns,
 			  const struct rt_pos *pos, struct rt_arena *arena,
@@ -330,6 +404,12 @@ int ingest_decode_message(struct ingest *in, const char *buf, size_t n,
 		f.pos = (struct rt_pos){ "-", 0, -1, -1 };
 	while (f.n && ing_is_space(f.p[f.n - 1]))
 		f.n--;
+	in->hint_ts_ns = kafka_ts_ns;
+	if (f.n > in->opts.max_record && json_led(f.p, f.n)) {
+		rc = msg_stream(in, &f);
+		in->hint_ts_ns = 0;
+		return in->stop ? in->stop : rc;
+	}
 	if (f.n > in->opts.max_record) {
 		f.n = in->opts.max_record;
 		flags |= RT_REC_TRUNCATED;
@@ -338,7 +418,6 @@ int ingest_decode_message(struct ingest *in, const char *buf, size_t n,
 	/* A value may hold a pretty document: newlines inside are framing-
 	 * neutral, so treat any value with one as a document. */
 	f.doc = memchr(f.p, '\n', f.n) != NULL;
-	in->hint_ts_ns = kafka_ts_ns;
 	rc = ing_dispatch(in, &f);
 	in->hint_ts_ns = 0;
 	return in->stop ? in->stop : rc;

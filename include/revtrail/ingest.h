@@ -35,7 +35,12 @@ struct ingest_stats {
 	uint64_t bytes;
 	uint64_t records;           /* emitted */
 	uint64_t rejects;           /* could not be decoded at all */
-	uint64_t truncated;         /* over max_record, cut and flagged */
+	uint64_t truncated;         /* text lines over max_record, cut */
+	/* JSON documents and List items over max_record, skipped (counted
+	 * in rejects too); where the first one began, "FILE:OFFSET" or
+	 * "TOPIC/PARTITION:OFFSET". */
+	uint64_t oversize;
+	char oversize_at[256];
 	uint64_t bad_utf8;          /* records with invalid UTF-8 repaired */
 	uint64_t binary;            /* records with NUL/control junk */
 	uint64_t skipped;           /* watch ERROR/BOOKMARK envelopes, headers */
