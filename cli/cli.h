@@ -112,6 +112,11 @@ enum {
  * Handles one of the options above (and -v). Returns 1 when handled, 0 when
  * opt is not one of them, CLI_USAGE after printing an error.
  */
+/* The summary's warning about JSON documents and List items over
+ * --max-record (max: the bound in force, 0 for the default), escaped for a
+ * terminal, into buf; false (buf untouched) when there were none. */
+bool cli_oversize_note(char *buf, size_t n, const struct ingest_stats *s,
+		       size_t max);
 int cli_input_opt(const char *cmd, int opt, const char *arg,
 		  struct ingest_opts *io, struct cli_rules_opts *ro);
 /* "NS/NAME" or "NAME" (no namespace: NULL) into io->release_ns and

@@ -365,8 +365,10 @@ static int between_chunks(void *ctx)
 }
 
 static void print_summary(const struct ingest_stats *s,
-			  const struct classify *c)
+			  const struct classify *c, size_t max_record)
 {
+	char note[512];
+
 	fprintf(stderr, "classify: %" PRIu64 " records, %" PRIu64 " tagged, "
 		"%" PRIu64 " rejected, %" PRIu64 " truncated, %" PRIu64
 		" invalid UTF-8, %" PRIu64 " binary, %" PRIu64 " skipped",
@@ -380,6 +382,8 @@ static void print_summary(const struct ingest_stats *s,
 			"(before 1970 or after 2261: unknown)",
 			s->times_out_of_range);
 	fputc('\n', stderr);
+	if (cli_oversize_note(note, sizeof(note), s, max_record))
+		fprintf(stderr, "classify: warning: %s\n", note);
 }
 
 static const struct cli_opt opts[] = {
@@ -434,7 +438,7 @@ int cmd_classify(int argc, char **argv)
 			strerror(c.out.werr));
 		rc = RT_EIO;
 	}
-	print_summary(ingest_stats(in), &c);
+	print_summary(ingest_stats(in), &c, io.max_record);
 	rt_arena_release(&c.arena);
 	ingest_free(in);
 	rules_free(c.rules);

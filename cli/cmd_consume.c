@@ -63,6 +63,7 @@ struct slot {
 };
 
 struct consume {
+	size_t max_record;          /* --max-record, 0 for the default */
 	struct rules *rules;
 	struct pipeline_db *db;
 	struct store *st;           /* db's: the writer's, but for assignments */
@@ -384,6 +385,7 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "bytes", (int64_t)s->bytes, true);
 	json_num(f, "records", (int64_t)s->records, true);
 	json_num(f, "rejects", (int64_t)s->rejects, true);
+	json_num(f, "oversize", (int64_t)ingest_stats(c->in)->oversize, true);
 	json_num(f, "redelivered_skipped", (int64_t)s->redelivered, true);
 	json_num(f, "tagged", (int64_t)tagged(c), true);
 	json_num(f, "batches", (int64_t)s->batches, true);
@@ -466,6 +468,7 @@ static void summary(struct consume *c, double secs)
 	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
 	struct store_stats stv;
 	const struct store_stats *st = &stv;
+	char note[512];
 
 	pipeline_writer_stats(c->w, &stv);
 	rt_log(RT_LOG_INFO, "consume", "%" PRIu64 " messages in %.1f s "
@@ -482,6 +485,9 @@ static void summary(struct consume *c, double secs)
 		rt_log(RT_LOG_WARN, "consume", "%" PRIu64 " regex limit hits",
 		       c->limit_hits);
 	warn_registry(c, true);
+	if (cli_oversize_note(note, sizeof(note), ingest_stats(c->in),
+			      c->max_record))
+		rt_log(RT_LOG_WARN, "consume", "%s", note);
 	if (c->itopic_name)
 		rt_log(RT_LOG_INFO, "consume", "incidents topic %s: %" PRIu64
 		       " messages produced, %" PRIu64 " delivered, %" PRIu64
@@ -954,6 +960,7 @@ static int setup(struct consume *c, struct consume_args *a)
 			       a->so.gap_ns);
 	a->io.defer_payload = !a->keep; /* an untagged kept event needs its
 					 * message */
+	c->max_record = a->io.max_record;
 	if (!(c->in = ingest_new(&a->io)) ||
 	    !(c->slot[0].b = corr_batch_new(a->keep)) ||
 	    !(c->slot[1].b = corr_batch_new(a->keep)) ||

@@ -72,6 +72,7 @@ struct run {
 	struct corr_batch *spare;       /* with the writer, or free */
 	struct rt_arena arena;          /* the current chunk's records */
 	struct store_stats stats;       /* the writer's until it is idle */
+	size_t max_record;              /* --max-record, 0 for the default */
 	int64_t batch_ns;               /* when r->b got its first record */
 	bool fresh;                     /* a record came since the last hook */
 	bool failed;                    /* a commit failed, and was reported */
@@ -229,6 +230,7 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 {
 	const struct corr_batch *b = r->b, *o = r->spare;
 	const struct store_stats *s = &r->stats;
+	char note[512];
 
 	say(RT_LOG_INFO, "%" PRIu64 " records, %" PRIu64 " tagged, %"
 		PRIu64 " rejected, %" PRIu64 " untagged (%s), %" PRIu64
@@ -268,6 +270,8 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 		say(RT_LOG_WARN, CLI_REGISTRY_NOTE, s->registry_refused,
 		    s->registry_refused == 1 ? "" : "s",
 		    s->registry_refused == 1 ? "" : "s");
+	if (cli_oversize_note(note, sizeof(note), is, r->max_record))
+		say(RT_LOG_WARN, "%s", note);
 	if (is->times_out_of_range)
 		say(RT_LOG_WARN, "%" PRIu64 " record%s with a "
 			"time out of range (before 1970 or after 2261): stored, "
@@ -508,6 +512,7 @@ int cmd_ingest(int argc, char **argv)
 	rt_arena_init(&r.arena);
 	r.in = in;
 	r.verbose = io.verbose;
+	r.max_record = io.max_record;
 	if (log_format < 0)     /* a live line is no log line */
 		cli_progress_start(&r.progress, argv + optind, argc - optind);
 	rc = ingest_all(&r, in, argv + optind, argc - optind);

@@ -303,6 +303,24 @@ int cli_parse_since(const char *arg, int64_t *ns)
 	return 0;
 }
 
+bool cli_oversize_note(char *buf, size_t n, const struct ingest_stats *s,
+		       size_t max)
+{
+	char *at;
+
+	if (!s->oversize)
+		return false;
+	at = cli_escape(s->oversize_at, strlen(s->oversize_at));
+	snprintf(buf, n, "%" PRIu64 " JSON document%s or List item%s over "
+		 "--max-record (%zu bytes) skipped, the first at %s: raise "
+		 "--max-record to read %s", s->oversize,
+		 s->oversize == 1 ? "" : "s", s->oversize == 1 ? "" : "s",
+		 max ? max : (size_t)INGEST_DEFAULT_MAX_RECORD,
+		 at ? at : "?", s->oversize == 1 ? "it" : "them");
+	free(at);
+	return true;
+}
+
 int cli_input_opt(const char *cmd, int opt, const char *arg,
 		   struct ingest_opts *io, struct cli_rules_opts *ro)
 {

@@ -15,7 +15,11 @@
 
 #include "revtrail/rt.h"
 
-#define INGEST_DEFAULT_MAX_RECORD (1u << 20)
+/* The largest Helm release Secret Kubernetes stores holds 1 MiB of data,
+ * which kubectl prints base64-encoded again: 1.4 MB, and a few more for
+ * metadata and indentation. 4 MiB takes it with room; each List item is
+ * held alone, so memory is a few times this, not a List's size. */
+#define INGEST_DEFAULT_MAX_RECORD (4u << 20)
 
 struct ingest_opts {
 	size_t max_record;          /* bytes; 0 = INGEST_DEFAULT_MAX_RECORD */
