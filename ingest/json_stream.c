@@ -232,9 +232,9 @@ static int structure(struct js_stream *s, char c, uint64_t at)
 {
 	bool member = s->depth == 1 && s->root == '{';
 
+	if ((unsigned char)c <= ' ')    /* blanks, and control bytes as */
+		return 0;               /* cJSON takes them: between tokens */
 	switch (c) {
-	case ' ': case '\t': case '\r': case '\n':
-		return 0;
 	case '"':
 		string_open(s);
 		return item_put(s, &c, 1);
