@@ -172,6 +172,8 @@ static int doc_feed(struct ingest *in, struct ing_src *src, const char *p,
 	size_t used = 0, room = max_record(in) - src->doc.n;
 	int rc = 0;
 
+	if (!n)                 /* a spill's first piece may be empty */
+		return 0;
 	if (src->doc_whole && n > room) {
 		if ((rc = doc_scan(src, p, room, off, &used)) == 0 &&
 		    !src->js.done && !js_stream_listed(&src->js))
