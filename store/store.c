@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store_int.h"
 
@@ -508,6 +509,10 @@ int store_open(const char *path, unsigned flags, const struct store_opts *o,
 		store_close(st);
 		return rc;
 	}
+	/* With -v: the moment a second writer would be refused. */
+	if (st->log && st->lock)
+		fprintf(st->log, "revtrail: %s: this writer (pid %ld) holds "
+			"the database\n", path, (long)getpid());
 	*out = st;
 	return 0;
 }
