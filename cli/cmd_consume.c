@@ -364,7 +364,8 @@ static void json_num(FILE *f, const char *key, int64_t v, bool comma)
 }
 
 /* The same figures as the status line, rewritten whole each time (a
- * temporary file renamed over the old one, so readers never see half). */
+ * fresh temporary beside it renamed over the old one, so readers never see
+ * half, and a symlink planted beside it is never followed). */
 static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 		       size_t nlag, bool final)
 {
@@ -374,8 +375,7 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	FILE *f;
 
 	pipeline_writer_stats(c->w, &st);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", c->stats_path) >=
-	    (int)sizeof(tmp) || !(f = fopen(tmp, "w")))
+	if (!(f = rt_replace_open(c->stats_path, tmp, sizeof(tmp))))
 		return;
 	fprintf(f, "{\"time\":%lld,\"uptime_s\":%.1f,\"final\":%s,"
 		"\"rate\":%.1f", (long long)time(NULL),
@@ -422,10 +422,7 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 		putc('}', f);
 	}
 	fputs("]}\n", f);
-	if (fclose(f) == 0)
-		rename(tmp, c->stats_path);
-	else
-		unlink(tmp);
+	rt_replace_commit(f, tmp, c->stats_path);
 }
 
 /* A service runs for months: the first refusal is said when it happens,

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "revtrail/rt_assert.h"
@@ -259,5 +260,14 @@ struct rt_record {
 
 /* Sets every field to empty, count to 1, partition/offsets to -1. */
 void rt_record_init(struct rt_record *r);
+
+/* A file written whole and renamed over target, so readers never see half
+ * (core/rt_file.c). rt_replace_open creates a new temporary beside target
+ * (same directory, so the rename is atomic), with O_EXCL, O_NOFOLLOW and
+ * O_CLOEXEC, mode 0644, and names it in tmp (tmplen bytes); NULL and errno
+ * on failure. rt_replace_commit closes f and renames it over target, or
+ * removes the temporary when a write or the close failed; 0 or -1. */
+FILE *rt_replace_open(const char *target, char *tmp, size_t tmplen);
+int rt_replace_commit(FILE *f, const char *tmp, const char *target);
 
 #endif
