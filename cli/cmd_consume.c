@@ -836,6 +836,10 @@ static void catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A closed terminal stops it as SIGTERM does; a dead stderr must
+	 * not kill it between a commit and its offsets (EPIPE is ignored). */
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* The last committed changes, then a bounded flush. */
@@ -1007,6 +1011,7 @@ int cmd_consume(int argc, char **argv)
 			summary(&c, (now_ms() - c.started_ms) / 1000.0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 	}
 	http_stop(c.http);              /* it reads c.m */
 	itopic_close(c.itopic, NULL, 0);    /* a setup that failed */

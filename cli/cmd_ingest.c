@@ -12,7 +12,7 @@
  * correlates and stores it in one transaction while this loop fills the
  * other batch. A pipe is thus batched like a file while it flows, and a
  * record on a quiet `tail -F` pipe is still committed within a second.
- * EOF and SIGINT/SIGTERM flush the last batch. The signal handler only sets
+ * EOF and SIGINT/SIGTERM/SIGHUP flush the last batch. The signal handler only sets
  * a flag, which the between-chunks hook checks: the source also runs that
  * hook when the signal interrupts a blocked read, so a quiet pipe or FIFO
  * named as a path stops at once. It also points stdin at /dev/null, for a
@@ -373,6 +373,10 @@ static const struct cli_cmd cmd = {
 	"shop/web\n",
 };
 
+/* SIGHUP (a closed terminal, an ssh session ending) stops like SIGTERM:
+ * what was read is committed. SIGPIPE is ignored: a reader of stderr that
+ * went away (`ingest -v 2>&1 | head`) must not kill the writer before its
+ * commit; the lines it misses fail with EPIPE, which say() and -v ignore. */
 static void catch_signals(void)
 {
 	struct sigaction sa;
@@ -382,13 +386,15 @@ static void catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
 {
 	int rc, err;
 
-	devnull_fd = open("/dev/null", O_RDONLY);
+	devnull_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	catch_signals();
 	rc = ingest_read_paths(in, paths, n, &r->arena, on_record,
 			       between_chunks, r);
@@ -408,6 +414,7 @@ static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
 		rc = commit_failed(r, err);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (devnull_fd >= 0)
 		close(devnull_fd);
 	devnull_fd = -1;

@@ -4,12 +4,15 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <librdkafka/rdkafka.h>
 #include <pcre2.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -108,10 +111,25 @@ static int help(int argc, char **argv)
 	return run(c, 2, args);
 }
 
+/* Run with stdin, stdout or stderr closed (`ingest <&-`), the next file
+ * opened would take that number: the database read as input, or error
+ * lines written into it. /dev/null takes every closed one first, before
+ * anything else opens a file; open returns the lowest free number, so
+ * filling them in order puts each where it belongs. */
+static void std_fds_open(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0)
+			exit(CLI_FAIL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
 
+
+	std_fds_open();
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_USAGE;

@@ -280,6 +280,23 @@ static int feed_any(const struct feed *f, int fd)
 	return ingest_finish(f->in, f->name, f->arena, f->emit, f->ctx);
 }
 
+/* Opening a FIFO blocks until a writer comes. A signal interrupts it
+ * (the caller's handlers have no SA_RESTART): the hook then says whether
+ * to stop, as it does for a blocked read. -2 and *status set when it does,
+ * else the descriptor or -1 with errno. */
+static int open_input(const struct feed *f, const char *path, int *status)
+{
+	int fd, rc;
+
+	while ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 &&
+	       errno == EINTR)
+		if (f->between && (rc = f->between(f->ctx))) {
+			*status = rc;
+			return -2;
+		}
+	return fd;
+}
+
 int ingest_read_paths(struct ingest *in, char **paths, int npaths,
 		      struct rt_arena *arena, ingest_emit_fn emit,
 		      ingest_chunk_fn between, void *ctx)
@@ -297,9 +314,11 @@ int ingest_read_paths(struct ingest *in, char **paths, int npaths,
 	}
 	for (int i = 0; i < npaths; i++) {
 		bool is_stdin = !strcmp(paths[i], "-");
-		int fd = is_stdin ? 0 : open(paths[i], O_RDONLY);
+		int fd = is_stdin ? 0 : open_input(&f, paths[i], &status);
 		int rc;
 
+		if (fd == -2)           /* the hook asked to stop */
+			break;
 		if (fd < 0) {
 			file_error(RT_LOG_ERROR, paths[i], "%s",
 				   strerror(errno));
