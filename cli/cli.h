@@ -239,4 +239,15 @@ struct rt_str cli_topics_cluster(struct cli_topics *t, const char *source);
 /* JSON string writer (quotes, escapes control bytes, passes UTF-8). */
 void cli_json_str(FILE *f, const char *p, size_t n);
 
+/* The read commands' output spooled while they read (cli/spool.c): begin
+ * points stdout at a temporary file unless it is a terminal (or no
+ * temporary can be made); end, after the database is closed, copies it to
+ * the real stdout. end returns 0, or -1 when the output could not be
+ * written (as fflush(stdout) would). */
+struct cli_spool {
+	int fd, saved;
+};
+void cli_spool_begin(struct cli_spool *sp);
+int cli_spool_end(struct cli_spool *sp);
+
 #endif

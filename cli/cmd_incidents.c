@@ -228,6 +228,7 @@ int cmd_incidents(int argc, char **argv)
 	bool all_ns = false, no_headers = false;
 	struct timespec now;
 	struct store *st;
+	struct cli_spool sp;
 	int opt, rc;
 
 	l.fmt = CLI_OUT_TABLE;
@@ -305,10 +306,12 @@ int cmd_incidents(int argc, char **argv)
 		store_close(st);
 		return CLI_FAIL;
 	}
+	cli_spool_begin(&sp);   /* no snapshot waits on a stalled reader */
 	l.clusters = rc == 1;
 	l.rows = rows_new(stdout, l.fmt == OUT_WIDE ? CLI_OUT_TABLE : l.fmt);
 	if (!l.rows) {
 		store_close(st);
+		cli_spool_end(&sp);
 		return CLI_FAIL;
 	}
 	rows_json_columns(l.rows, json_cols);
@@ -340,5 +343,7 @@ int cmd_incidents(int argc, char **argv)
 	else if (!l.n && (l.fmt == CLI_OUT_TABLE || l.fmt == OUT_WIDE))
 		fputs("No incidents found.\n", stderr);
 	store_close(st);
-	return rc ? CLI_FAIL : fflush(stdout) ? CLI_FAIL : CLI_OK;
+	if (cli_spool_end(&sp))
+		return CLI_FAIL;
+	return rc ? CLI_FAIL : CLI_OK;
 }

@@ -51,6 +51,7 @@ int cmd_query(int argc, char **argv)
 	char err[RT_ERRLEN] = "";
 	struct store *st;
 	struct rows *rows;
+	struct cli_spool sp;
 
 	optind = 1;
 	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
@@ -100,6 +101,7 @@ int cmd_query(int argc, char **argv)
 		store_close(st);
 		return CLI_FAIL;
 	}
+	cli_spool_begin(&sp);   /* no snapshot waits on a stalled reader */
 	if (no_headers)
 		rows_no_headers(rows);
 	rc = store_query(st, argv[optind], rows_header, rows_row, rows, err,
@@ -108,10 +110,12 @@ int cmd_query(int argc, char **argv)
 		rows_finish(rows);
 	rows_free(rows);
 	store_close(st);
+	if (cli_spool_end(&sp) && !rc)
+		return CLI_FAIL;
 	if (rc) {
 		fprintf(stderr, "revtrail query: %s\n", err[0] ? err :
 			rt_strerror(rc));
 		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
-	return fflush(stdout) ? CLI_FAIL : CLI_OK;
+	return CLI_OK;
 }

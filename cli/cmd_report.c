@@ -81,6 +81,7 @@ int cmd_report(int argc, char **argv)
 	char *hint;
 	struct cli_dbs dbs = { .n = 0 };
 	struct store *st;
+	struct cli_spool sp;
 	int opt, rc;
 
 	optind = 1;
@@ -124,6 +125,7 @@ int cmd_report(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	hint = cli_dbs_hint(&dbs);
+	cli_spool_begin(&sp);   /* no snapshot waits on a stalled reader */
 	rc = store_incidents(st, &f, NULL, on_id, ids);
 	if (!rc)
 		rc = write_page(st, ids, !f.open_only, hint);
@@ -132,5 +134,7 @@ int cmd_report(int argc, char **argv)
 	free(hint);
 	free(ids);
 	store_close(st);
-	return rc ? CLI_FAIL : fflush(stdout) ? CLI_FAIL : CLI_OK;
+	if (cli_spool_end(&sp))
+		return CLI_FAIL;
+	return rc ? CLI_FAIL : CLI_OK;
 }

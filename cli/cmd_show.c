@@ -446,6 +446,7 @@ int cmd_show(int argc, char **argv)
 	struct show s = { .f = stdout, .width = cli_width(stdout) };
 	struct cli_dbs dbs = { .n = 0 };
 	struct store *st;
+	struct cli_spool sp;
 	char *end, *hint;
 	int opt, rc, fmt;
 	bool html = false;
@@ -491,6 +492,7 @@ int cmd_show(int argc, char **argv)
 	if ((rc = cli_open_readonly("show", &dbs, &st)))
 		return rc;
 	s.db_hint = hint = cli_dbs_hint(&dbs);
+	cli_spool_begin(&sp);   /* no snapshot waits on a stalled reader */
 	if (html && s.cluster)       /* the filter first: nothing else */
 		rc = run_found(st, &s);
 	if (!rc)
@@ -505,5 +507,7 @@ int cmd_show(int argc, char **argv)
 	show_release(&s);
 	free(hint);
 	store_close(st);
-	return rc ? CLI_FAIL : fflush(stdout) ? CLI_FAIL : CLI_OK;
+	if (cli_spool_end(&sp))
+		return CLI_FAIL;
+	return rc ? CLI_FAIL : CLI_OK;
 }

@@ -294,7 +294,8 @@ int store_read_registry(struct store *st,
 /* A WAL hook replaces SQLite's automatic checkpoint, and keeps the count
  * of frames that store_idle reads. The bounds are in bytes, whatever the
  * database's page size: 64 MiB and 4 MiB (16384 and 1024 pages of 4 KiB,
- * 4096 and 256 of 16 KiB). */
+ * 4096 and 256 of 16 KiB). The first is also open_writer's
+ * journal_size_limit. */
 #define WAL_CHECKPOINT_BYTES ((int64_t)64 << 20)
 #define WAL_IDLE_BYTES ((int64_t)4 << 20)
 
@@ -401,9 +402,16 @@ static int open_writer(struct store *st, const struct store_opts *o)
 	 * secure_delete off: Debian's SQLite turns it on by default, so that
 	 * every cell moved in a page split had its old bytes zeroed. The
 	 * rows this store deletes (incidents merged or recomputed) are its
-	 * own aggregates of events that stay. */
+	 * own aggregates of events that stay.
+	 *
+	 * journal_size_limit: the -wal file is reused from its start after a
+	 * checkpoint, never shrunk; a WAL that once grew past the checkpoint
+	 * bound (a reader held a snapshot, a regap's one transaction) would
+	 * keep that size on disk for as long as the writer runs. With the
+	 * limit, the reset truncates it back to the checkpoint bound. */
 	if ((err = exec(st, "PRAGMA page_size = 16384;"
 			"PRAGMA journal_mode = WAL;"
+			"PRAGMA journal_size_limit = 67108864;"
 			"PRAGMA synchronous = NORMAL;"
 			"PRAGMA temp_store = MEMORY;"
 			"PRAGMA secure_delete = OFF;"
