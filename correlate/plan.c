@@ -790,7 +790,7 @@ static void window_aggr(struct corr_plan *p, const struct corr_batch *b,
 
 			aggr_span(a, q->opened, q->last, q->sev, q->via);
 			a->count += q->count;
-			a->occ += q->occ;
+			a->occ = rt_count_add(a->occ, q->occ);
 			corr_tagset_parse(&a->tags, q->tags, corr_intern_cb,
 					  &p->intern);
 			if (!*target || q->id < *target)
@@ -804,8 +804,9 @@ static void window_aggr(struct corr_plan *p, const struct corr_batch *b,
 		aggr_span(a, e->first_ns, e->last_ns, (int)e->severity,
 			  e->attr.via);
 		a->count += !counted;
-		a->occ += counted ? (e->count > x->old_count ?
-				     e->count - x->old_count : 0) : e->count;
+		a->occ = rt_count_add(a->occ, counted ?
+				      (e->count > x->old_count ?
+				       e->count - x->old_count : 0) : e->count);
 		for (unsigned t = 0; t < e->ntags; t++) {
 			const char *tag = corr_intern(&p->intern, e->tags[t],
 						      strlen(e->tags[t]));
@@ -960,7 +961,7 @@ int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
 	rb->first_max = first;
 	aggr_span(&rb->a, first, last, row->sev, row->via);
 	rb->a.count++;
-	rb->a.occ += row->count;
+	rb->a.occ = rt_count_add(rb->a.occ, row->count);
 	corr_tagset_parse(&rb->a.tags, row->tags, corr_intern_cb, &p->intern);
 	for (size_t i = 0; row->inc && i < rb->nold; i++)
 		if (rb->old[i] == row->inc && !rb->used[i] &&

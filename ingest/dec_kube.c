@@ -30,11 +30,12 @@ static int64_t first_time(const cJSON *a, const cJSON *b, const cJSON *c,
 	return dec_json_time(e);
 }
 
-/* Go omits a zero int32 count, so absent and 0 both mean "not stated". */
+/* Go omits a zero int32 count, so absent and 0 both mean "not stated".
+ * cJSON keeps no number's text: beyond 2^53 the count is as near as a
+ * double holds it (the fast path, fast_event.c, reads it exactly). */
 static int64_t json_count(const cJSON *it)
 {
-	return cJSON_IsNumber(it) && it->valuedouble >= 1 ?
-	       (int64_t)it->valuedouble : 0;
+	return cJSON_IsNumber(it) ? rt_count_of_double(it->valuedouble) : 0;
 }
 
 static bool is_event(const cJSON *obj)

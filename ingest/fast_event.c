@@ -54,9 +54,26 @@ static int64_t first_time(struct rt_arena *ar, const struct js_node *a,
 	return json_time(ar, e);
 }
 
+/* Digits only: read as an integer from the text, exact beyond 2^53 and
+ * saturated at INT64_MAX; anything else (a fraction, an exponent, a sign)
+ * through the double, clamped. */
 static int64_t json_count(const struct js_node *it)
 {
-	return js_is(it, JS_NUM) && it->num >= 1 ? (int64_t)it->num : 0;
+	uint64_t v = 0;
+	size_t i;
+
+	if (!js_is(it, JS_NUM))
+		return 0;
+	for (i = 0; i < it->n && it->s[i] >= '0' && it->s[i] <= '9'; i++) {
+		uint64_t d = (uint64_t)(it->s[i] - '0');
+
+		if (v > ((uint64_t)INT64_MAX - d) / 10)
+			return INT64_MAX;
+		v = v * 10 + d;
+	}
+	if (i < it->n || i == 0)
+		return rt_count_of_double(it->num);
+	return (int64_t)v;      /* 0 stays "not stated" */
 }
 
 /* The members of an Event that kube_event reads. */

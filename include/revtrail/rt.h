@@ -261,6 +261,28 @@ struct rt_record {
 /* Sets every field to empty, count to 1, partition/offsets to -1. */
 void rt_record_init(struct rt_record *r);
 
+/* Occurrence counts come from the input (an Event's count), so their sums
+ * saturate at INT64_MAX instead of wrapping: a count of 9e18 seen twice is
+ * "at least INT64_MAX", never negative. Counts are >= 0. */
+static inline int64_t rt_count_add(int64_t a, int64_t b)
+{
+	int64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+}
+
+/* A count as a JSON number gives it: 0 for none or below 1 (Go omits a
+ * zero count), INT64_MAX for 2^63 and above, else the number cut to an
+ * integer. The cast is only done in range, where it is defined. */
+static inline int64_t rt_count_of_double(double d)
+{
+	if (!(d >= 1))          /* NaN included */
+		return 0;
+	if (d >= 9223372036854775808.0)
+		return INT64_MAX;
+	return (int64_t)d;
+}
+
 /* A file written whole and renamed over target, so readers never see half
  * (core/rt_file.c). rt_replace_open creates a new temporary beside target
  * (same directory, so the rename is atomic), with O_EXCL, O_NOFOLLOW and
