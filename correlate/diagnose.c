@@ -135,20 +135,46 @@ static const struct corr_object *install_job(const struct corr_incview *v)
 	return NULL;
 }
 
+/* "3m", "2h", "5d": a duration as an engineer says it. */
+static const char *span(int64_t ns, char *buf, size_t size)
+{
+	int64_t s = ns / 1000000000LL;
+
+	if (s < 120)
+		snprintf(buf, size, "%llds", (long long)s);
+	else if (s < 2 * 3600)
+		snprintf(buf, size, "%lldm", (long long)(s / 60));
+	else if (s < 2 * 86400)
+		snprintf(buf, size, "%lldh", (long long)(s / 3600));
+	else
+		snprintf(buf, size, "%lldd", (long long)(s / 86400));
+	return buf;
+}
+
 static bool check_opened_by(const struct rules_diagnosis *d,
 			    const struct corr_incview *v,
 			    struct corr_diagnosis *out)
 {
 	const struct corr_rev *r = v->opening;
 	const struct corr_object *job;
+	char buf[32];
 
 	switch (d->opened_by) {
 	case RULES_OPENED_UPGRADE:
 		if (!r || !(r->revision > 1 ||
 			    starts_with(r->description, "Upgrade")))
 			return false;
-		evidence(out, "opened after the upgrade to revision %d",
-			 r->revision);
+		/* an upgrade is blamed only for what fails soon after it */
+		if (d->within_ns && r->updated_ns &&
+		    v->opened_ns - r->updated_ns > d->within_ns)
+			return false;
+		if (r->updated_ns && v->opened_ns >= r->updated_ns)
+			evidence(out, "opened %s after the upgrade to revision "
+				 "%d", span(v->opened_ns - r->updated_ns, buf,
+					     sizeof(buf)), r->revision);
+		else
+			evidence(out, "opened after the upgrade to revision %d",
+				 r->revision);
 		return true;
 	case RULES_OPENED_INSTALL:
 		if (r && (r->revision == 1 ||

@@ -310,6 +310,17 @@ static void list_diagnosis(const struct rules_diagnosis *d, FILE *out)
 	    d->opened_by <= RULES_OPENED_INSTALL)
 		list_item(out, &first, "opened-by:", &opened[d->opened_by], 1,
 			  "");
+	if (d->within_ns) {
+		char w[32];
+		const char *wp = w;
+
+		snprintf(w, sizeof(w), "%lldh",
+			 (long long)(d->within_ns / 3600000000000LL));
+		if (d->within_ns % 3600000000000LL)
+			snprintf(w, sizeof(w), "%llds",
+				 (long long)(d->within_ns / 1000000000LL));
+		list_item(out, &first, "within:", &wp, 1, "");
+	}
 	if (d->followed_by_rollback)
 		list_item(out, &first, "followed-by:rollback", NULL, 0, "");
 	if (d->object_glob)

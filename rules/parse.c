@@ -36,7 +36,7 @@ struct build {
 	uint32_t tags[MAX_RULE_TAGS];
 	size_t ntags;
 	bool has_severity, has_field, has_priority, has_opened, has_followed;
-	bool has_payload;
+	bool has_payload, has_within;
 	struct strvec lits, unless, explain, remedy, all, none, status, anyflat;
 	struct rules_text *ex, *ce;
 	size_t nex, capex, nce, capce;
@@ -528,6 +528,33 @@ static int kw_followed_by(struct parser *ps, const char *v, size_t n)
 	return 0;
 }
 
+/* within DURATION: a number and a unit, s, m, h or d ("24h"), at most
+ * a year; the bound of an opened-by upgrade diagnosis. */
+static int kw_within(struct parser *ps, const char *v, size_t n)
+{
+	static const struct { char unit; int64_t ns; } units[] = {
+		{ 's', 1000000000LL }, { 'm', 60000000000LL },
+		{ 'h', 3600000000000LL }, { 'd', 86400000000000LL },
+	};
+	char buf[64];
+	int64_t num = 0;
+	size_t i = 0;
+
+	if (ps->b.has_within)
+		return fail(ps, "duplicate 'within'");
+	ps->b.has_within = true;
+	while (i < n && v[i] >= '0' && v[i] <= '9' && num < 1000000)
+		num = num * 10 + (v[i++] - '0');
+	for (size_t u = 0; i && i + 1 == n && u < 4; u++)
+		if (v[i] == units[u].unit && num > 0 &&
+		    num * (units[u].ns / 1000000000LL) <= 366LL * 86400) {
+			ps->b.diag.within_ns = num * units[u].ns;
+			return 0;
+		}
+	return fail(ps, "bad within '%s' (a duration such as 24h, 90m, 7d; "
+		    "at most a year)", echo(buf, sizeof(buf), v, n));
+}
+
 /* What the opening revision's decoded release payload must show, when
  * one was decoded: hook-config, a ConfigMap/Secret hook that Helm deletes
  * before re-creating it. */
@@ -603,6 +630,7 @@ static const struct keyword diag_keywords[] = {
 	{ "none", kw_none }, { "revision", kw_revision },
 	{ "opened-by", kw_opened_by }, { "followed-by", kw_followed_by },
 	{ "object", kw_object }, { "payload", kw_payload },
+	{ "within", kw_within },
 	{ "remedy", kw_remedy }, { "explain", kw_explain },
 	{ NULL, NULL },
 };
@@ -715,6 +743,11 @@ static int commit_diag(struct parser *ps)
 	if (!d->title)
 		return fail_at(ps, b->line, "diagnosis %s: missing 'title'",
 			       b->id);
+	if (b->has_within && d->opened_by != RULES_OPENED_UPGRADE)
+		return fail_at(ps, b->line, "diagnosis %s: 'within' bounds "
+			       "'opened-by upgrade' only", b->id);
+	if (d->opened_by == RULES_OPENED_UPGRADE && !d->within_ns)
+		d->within_ns = RULES_WITHIN_DEFAULT_NS;
 	if (grow((void **)&r->diags, &r->capdiags, r->ndiags,
 		 sizeof(*r->diags)))
 		return oom(ps);
@@ -832,7 +865,7 @@ static int keyword_line(struct parser *ps, const char *w, size_t wn,
 			    "example, counterexample, explain)" : "unknown keyword '%s' "
 			    "in diagnosis (title, severity, priority, all, any, "
 			    "none, revision, opened-by, followed-by, object, "
-			    "payload, remedy, explain)", echo(buf, sizeof(buf), w, wn));
+			    "payload, within, remedy, explain)", echo(buf, sizeof(buf), w, wn));
 	if (!vn)
 		return fail(ps, "'%s' needs a value", kw->name);
 	return kw->fn(ps, v, vn);

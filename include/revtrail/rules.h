@@ -59,7 +59,15 @@ struct rules_diagnosis {
 	                               * matches, or NULL */
 	bool payload_hook_config;     /* a decoded payload of the opening
 	                               * revision must show a config hook */
+	int64_t within_ns;            /* opened-by upgrade: the incident opens
+	                               * at most this long after the revision
+	                               * (RULES_WITHIN_DEFAULT_NS unless set) */
 };
+
+/* How long after an upgrade its failures may be blamed on it, unless a
+ * rule says `within`: a day covers a rollout, a slow canary and the
+ * first daily job; a crash loop weeks later has another cause. */
+#define RULES_WITHIN_DEFAULT_NS (24LL * 3600 * 1000000000LL)
 
 enum {
 	RULES_OPENED_ANY = 0,
