@@ -69,24 +69,106 @@ size_t corr_later_revisions(const struct corr_incview *v,
 	return n;
 }
 
+/* How an engineer says what a captured value means, by field (and tag:
+ * a path is missing, unreadable or a failed subPath). */
+static const struct phrase {
+	const char *field, *tag, *pre, *post;
+} phrases[] = {
+	{ "configmap", "config_key_missing", "ConfigMap ", " lacks a key" },
+	{ "configmap", NULL, "ConfigMap ", " not found" },
+	{ "secret", "config_key_missing", "Secret ", " lacks a key" },
+	{ "secret", NULL, "Secret ", " not found" },
+	{ "key", NULL, "key ", " missing" },
+	{ "path", "config_file_missing", "", ": no such file" },
+	{ "path", "permission_denied", "", ": permission denied" },
+	{ "path", "subpath_mount", "", ": subPath mount failed" },
+	{ "path", "config_invalid", "", ": invalid configuration" },
+	{ "volume", NULL, "volume ", " cannot be mounted" },
+	{ "image", NULL, "image ", " cannot be pulled or run" },
+	{ "user", NULL, "database user ", " rejected" },
+	{ "host", "dns_failure", "", " does not resolve" },
+	{ "host", "tls_error", "TLS to ", " fails" },
+	{ "host", NULL, "", " unreachable" },
+	{ "probe", NULL, "", " probe failing" },
+	{ "container", "crashloop", "container ", " crash-looping" },
+	{ "container", "oom_killed", "container ", " OOM-killed" },
+	{ "storageclass", NULL, "StorageClass ", " cannot provision" },
+};
+
+static const struct phrase *phrase_of(const char *tag, const char *field)
+{
+	for (size_t i = 0; i < sizeof(phrases) / sizeof(phrases[0]); i++)
+		if (!strcmp(phrases[i].field, field) &&
+		    (!phrases[i].tag || !strcmp(phrases[i].tag, tag)))
+			return &phrases[i];
+	return NULL;
+}
+
+/* " (2 pods, 7 times)" */
+static const char *counted(const struct corr_capture *c, char *buf,
+			   size_t size)
+{
+	if (c->pods > 0)
+		snprintf(buf, size, " (%lld pod%s, %lld time%s)",
+			 (long long)c->pods, c->pods == 1 ? "" : "s",
+			 (long long)c->times, c->times == 1 ? "" : "s");
+	else
+		snprintf(buf, size, " (%lld time%s)", (long long)c->times,
+			 c->times == 1 ? "" : "s");
+	return buf;
+}
+
+/* What the events of tag say, in words: the objects and paths their
+ * rules captured ("ConfigMap x not found (2 pods, 7 times)"), else the
+ * tag's words and counts, else the tag. */
+static void tag_evidence(struct corr_diagnosis *out,
+			 const struct corr_incview *v, const char *tag)
+{
+	char cnt[64], words[64];
+	const char *field = NULL;     /* one field a tag: its most frequent */
+	unsigned said = 0;
+
+	if (!out)
+		return;
+	for (size_t i = 0; i < v->ncaps && said < 2; i++) {
+		const struct corr_capture *c = &v->caps[i];
+		const struct phrase *ph;
+
+		if (!c->field || strcmp(c->tag, tag) ||
+		    (field && strcmp(field, c->field)) ||
+		    !(ph = phrase_of(tag, c->field)))
+			continue;
+		field = c->field;
+		evidence(out, "%s%.120s%s%s", ph->pre, c->value, ph->post,
+			 counted(c, cnt, sizeof(cnt)));
+		said++;
+	}
+	for (size_t i = 0; i < v->ncaps && !said; i++) {
+		const struct corr_capture *c = &v->caps[i];
+
+		if (c->field || strcmp(c->tag, tag))
+			continue;
+		snprintf(words, sizeof(words), "%s", tag);
+		for (char *p = words; *p; p++)
+			*p = *p == '_' ? ' ' : *p;
+		evidence(out, "%s%s", words, counted(c, cnt, sizeof(cnt)));
+		said++;
+	}
+	if (!said)
+		evidence(out, "tag %s", tag);
+}
+
 static bool check_tags(const struct rules_diagnosis *d,
 		       const struct corr_incview *v, struct corr_diagnosis *out)
 {
-	char buf[200];
-	size_t len = 0;
-
-	for (size_t i = 0; i < d->nall; i++) {
+	for (size_t i = 0; i < d->nall; i++)
 		if (!has_tag(v, d->all[i]))
 			return false;
-		len += (size_t)snprintf(buf + len, len < sizeof(buf) ?
-					sizeof(buf) - len : 0, "%s%s",
-					i ? ", " : "", d->all[i]);
-	}
 	for (size_t i = 0; i < d->nnone; i++)
 		if (has_tag(v, d->none[i]))
 			return false;
-	if (d->nall)
-		evidence(out, "tags present: %s", buf);
+	for (size_t i = 0; i < d->nall; i++)
+		tag_evidence(out, v, d->all[i]);
 	for (size_t g = 0; g < d->nanygroups; g++) {
 		size_t k;
 
@@ -95,8 +177,7 @@ static bool check_tags(const struct rules_diagnosis *d,
 				break;
 		if (k == d->nany[g])
 			return false;
-		evidence(out, "tag %s (one of %zu listed)", d->any[g][k],
-			 d->nany[g]);
+		tag_evidence(out, v, d->any[g][k]);
 	}
 	return true;
 }

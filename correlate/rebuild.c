@@ -183,6 +183,10 @@ int corr_plan_diag(struct corr_plan *p, const struct plan_incrow *row,
 	v.opened_ns = row->opened;
 	v.last_ns = row->last;
 	v.pods_total = (size_t)row->pods_total;
+	v.caps = row->caps;
+	v.ncaps = row->ncaps;
+	v.sick = row->sick;
+	v.nsick = row->nsick;
 	v.rel = corr_registry_find(p->reg, str(row->ns), str(row->rel));
 	v.opening = corr_release_at(v.rel, v.opened_ns);
 	corr_diagnose_rules(p->rules, &v, d);

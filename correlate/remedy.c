@@ -58,16 +58,43 @@ static int previous_rev(const struct corr_incview *v)
 	return best ? best : v->opening->revision - 1;
 }
 
+/* The most frequent value its events captured for field (of the
+ * fields listed, the first one that has a value), or NULL. *which gets
+ * the field. */
+static const char *captured(const struct corr_incview *v,
+			    const char *const *fields, size_t n,
+			    const char **which)
+{
+	const struct corr_capture *best = NULL;
+
+	for (size_t f = 0; f < n && !best; f++)
+		for (size_t i = 0; i < v->ncaps; i++)
+			if (v->caps[i].field &&
+			    !strcmp(v->caps[i].field, fields[f]) &&
+			    (!best || v->caps[i].times > best->times))
+				best = &v->caps[i];
+	if (which)
+		*which = best ? best->field : NULL;
+	return best ? best->value : NULL;
+}
+
+static const char *const config_fields[] = { "configmap", "secret" };
+
 /* The config object the incident is about: a hook ConfigMap of the
- * opening revision, else an affected ConfigMap or Secret. */
+ * opening revision, else one its events name missing, else an affected
+ * ConfigMap or Secret. */
 static const char *config_name(const struct corr_incview *v, char *buf,
 			       size_t size)
 {
+	const char *c;
+
 	if (v->opening && v->opening->hooks && *v->opening->hooks) {
 		snprintf(buf, size, "%.*s", (int)strcspn(v->opening->hooks, ","),
 			 v->opening->hooks);
 		return buf;
 	}
+	if ((c = captured(v, config_fields, 2, NULL)))
+		return c;
 	for (size_t i = 0; i < v->nobjects; i++)
 		if (!strcmp(v->objects[i].kind, "ConfigMap") ||
 		    !strcmp(v->objects[i].kind, "Secret"))
@@ -137,15 +164,82 @@ static void add_word(struct corr_text *t, const char *s)
 	text_add(t, tmp, rt_shell_quote(s, n, tmp));
 }
 
+static bool is_sick(const struct corr_incview *v, int rev)
+{
+	for (size_t i = 0; i < v->nsick; i++)
+		if (v->sick[i] == rev)
+			return true;
+	return false;
+}
+
+/* The revision a rollback returns to: the one before the opening one,
+ * when it was deployed (superseded or deployed) and opened no incident
+ * of its own, and the opening one is still the newest (not rolled back
+ * or upgraded since); NULL otherwise. */
+static const struct corr_rev *rollback_target(const struct corr_incview *v)
+{
+	const struct corr_rev *r;
+	int prev = previous_rev(v);
+
+	if (!v->opening || prev <= 0 || prev >= v->opening->revision ||
+	    newest_rev(v) != v->opening->revision ||
+	    !(r = corr_release_rev(v->rel, prev)) || !r->status ||
+	    (strcmp(r->status, "superseded") && strcmp(r->status, "deployed")) ||
+	    is_sick(v, prev))
+		return NULL;
+	return r;
+}
+
+/* After an upgrade, the first mitigation: back to a revision that ran
+ * well, and what that does not undo. */
+static void rollback_line(struct corr_text *t, const struct corr_incview *v,
+			  const struct corr_rev *r)
+{
+	char buf[512];
+
+	text_add(t, "Mitigate first: `helm rollback ", 31);
+	add_word(t, v->release);
+	snprintf(buf, sizeof(buf), " %d -n ", r->revision);
+	text_add(t, buf, strlen(buf));
+	add_word(t, v->ns);
+	snprintf(buf, sizeof(buf), "` returns the release to revision %d "
+		 "(%s, no incident while it was in force). A rollback does "
+		 "not undo what revision %d did beyond its manifests: hooks "
+		 "that ran, CRDs (Helm never rolls them back), data and "
+		 "schema migrations stay as they are.\n", r->revision,
+		 r->status, v->opening->revision);
+	text_add(t, buf, strlen(buf));
+}
+
+/* "configmap 'x'" for `kubectl get <object>`: the object the events name
+ * missing, else both kinds. */
+static void add_object(struct corr_text *t, const struct corr_incview *v)
+{
+	const char *field, *name = captured(v, config_fields, 2, &field);
+
+	if (!name) {
+		text_add(t, "configmap,secret", 16);
+		return;
+	}
+	text_add(t, field, strlen(field));
+	text_add(t, " ", 1);
+	add_word(t, name);
+}
+
 const char *corr_remedy(struct corr_text *t, const char *tpl,
 			const struct corr_incview *v,
 			const struct corr_diagnosis *d)
 {
+	static const char *const path_field[] = { "path" };
+	const struct corr_rev *back;
 	char num[24], name[256];
 
 	t->n = 0;
 	t->oom = false;
 	text_add(t, "", 0);
+	if (d && d->rule && d->rule->opened_by == RULES_OPENED_UPGRADE &&
+	    (back = rollback_target(v)))
+		rollback_line(t, v, back);
 	for (const char *p = tpl; *p;) {
 		const char *rep = NULL;
 		size_t skip = 0;
@@ -168,6 +262,17 @@ const char *corr_remedy(struct corr_text *t, const char *tpl,
 			   previous_rev(v) > 0) {
 			snprintf(num, sizeof(num), "%d", previous_rev(v));
 			rep = num, skip = 14;
+		} else if (!strncmp(p, "<object>", 8)) {
+			add_object(t, v);
+			p += 8;
+			continue;
+		} else if (!strncmp(p, "<path>", 6)) {
+			rep = captured(v, path_field, 1, NULL), skip = 6;
+			if (!rep) {
+				text_add(t, "the file's path", 15);
+				p += 6;
+				continue;
+			}
 		} else if (!strncmp(p, "<name>", 6) && kind_before(tpl, p)) {
 			rep = workload_name(v, d, kind_before(tpl, p) == 2, name,
 					    sizeof(name)), skip = 6;

@@ -348,6 +348,8 @@ static int diagnose_touched(struct pipeline_db *db)
 		err = store_read_objects(db->st, id, p->globs, p->nglobs,
 					 &objs, &n);
 		if (!err)
+			err = store_read_captures(db->st, id, &row);
+		if (!err)
 			err = corr_plan_diag(p, &row, objs, n,
 					     store_watermark(db->st), &d);
 		if (!err)

@@ -203,6 +203,10 @@ int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row)
 	row->last = sqlite3_column_int64(s, 3);
 	row->tags = scratch_dup(st, col_text(s, 4), strlen(col_text(s, 4)));
 	row->pods_total = sqlite3_column_int64(s, 5);
+	row->caps = NULL;
+	row->ncaps = 0;
+	row->sick = NULL;
+	row->nsick = 0;
 	sqlite3_reset(s);
 	return row->ns && row->rel && row->tags ? 1 : RT_ENOMEM;
 }
@@ -246,4 +250,87 @@ int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d)
 	sqlite3_bind_text(s, 11, buf_str(&st->buf2), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(s, 12, id);
 	return db_done(st, s, "diagnosis");
+}
+
+/* The rows of s as captures: (tag, field, value, pods, times) when
+ * withfield, else (tag, pods, times) with field and value NULL. */
+static int capture_rows(struct store *st, sqlite3_stmt *s, bool withfield,
+			struct corr_capture *c, size_t max, size_t *n)
+{
+	int rc, k = withfield ? 3 : 1;
+
+	while (*n < max && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct corr_capture *x = &c[*n];
+		const char *tag = col_text(s, 0);
+
+		memset(x, 0, sizeof(*x));
+		x->tag = scratch_dup(st, tag, strlen(tag));
+		if (withfield) {
+			x->field = scratch_dup(st, col_text(s, 1),
+					       strlen(col_text(s, 1)));
+			x->value = scratch_dup(st, col_text(s, 2),
+					       strlen(col_text(s, 2)));
+			if (!x->field || !x->value)
+				break;
+		}
+		x->pods = sqlite3_column_int64(s, k);
+		x->times = sqlite3_column_int64(s, k + 1);
+		if (!x->tag)
+			break;
+		(*n)++;
+	}
+	sqlite3_reset(s);
+	return *n < max && rc != SQLITE_DONE ? db_fail(st, "captures") : 0;
+}
+
+/* The revisions of the release that opened another incident. */
+static int sick_revisions(struct store *st, int64_t id,
+			  struct plan_incrow *row)
+{
+	sqlite3_stmt *s = stmt(st, S_INC_SICK_REVS);
+	int *v = rt_arena_alloc(&st->scratch, 64 * sizeof(*v));
+	int rc;
+
+	if (!v)
+		return RT_ENOMEM;
+	row->sick = v;
+	row->nsick = 0;
+	sqlite3_bind_text(s, 1, row->ns, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, row->rel, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, id);
+	while (row->nsick < 64 && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		v[row->nsick++] = sqlite3_column_int(s, 0);
+	sqlite3_reset(s);
+	return row->nsick < 64 && rc != SQLITE_DONE ?
+		db_fail(st, "incident revisions") : 0;
+}
+
+/*
+ * What an incident's events captured (the objects and paths its rules
+ * named), per tag, and the revisions of its release that had incidents
+ * of their own: the words of its evidence and remedy. Bounded: the first
+ * events of the incident, the most frequent values.
+ */
+int store_read_captures(struct store *st, int64_t id, struct plan_incrow *row)
+{
+	enum { MAX_CAPS = 48 + 64 };
+	struct corr_capture *c = rt_arena_alloc(&st->scratch,
+						MAX_CAPS * sizeof(*c));
+	sqlite3_stmt *s;
+	size_t n = 0;
+	int err;
+
+	if (!c)
+		return RT_ENOMEM;
+	s = stmt(st, S_INC_CAPTURES);
+	sqlite3_bind_int64(s, 1, id);
+	if ((err = capture_rows(st, s, true, c, MAX_CAPS, &n)))
+		return err;
+	s = stmt(st, S_INC_TAG_COUNTS);
+	sqlite3_bind_int64(s, 1, id);
+	if ((err = capture_rows(st, s, false, c, MAX_CAPS, &n)))
+		return err;
+	row->caps = c;
+	row->ncaps = n;
+	return sick_revisions(st, id, row);
 }

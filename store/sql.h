@@ -357,6 +357,23 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(INC_DELETE, "DELETE FROM incidents WHERE id = ?1") \
 	X(INC_GET, "SELECT namespace, release, opened_ns, last_ns, tags," \
 		" pod_count FROM incidents WHERE id = ?1") \
+	/* what the events of an incident captured, per tag (the first
+	 * events of a big incident only: a bounded read) */ \
+	X(INC_CAPTURES, "SELECT t.value, f.key, f.value, count(DISTINCT e.pod)," \
+		" sum(e.count) FROM (SELECT tags, fields, pod, count FROM events" \
+		" WHERE incident_id = ?1 AND fields <> '{}' LIMIT 4096) e," \
+		" json_each(e.tags) t, json_each(e.fields) f WHERE f.key IN" \
+		" ('configmap', 'secret', 'path', 'key', 'volume', 'image'," \
+		" 'user', 'host', 'probe', 'container', 'storageclass')" \
+		" AND f.type = 'text' GROUP BY 1, 2, 3 ORDER BY 5 DESC, 2, 3 LIMIT 48") \
+	X(INC_TAG_COUNTS, "SELECT t.value, count(DISTINCT e.pod)," \
+		" sum(e.count) FROM (SELECT tags, pod, count FROM events" \
+		" WHERE incident_id = ?1 LIMIT 4096) e, json_each(e.tags) t" \
+		" GROUP BY 1 ORDER BY 3 DESC LIMIT 64") \
+	X(INC_SICK_REVS, "SELECT DISTINCT revision FROM incidents" \
+		" WHERE namespace = ?1 AND release = ?2 AND id <> ?3" \
+		" AND revision > 0 AND cluster = :cluster" \
+		" ORDER BY revision DESC LIMIT 64") \
 	X(INC_PODS_ADD, "UPDATE incidents SET pod_count = pod_count + ?2" \
 		" WHERE id = ?1") \
 	X(INC_PODS_COUNT, "UPDATE incidents SET pod_count = (SELECT count(*)" \

@@ -359,6 +359,12 @@ struct corr_incview {
 	/* Pods of the incident when objects lists only some of them (the
 	 * first by first seen); 0: count the Pod objects listed. */
 	size_t pods_total;
+	/* What its events captured, per tag (plan.h); may be none. */
+	const struct corr_capture *caps;
+	size_t ncaps;
+	/* Revisions of the release that opened other incidents. */
+	const int *sick;
+	size_t nsick;
 };
 
 #define CORR_MAX_EVIDENCE 16

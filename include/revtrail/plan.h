@@ -134,9 +134,23 @@ struct plan_evrow {
 };
 
 /* What a diagnosis reads of a stored incident. */
+/* What the events of an incident say, aggregated: per tag, one row per
+ * value a rule captured (field "configmap", value "checkout-api-config")
+ * with the distinct pods and the occurrences, and one row with field
+ * NULL for all the events of the tag. Bounded by the store. */
+struct corr_capture {
+	const char *tag, *field, *value;
+	int64_t pods, times;
+};
+
 struct plan_incrow {
 	const char *ns, *rel, *tags;
 	int64_t opened, last, pods_total;
+	const struct corr_capture *caps;  /* times descending */
+	size_t ncaps;
+	const int *sick;                  /* revisions of the release that
+	                                   * opened another incident */
+	size_t nsick;
 };
 
 /* One revision as a row (of the revisions table, or to write there). */

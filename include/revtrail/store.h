@@ -150,6 +150,10 @@ int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row);
 int store_read_objects(struct store *st, int64_t id, const char *const *globs,
 		       size_t nglobs, const struct corr_object **out,
 		       size_t *n);
+/* The incident's captures and the revisions of its release with other
+ * incidents, into row (plan.h, struct corr_capture); valid until the
+ * commit ends. */
+int store_read_captures(struct store *st, int64_t id, struct plan_incrow *row);
 int64_t store_watermark(const struct store *st);
 
 /* -- plan: writes -- */

@@ -1,5 +1,8 @@
 /* test_correlate_diagnose.c: diagnosis rules over hand-built incidents, and
  * the three seed diagnoses of the built-in packs. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "revtrail/correlate.h"
@@ -299,6 +302,117 @@ static void test_remedy(void)
 	corr_text_free(&t);
 }
 
+/* A token of a remedy that names a file or an object: a path, a file
+ * name, or a Kubernetes-style name of three or more dashed parts. */
+static bool names_something(const char *w)
+{
+	const char *dot = strrchr(w, '.');
+	int dashes = 0;
+
+	if (w[0] == '/' && isalpha((unsigned char)w[1]))
+		return true;
+	if (dot && (!strcmp(dot, ".cfg") || !strcmp(dot, ".conf") ||
+		    !strcmp(dot, ".yaml") || !strcmp(dot, ".yml") ||
+		    !strcmp(dot, ".json") || !strcmp(dot, ".toml")))
+		return true;
+	for (const char *p = w; *p; p++)
+		if (*p == '-')
+			dashes++;
+		else if (!islower((unsigned char)*p) &&
+			 !isdigit((unsigned char)*p))
+			return false;
+	return dashes >= 2;
+}
+
+/*
+ * Every diagnosis of the default packs rendered against an incident whose
+ * names all carry "zq": a path or name in a remedy is the incident's own
+ * (it carries zq) or is written in the rule's text, and a path or file
+ * name never comes from the rule's text (that would be another
+ * incident's). Helm's own template path convention is allowed.
+ */
+static void test_remedy_words(void)
+{
+	static const struct corr_capture caps[] = {
+		{ "configmap_not_found", "configmap", "zq-cfg", 2, 7 },
+		{ "config_file_missing", "path", "/zq/app/zq.yaml", 2, 3 },
+		{ "configmap_not_found", NULL, NULL, 2, 7 },
+	};
+	static const char *const objs[] = { "Pod", "zq-api-7d9c8f4b6-zq4kx",
+		NULL };
+	static const char *const tags[] = { "configmap_not_found", NULL };
+	struct rules *r = rules_new();
+	struct corr_text t = { 0 };
+	struct corr_diagnosis d = { 0 };
+	struct inc i;
+	char err[256];
+	unsigned bad = 0, tokens = 0;
+
+	if (rules_load_builtin(r, err, sizeof(err))) {
+		ok(0, "built-in packs load: %s", err);
+		rules_free(r);
+		return;
+	}
+	add_rev("zq-rel", 6, "superseded", "Upgrade complete", 1000 * SEC, 0,
+		NULL);
+	add_rev("zq-rel", 7, "deployed", "Upgrade complete", 2000 * SEC, 0,
+		NULL);
+	make(&i, "zq-rel", 2001 * SEC, 2200 * SEC, tags, objs);
+	i.v.ns = "zq-ns";
+	i.v.rel = corr_registry_find(reg, S("prod"), S("zq-rel"));
+	i.v.caps = caps;
+	i.v.ncaps = 3;
+	d.npods = 1;
+	d.pods[0] = "zq-api-7d9c8f4b6-zq4kx";
+	for (size_t k = 0; k < rules_diagnosis_count(r); k++) {
+		const struct rules_diagnosis *rd = rules_diagnosis_at(r, k);
+		const char *out;
+		char *copy, *save = NULL;
+
+		d.rule = rd;
+		if (!rd->remedy || !(out = corr_remedy(&t, rd->remedy, &i.v, &d)))
+			continue;
+		copy = strdup(out);
+		for (char *w = strtok_r(copy, " \t\n`(),;:\"'", &save); w;
+		     w = strtok_r(NULL, " \t\n`(),;:\"'", &save)) {
+			size_t n = strlen(w);
+
+			while (n && (w[n - 1] == '.' || w[n - 1] == ']'))
+				w[--n] = '\0';
+			if (!names_something(w) || strstr(w, "zq"))
+				continue;
+			tokens++;
+			if (!strcmp(w, "/configmap.yaml"))
+				continue;     /* Helm's template convention */
+			if (w[0] != '/' && !strchr(w, '.') &&
+			    strstr(rd->remedy, w))
+				continue;     /* a name the rule writes */
+			printf("# %s: '%s' is not the incident's\n", rd->id, w);
+			bad++;
+		}
+		free(copy);
+	}
+	ok(bad == 0, "no remedy names a path or object of another incident "
+	   "(%u of %u names)", bad, tokens);
+	d.rule = NULL;
+	for (size_t k = 0; k < rules_diagnosis_count(r); k++)
+		if (!strcmp(rules_diagnosis_at(r, k)->id, "stale_config_mount"))
+			d.rule = rules_diagnosis_at(r, k);
+	ok(d.rule != NULL, "stale_config_mount is a default diagnosis");
+	if (d.rule) {
+		const char *out = corr_remedy(&t, d.rule->remedy, &i.v, &d);
+
+		ok(out && strstr(out, "kubectl get configmap zq-cfg -n zq-ns"),
+		   "the missing ConfigMap is named");
+		ok(out && strstr(out, "mountPath /zq/app/zq.yaml"),
+		   "the path its logs name");
+		ok(out && !strncmp(out, "Mitigate first: `helm rollback zq-rel 6 "
+				   "-n zq-ns`", 40), "the rollback comes first");
+	}
+	corr_text_free(&t);
+	rules_free(r);
+}
+
 int main(void)
 {
 	reg = corr_registry_new();
@@ -306,6 +420,7 @@ int main(void)
 	test_hand_rules();
 	test_object_and_install();
 	test_builtin();
+	test_remedy_words();
 	corr_registry_free(reg);
 	return done_testing();
 }
