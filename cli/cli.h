@@ -37,6 +37,13 @@ struct cli_rules_opts {
  * compiles. On error prints "revtrail: FILE:LINE: problem" and returns NULL. */
 struct rules *cli_load_rules(const struct cli_rules_opts *o);
 
+/* The two commands that give revtrail the history of release ns/rel into
+ * database db (helm history, the release Secrets), every name quoted for
+ * the shell so that they work when pasted. */
+#define CLI_HINT_MAX 2400
+void cli_history_commands(const char *db, const char *ns, const char *rel,
+			  char cmd[2][CLI_HINT_MAX]);
+
 /* --db: the flag, else $REVTRAIL_DB, else ./revtrail.db. */
 const char *cli_db_path(const char *flag);
 

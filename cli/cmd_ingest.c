@@ -32,6 +32,7 @@
 
 #include "cli.h"
 #include "revtrail/log.h"
+#include "revtrail/store_read.h"
 #include "rows.h"
 #include "revtrail/correlate.h"
 #include "revtrail/writer.h"
@@ -223,6 +224,50 @@ static int between_chunks(void *ctx)
 	    r->b->arena.used >= BATCH_BYTES || now - r->batch_ns >= BATCH_NS)
 		return flush(r);
 	return 0;
+}
+
+struct unknown_rev {
+	int64_t n;
+	char ns[256], rel[256];
+};
+
+static int on_unknown_rev(void *ctx, int n, const char *const *names,
+			  const struct store_value *v)
+{
+	struct unknown_rev *u = ctx;
+
+	(void)names;
+	if (n < 3 || v[0].type != STORE_INT || v[0].i <= 0 ||
+	    v[1].type != STORE_TEXT || v[2].type != STORE_TEXT)
+		return 0;
+	u->n = v[0].i;
+	snprintf(u->ns, sizeof(u->ns), "%s", v[1].p);
+	snprintf(u->rel, sizeof(u->rel), "%s", v[2].p);
+	return 0;
+}
+
+/* Once a run: the incidents of the database with no revision, and the
+ * command that would give one (for the release with the most of them). */
+static void history_hint(const char *db)
+{
+	static const char sql[] = "SELECT (SELECT count(*) FROM incidents"
+		" WHERE revision = 0), namespace, release FROM incidents"
+		" WHERE revision = 0 GROUP BY namespace, release"
+		" ORDER BY count(*) DESC, namespace, release LIMIT 1";
+	struct unknown_rev u = { 0 };
+	char err[256], cmd[2][CLI_HINT_MAX];
+	struct store *st;
+
+	if (store_open_read(db, NULL, &st, err, sizeof(err)))
+		return;
+	store_query(st, sql, NULL, on_unknown_rev, &u, err, sizeof(err));
+	store_close(st);
+	if (!u.n)
+		return;
+	cli_history_commands(db, u.ns, u.rel, cmd);
+	say(RT_LOG_WARN, "%" PRId64 " incident%s no release history, so no "
+	    "revision and no diagnosis that needs one; for %s/%s: %s (or %s)",
+	    u.n, u.n == 1 ? " has" : "s have", u.ns, u.rel, cmd[0], cmd[1]);
 }
 
 /* After the writer is idle: the counters of both batches. */
@@ -525,6 +570,9 @@ int cmd_ingest(int argc, char **argv)
 	rc = ingest_all(&r, in, argv + optind, argc - optind);
 	cli_progress_end(&r.progress);
 	summary(&r, ingest_stats(in));
+	pipeline_writer_free(r.w);     /* committed: readers see it all */
+	r.w = NULL;
+	history_hint(cli_db_path(db));
 	rt_arena_release(&r.arena);
 out:
 	pipeline_writer_free(r.w);

@@ -56,6 +56,7 @@ enum { I_ID, I_NS, I_REL, I_REV, I_STATUS, I_SEV, I_OPENED, I_LAST, I_CLOSED,
 
 struct show {
 	FILE *f;
+	const char *db;           /* the first --db, for pasted commands */
 	bool json;
 	bool found;
 	const char *cluster;      /* --cluster: the incident must be of it */
@@ -281,6 +282,40 @@ static void put_evidence(struct show *s)
 	cJSON_Delete(a);
 }
 
+/* No revision: the input that would give one, as commands to paste. */
+static void print_history_hint(struct show *s)
+{
+	char cmd[2][CLI_HINT_MAX];
+
+	cli_history_commands(s->db, col(s, I_NS), col(s, I_REL), cmd);
+	fputs("History:    none for this release; either command gives "
+	      "revtrail its revisions:\n", s->f);
+	for (int i = 0; i < 2; i++) {
+		fputs("  ", s->f);
+		cli_put_text(s->f, cmd[i]);
+		fputc('\n', s->f);
+	}
+}
+
+static void json_history_hint(struct show *s)
+{
+	char cmd[2][CLI_HINT_MAX];
+	cJSON *a;
+	char *txt;
+
+	if (s->rev > 0)
+		return;
+	cli_history_commands(s->db, col(s, I_NS), col(s, I_REL), cmd);
+	if (!(a = cJSON_CreateArray()))
+		return;
+	for (int i = 0; i < 2; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(cmd[i]));
+	if ((txt = cJSON_PrintUnformatted(a)))
+		fprintf(s->f, ",\n\"history_commands\":%s", txt);
+	free(txt);
+	cJSON_Delete(a);
+}
+
 static void print_head(struct show *s)
 {
 	FILE *f = s->f;
@@ -297,6 +332,8 @@ static void print_head(struct show *s)
 			 "unknown (no release history)", col(s, I_ID),
 			 col(s, I_NS), col(s, I_REL));
 	cli_wrap(f, head, strlen(head), "", "    ", s->width);
+	if (s->rev <= 0)
+		print_history_hint(s);
 	if (s->col[I_CLUSTER] && *s->col[I_CLUSTER]) {
 		fputs("Cluster:    ", f);
 		cli_put_text(f, s->col[I_CLUSTER]);
@@ -371,6 +408,7 @@ static int run(struct store *st, struct show *s)
 				      on_revision, s)))
 		return rc;
 	if (s->json) {
+		json_history_hint(s);
 		fputs(",\n\"objects\":[", s->f);
 		s->n = 0;
 		if ((rc = store_incident_part(st, s->id, STORE_PART_OBJECTS,
@@ -489,6 +527,7 @@ int cmd_show(int argc, char **argv)
 	if (*end || end == argv[optind] || s.id <= 0)
 		return cli_usage_error("show", "bad incident ID '%s'",
 				       argv[optind]);
+	s.db = dbs.n ? dbs.arg[0] : cli_db_path(NULL);
 	if ((rc = cli_open_readonly("show", &dbs, &st)))
 		return rc;
 	s.db_hint = hint = cli_dbs_hint(&dbs);

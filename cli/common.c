@@ -406,3 +406,57 @@ void cli_json_str(FILE *f, const char *p, size_t n)
 	}
 	putc('"', f);
 }
+
+/* s quoted as one shell word, appended at buf + *len. */
+static void add_quoted(char *buf, size_t size, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + 4 * n + 3 >= size)
+		return;
+	*len += rt_shell_quote(s, n, buf + *len);
+	buf[*len] = '\0';
+}
+
+static void add_text(char *buf, size_t size, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n + 1 >= size)
+		return;
+	memcpy(buf + *len, s, n + 1);
+	*len += n;
+}
+
+void cli_history_commands(const char *db, const char *ns, const char *rel,
+			  char cmd[2][CLI_HINT_MAX])
+{
+	size_t n = 0;
+
+	cmd[0][0] = cmd[1][0] = '\0';
+	add_text(cmd[0], CLI_HINT_MAX, &n, "helm history ");
+	add_quoted(cmd[0], CLI_HINT_MAX, &n, rel);
+	add_text(cmd[0], CLI_HINT_MAX, &n, " -n ");
+	add_quoted(cmd[0], CLI_HINT_MAX, &n, ns);
+	add_text(cmd[0], CLI_HINT_MAX, &n, " -o json | revtrail ingest --db ");
+	add_quoted(cmd[0], CLI_HINT_MAX, &n, db);
+	add_text(cmd[0], CLI_HINT_MAX, &n, " --release ");
+	{
+		char nsrel[600];
+
+		snprintf(nsrel, sizeof(nsrel), "%s/%s", ns, rel);
+		add_quoted(cmd[0], CLI_HINT_MAX, &n, nsrel);
+	}
+	n = 0;
+	add_text(cmd[1], CLI_HINT_MAX, &n, "kubectl get secret -n ");
+	add_quoted(cmd[1], CLI_HINT_MAX, &n, ns);
+	add_text(cmd[1], CLI_HINT_MAX, &n, " -l ");
+	{
+		char sel[600];
+
+		snprintf(sel, sizeof(sel), "owner=helm,name=%s", rel);
+		add_quoted(cmd[1], CLI_HINT_MAX, &n, sel);
+	}
+	add_text(cmd[1], CLI_HINT_MAX, &n, " -o json | revtrail ingest --db ");
+	add_quoted(cmd[1], CLI_HINT_MAX, &n, db);
+}
