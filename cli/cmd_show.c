@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "changes.h"
 #include "html.h"
 #include "rows.h"
 #include "revtrail/store_read.h"
@@ -68,6 +69,7 @@ struct show {
 	size_t n, total;          /* list items printed / seen */
 	int width;                /* of the terminal, for wrapping */
 	char day[11];             /* the timeline's current date */
+	struct changes changes;   /* what the revision changed */
 };
 
 static char *value_dup(const struct store_value *v)
@@ -391,6 +393,7 @@ static void show_release(struct show *s)
 		free(s->col[i]);
 	free(s->rev_status);
 	free(s->rev_desc);
+	changes_release(&s->changes);
 }
 
 static int run(struct store *st, struct show *s)
@@ -407,8 +410,11 @@ static int run(struct store *st, struct show *s)
 	if ((rc = store_incident_part(st, s->id, STORE_PART_REVISION,
 				      on_revision, s)))
 		return rc;
+	if ((rc = changes_read(st, s->id, s->col[I_PODS], &s->changes)))
+		return rc;
 	if (s->json) {
 		json_history_hint(s);
+		changes_json(s->f, &s->changes);
 		fputs(",\n\"objects\":[", s->f);
 		s->n = 0;
 		if ((rc = store_incident_part(st, s->id, STORE_PART_OBJECTS,
@@ -422,6 +428,7 @@ static int run(struct store *st, struct show *s)
 		return rc;
 	}
 	print_head(s);
+	changes_print(s->f, &s->changes);
 	fputs("\nAffected pods (first .. last seen, from the first event):\n",
 	      s->f);
 	s->n = 0;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changes.h"
 #include "html.h"
 
 #define MAX_EVENTS 2000       /* drawn; the table lists the first 500 */
@@ -594,7 +595,34 @@ static void html_head(FILE *f, const struct page *pg)
 	fputs("</dd></dl>\n", f);
 }
 
-static void html_incident(FILE *f, const struct page *pg)
+/* What the revision changed, as a table. */
+static void html_changes(FILE *f, const struct changes *ch)
+{
+	if (!ch->from || !ch->n)
+		return;
+	fprintf(f, "<h3>What changed (revision %d -&gt; %d)</h3>\n<table "
+		"class=\"changes\"><tr><th>object</th><th>field</th>"
+		"<th>before</th><th>after</th></tr>\n", ch->from, ch->to);
+	for (size_t i = 0; i < ch->n; i++) {
+		const struct change *c = &ch->c[i];
+
+		fputs("<tr><td>", f);
+		html_text(f, c->kind);
+		fputc('/', f);
+		html_text(f, c->name);
+		fputs("</td><td><code>", f);
+		html_text(f, c->field);
+		fputs("</code></td><td><code>", f);
+		html_text(f, c->before ? c->before : "(none)");
+		fputs("</code></td><td><code>", f);
+		html_text(f, c->after ? c->after : "(none)");
+		fputs("</code></td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void html_incident(FILE *f, const struct page *pg,
+			  const struct changes *ch)
 {
 	html_head(f, pg);
 	fputs("<h3>Timeline</h3>\n<div class=\"svgbox\">", f);
@@ -617,6 +645,7 @@ static void html_incident(FILE *f, const struct page *pg)
 		html_remedy(f, col(pg, I_REMEDY));
 		fputs("</div>\n", f);
 	}
+	html_changes(f, ch);
 	fputs("<h3>Events</h3>\n", f);
 	html_table(f, pg);
 	fputs("</section>\n", f);
@@ -626,6 +655,7 @@ int html_incident_section(struct store *st, int64_t id, const char *db_hint,
 			  FILE *f)
 {
 	struct page pg = { .f = f, .db_hint = db_hint };
+	struct changes ch = { 0 };
 	int rc;
 
 	if (!(pg.ev = calloc(MAX_EVENTS, sizeof(*pg.ev))))
@@ -637,7 +667,10 @@ int html_incident_section(struct store *st, int64_t id, const char *db_hint,
 		rc = store_incident_part(st, id, STORE_PART_TIMELINE,
 					 on_timeline, &pg);
 	if (!rc)
-		html_incident(f, &pg);
+		rc = changes_read(st, id, pg.col[I_PODS], &ch);
+	if (!rc)
+		html_incident(f, &pg, &ch);
+	changes_release(&ch);
 	page_free(&pg);
 	return rc;
 }

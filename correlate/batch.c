@@ -455,6 +455,7 @@ static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 		c->description = keep(b, r->description, &err);
 		c->hook_configmaps = keep(b, r->hook_configmaps, &err);
 		c->manifest_objects = RT_STR_NULL;
+		c->manifest_summary = keep(b, r->manifest_summary, &err);
 		c->cluster = keep(b, rec->cluster, &err);
 		if (err || (r->release.n && r->ns.n &&
 			    (err = add_manifest_aliases(b, r, rec->cluster))))

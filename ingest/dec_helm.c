@@ -285,9 +285,12 @@ static void release_evidence(struct dec_ctx *d, const cJSON *rel,
 	}
 	if (len)
 		rev->hook_configmaps = rt_arena_strdup(d->arena, names, len);
-	if (cJSON_IsString(man))
+	if (cJSON_IsString(man)) {
 		rev->manifest_objects = dec_manifest_objects(d->arena,
 							     man->valuestring);
+		rev->manifest_summary = dec_manifest_summary(d->arena,
+							     man->valuestring);
+	}
 	if ((rev->evidence & RT_REV_HOOK_CONFIG) && cJSON_IsString(man) &&
 	    workload_without_checksum(man->valuestring))
 		rev->evidence |= RT_REV_NO_CHECKSUM;
@@ -494,6 +497,7 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 	rev->description = p.description;
 	rev->hook_configmaps = p.hook_configmaps;
 	rev->manifest_objects = p.manifest_objects;
+	rev->manifest_summary = p.manifest_summary;
 	rev->evidence |= p.evidence | RT_REV_PAYLOAD;
 	return p.updated_ns;
 }

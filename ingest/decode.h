@@ -118,6 +118,9 @@ int dec_helm_json(struct dec_ctx *d, const cJSON *root);
  * manifest (ns empty when the document names none), in the arena;
  * bounded in count and size. */
 struct rt_str dec_manifest_objects(struct rt_arena *a, const char *manifest);
+/* What a revision's manifest sets that breaks pods when it changes, as
+ * "Kind/name\tpath\tvalue\n" lines (helm_summary.c); bounded. */
+struct rt_str dec_manifest_summary(struct rt_arena *a, const char *manifest);
 int dec_helm_payload_unwrap(const char *s, size_t n, char **json,
 			    size_t *jsonlen);
 /*

@@ -137,18 +137,25 @@ static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
 			err = 0;
 			continue;
 		}
+		if (err)
+			continue;
+		if (chg & CORR_REG_CHANGED) {
+			corr_revision_row(rel, r, &row);
+			err = store_write_revision(db->st, &row);
+		}
+		if (!err && b->revs[i].manifest_summary.n)
+			err = store_write_summary(db->st, rel->ns, rel->name,
+						  r->revision,
+						  b->revs[i].manifest_summary);
 		if (err || !(chg & CORR_REG_CHANGED))
 			continue;
-		corr_revision_row(rel, r, &row);
-		err = store_write_revision(db->st, &row);
-		if (!err)
-			err = corr_keyset_add(p, &p->revdirty, str(rel->ns),
-					      str(rel->name));
+		err = corr_keyset_add(p, &p->revdirty, str(rel->ns),
+				      str(rel->name));
 		if (!err && !rel->ns[0])
 			err = anyns_dirty(db, rel->name);
 		if (!err && (chg & CORR_REG_NEW_RELEASE))
 			err = corr_keyset_add(p, &fresh, str(rel->ns),
-					      str(rel->name));
+				      str(rel->name));
 	}
 	for (size_t i = 0; i < fresh.n && !err; i++) {
 		err = claim(db, fresh.k[i].ns, fresh.k[i].rel);

@@ -575,18 +575,20 @@ int store_incidents(struct store *st, const struct store_filter *f,
 int store_incident_part(struct store *st, int64_t id, enum store_part part,
 			store_row_fn fn, void *ctx)
 {
-	static const char *const sql[2][5] = { {
+	static const char *const sql[2][6] = { {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT_V4,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
 		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
 		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION_V4,
 		[STORE_PART_EXPORT] = SQL_INCIDENT_EXPORT,
+		[STORE_PART_CHANGES] = SQL_INCIDENT_CHANGES,
 	}, {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
 		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
 		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION,
 		[STORE_PART_EXPORT] = SQL_INCIDENT_EXPORT,
+		[STORE_PART_CHANGES] = SQL_INCIDENT_CHANGES,
 	} };
 	sqlite3_stmt *s;
 	int ret;
@@ -594,7 +596,8 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 	reader_start(st);
 	if (sqlite3_prepare_v2(st->db, sql[clustered(st)][part], -1, &s,
 			       NULL))
-		return db_fail(st, "incident");
+		/* a database from before manifest summaries has none */
+		return part == STORE_PART_CHANGES ? 0 : db_fail(st, "incident");
 	sqlite3_bind_int64(s, 1, id);
 	ret = run_rows(s, NULL, fn, ctx, st);
 	sqlite3_finalize(s);

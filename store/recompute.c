@@ -411,3 +411,15 @@ int store_write_revrange(struct store *st, const char *ns, const char *rel,
 	sqlite3_bind_int64(s, 5, r->to);
 	return db_done(st, s, "event revisions");
 }
+
+int store_write_summary(struct store *st, const char *ns, const char *rel,
+			int revision, struct rt_str summary)
+{
+	sqlite3_stmt *s = stmt(st, S_REV_SUMMARY);
+
+	bind_cstr(s, 1, ns);
+	bind_cstr(s, 2, rel);
+	sqlite3_bind_int(s, 3, revision);
+	sqlite3_bind_text(s, 4, summary.p, (int)summary.n, SQLITE_STATIC);
+	return db_done(st, s, "revision summary");
+}

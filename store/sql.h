@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -222,6 +222,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * an incident go with it, found through events_incident. */
 	"CREATE INDEX events_orphan_ts ON events(ts_ns)"
 	" WHERE incident_id IS NULL;",
+	/* 8 -> 9: what a revision's manifest sets that breaks pods when it
+	 * changes (ingest/helm_summary.c), which show compares with the
+	 * revision before. NULL: no manifest decoded. */
+	"ALTER TABLE revisions ADD COLUMN manifest_summary TEXT;",
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
@@ -261,6 +265,9 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" updated_ns = excluded.updated_ns," \
 		" evidence_bits = excluded.evidence_bits," \
 		" merge_ranks = excluded.merge_ranks") \
+	X(REV_SUMMARY, "UPDATE revisions SET manifest_summary = ?4" \
+		" WHERE namespace = ?1 AND release = ?2 AND revision = ?3" \
+		" AND cluster = :cluster") \
 	X(EV_LOOKUP, "SELECT id, incident_id, first_ns, ts_ns, count, tags," \
 		" severity, via, release_namespace, release, message, reason," \
 		" object_kind, object_name, pod, container, type FROM events" \
@@ -494,5 +501,13 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 #define SQL_INCIDENT_REVISION \
 	SQL_INCIDENT_REVISION_OF(" AND r.cluster = i.cluster")
 #define SQL_INCIDENT_REVISION_V4 SQL_INCIDENT_REVISION_OF("")
+/* The manifest summaries of the incident's revision and the one before
+ * it that has one, newest first (schema 9 on). */
+#define SQL_INCIDENT_CHANGES \
+	"SELECT r.revision, r.manifest_summary FROM incidents i" \
+	" JOIN revisions r ON r.release = i.release AND r.cluster = i.cluster" \
+	" AND (r.namespace = i.namespace OR r.namespace = '')" \
+	" WHERE i.id = ?1 AND i.revision > 0 AND r.revision <= i.revision" \
+	" AND r.manifest_summary IS NOT NULL ORDER BY r.revision DESC LIMIT 2"
 
 #endif

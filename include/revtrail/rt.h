@@ -195,6 +195,8 @@ struct rt_revision {
 	                                  * with before-hook-creation */
 	struct rt_str manifest_objects;  /* "Kind/ns/name\n" per object of the
 	                                  * manifest (ns empty: the release's) */
+	struct rt_str manifest_summary;  /* what show compares between two
+	                                  * revisions (ingest/helm_summary.c) */
 	struct rt_str cluster;        /* the record's, set by corr_batch_add */
 };
 

@@ -157,6 +157,10 @@ int store_read_captures(struct store *st, int64_t id, struct plan_incrow *row);
 int64_t store_watermark(const struct store *st);
 
 /* -- plan: writes -- */
+/* A revision's manifest summary (ingest/helm_summary.c) onto its stored
+ * row; nothing when the row is not there. */
+int store_write_summary(struct store *st, const char *ns, const char *rel,
+			int revision, struct rt_str summary);
 int store_write_revision(struct store *st, const struct plan_revision *r);
 int store_write_alias(struct store *st, const struct corr_alias *a);
 int store_key_add(struct store *st, struct rt_str ns, struct rt_str rel);

@@ -115,6 +115,9 @@ enum store_part {
 	STORE_PART_REVISION,    /* the opening revision: updated_ns, status.. */
 	STORE_PART_EXPORT,      /* the incident and its pod_count (a database
 	                         * of the current schema only) */
+	STORE_PART_CHANGES,     /* (revision, manifest_summary) of its revision
+	                         * and the one before with one, newest first;
+	                         * none before schema 9 */
 };
 /* Rows of one part of incident id. Returns 0 (also when no rows). */
 int store_incident_part(struct store *st, int64_t id, enum store_part part,
