@@ -432,7 +432,10 @@ static int build_revisions(struct merge *m)
 		for (size_t i = 0; i < COUNT(revision_cols); i++, sep = ", ")
 			buf_addf(&m->b, "%sr.%s AS %s", sep, revision_cols[i],
 				 revision_cols[i]);
-		add(m, ", ");
+		/* manifest summaries since version 9 */
+		add(m, has(m, k, "revisions", "manifest_summary") ?
+		    ", r.manifest_summary AS manifest_summary, " :
+		    ", NULL AS manifest_summary, ");
 		add_cluster(m, k, "revisions", "r");
 		buf_addf(&m->b, " AS cluster FROM db%d.revisions r WHERE 1", k);
 		for (int j = 1; j <= m->n; j++)
