@@ -225,7 +225,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 8 -> 9: what a revision's manifest sets that breaks pods when it
 	 * changes (ingest/helm_summary.c), which show compares with the
 	 * revision before. NULL: no manifest decoded. */
-	"ALTER TABLE revisions ADD COLUMN manifest_summary TEXT;",
+	"ALTER TABLE revisions"
+	" ADD COLUMN manifest_summary TEXT;",
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
