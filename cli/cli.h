@@ -92,6 +92,7 @@ enum {
 	CLI_OPT_RULES,
 	CLI_OPT_NO_DEFAULT,
 	CLI_OPT_RELEASE,
+	CLI_OPT_HELM_TZ,
 	CLI_OPT_FIRST_FREE,     /* commands number their own long options from here */
 };
 
@@ -99,14 +100,17 @@ enum {
 	{ "format", CLI_OPT_FORMAT, "NAME", "force a decoder: k8s-event, " \
 	  "cri, docker, fluentbit, vector, helm-history, json, text...", \
 	  "by content" }, \
-	{ "max-record", CLI_OPT_MAX_RECORD, "BYTES", "longer records are " \
-	  "truncated and flagged (k/M; at most 1024M)", "1M" }, \
+	{ "max-record", CLI_OPT_MAX_RECORD, "BYTES", "a longer text line is " \
+	  "truncated; a longer JSON document or List item skipped and " \
+	  "counted (k/M; at most 1024M)", "4M" }, \
 	{ "rules", CLI_OPT_RULES, "PATH", "add a rule pack or a directory of " \
 	  "*.rules (repeatable)", NULL }, \
 	{ "no-default-rules", CLI_OPT_NO_DEFAULT, NULL, "drop the built-in " \
 	  "packs", NULL }, \
 	{ "release", CLI_OPT_RELEASE, "[NS/]NAME", "the release of inputs " \
 	  "that do not name it", NULL }, \
+	{ "helm-tz", CLI_OPT_HELM_TZ, "ZONE", "the zone of Helm table times " \
+	  "printed without one", "TZ, else the system zone" }, \
 	{ "verbose", 'v', NULL, "print every rejected record, and every one " \
 	  "that joins no incident", NULL }
 
@@ -114,6 +118,23 @@ enum {
 #define CLI_READ_DB_OPT \
 	{ "db", 'd', "PATH", "the database; repeatable, or a quoted glob: " \
 	  "up to 10 read as one", "$REVTRAIL_DB, else ./revtrail.db" }
+
+/*
+ * The input counts a summary speaks of (ingest_stats: times without a zone,
+ * undecodable Helm payloads, bad docker times, times out of range), each as
+ * one line naming where it first happened, handed to fn with its level
+ * (RT_LOG_INFO for the zone assumed, RT_LOG_WARN for the fallbacks).
+ */
+struct ingest_stats;
+typedef void (*cli_note_fn)(void *ctx, int level, const char *line);
+void cli_input_notes(const struct ingest_stats *is, cli_note_fn fn,
+		     void *ctx);
+
+/*
+ * The zone Helm's zoneless table times are read in: --helm-tz's, else
+ * TZ's, else "the system zone (/etc/localtime)". For the summaries.
+ */
+const char *cli_helm_tz(void);
 
 /*
  * Handles one of the options above (and -v). Returns 1 when handled, 0 when

@@ -13,6 +13,7 @@
 #endif
 
 #include "cli.h"
+#include "revtrail/log.h"
 
 /* Output is built in a buffer and written in large pieces: a tagged event
  * printed field by field through stdio cost more than classifying it. */
@@ -364,10 +365,17 @@ static int between_chunks(void *ctx)
 	return 0;
 }
 
+static void note(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "classify: %s%s\n", level == RT_LOG_WARN ?
+		"warning: " : "", line);
+}
+
 static void print_summary(const struct ingest_stats *s,
 			  const struct classify *c, size_t max_record)
 {
-	char note[512];
+	char over[512];
 
 	fprintf(stderr, "classify: %" PRIu64 " records, %" PRIu64 " tagged, "
 		"%" PRIu64 " rejected, %" PRIu64 " truncated, %" PRIu64
@@ -377,13 +385,10 @@ static void print_summary(const struct ingest_stats *s,
 	if (c->limit_hits)
 		fprintf(stderr, ", %" PRIu64 " regex limit hits",
 			c->limit_hits);
-	if (s->times_out_of_range)
-		fprintf(stderr, ", %" PRIu64 " with a time out of range "
-			"(before 1970 or after 2261: unknown)",
-			s->times_out_of_range);
 	fputc('\n', stderr);
-	if (cli_oversize_note(note, sizeof(note), s, max_record))
-		fprintf(stderr, "classify: warning: %s\n", note);
+	cli_input_notes(s, note, NULL);
+	if (cli_oversize_note(over, sizeof(over), s, max_record))
+		fprintf(stderr, "classify: warning: %s\n", over);
 }
 
 static const struct cli_opt opts[] = {

@@ -117,6 +117,12 @@ static void say(enum rt_log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void note(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	say((enum rt_log_level)level, "%s", line);
+}
+
 /* Records that will never be part of an incident, counted for the
  * summary (and named with -v): Helm history that names no release, tagged
  * records without a time. */
@@ -275,7 +281,7 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 {
 	const struct corr_batch *b = r->b, *o = r->spare;
 	const struct store_stats *s = &r->stats;
-	char note[512];
+	char over[512];
 
 	say(RT_LOG_INFO, "%" PRIu64 " records, %" PRIu64 " tagged, %"
 		PRIu64 " rejected, %" PRIu64 " untagged (%s), %" PRIu64
@@ -315,13 +321,9 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 		say(RT_LOG_WARN, CLI_REGISTRY_NOTE, s->registry_refused,
 		    s->registry_refused == 1 ? "" : "s",
 		    s->registry_refused == 1 ? "" : "s");
-	if (cli_oversize_note(note, sizeof(note), is, r->max_record))
-		say(RT_LOG_WARN, "%s", note);
-	if (is->times_out_of_range)
-		say(RT_LOG_WARN, "%" PRIu64 " record%s with a "
-			"time out of range (before 1970 or after 2261): stored, "
-			"the time as unknown", is->times_out_of_range,
-			is->times_out_of_range == 1 ? "" : "s");
+	cli_input_notes(is, note, NULL);
+	if (cli_oversize_note(over, sizeof(over), is, r->max_record))
+		say(RT_LOG_WARN, "%s", over);
 	cli_note_retained("ingest", s, r->retain_ns);
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "revtrail/ingest.h"
 #include "revtrail/log.h"
 #include "revtrail/store.h"
 
@@ -321,6 +322,95 @@ bool cli_oversize_note(char *buf, size_t n, const struct ingest_stats *s,
 	return true;
 }
 
+/* A zone glibc would read: a POSIX rule ("CET-1CEST"), or a name the tz
+ * database has. glibc takes a name it cannot find as UTC without a word,
+ * and a wrong zone here moves every revision. */
+static bool tz_known(const char *z)
+{
+	const char *dir = getenv("TZDIR");
+	char path[4096];
+
+	if (*z == ':')
+		z++;
+	if (!*z || strstr(z, ".."))
+		return false;
+	if (!strcmp(z, "UTC") || strpbrk(z, "0123456789") || *z == '/')
+		return *z != '/' || access(z, R_OK) == 0;
+	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir :
+		 "/usr/share/zoneinfo", z);
+	return access(path, R_OK) == 0;
+}
+
+static const char *helm_tz;
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+void cli_input_notes(const struct ingest_stats *is, cli_note_fn fn,
+		     void *ctx)
+{
+	char line[1024];
+
+	if (is->times_local) {
+		snprintf(line, sizeof(line), "%" PRIu64 " Helm table time%s "
+			 "without a zone read in %s (first at %s); --helm-tz "
+			 "ZONE names the zone helm ran in", is->times_local,
+			 plural(is->times_local), cli_helm_tz(),
+			 is->first_local);
+		fn(ctx, RT_LOG_INFO, line);
+	}
+	if (is->helm_payload_fallback) {
+		snprintf(line, sizeof(line), "%" PRIu64 " Helm release "
+			 "payload%s could not be decoded (first at %s): "
+			 "revisions from the object's labels alone, without "
+			 "chart, description or hooks", is->helm_payload_fallback,
+			 plural(is->helm_payload_fallback), is->first_fallback);
+		fn(ctx, RT_LOG_WARN, line);
+	}
+	if (is->bad_times) {
+		snprintf(line, sizeof(line), "%" PRIu64 " docker json-file "
+			 "line%s with an empty or bad time (first at %s): "
+			 "stored without a time of their own", is->bad_times,
+			 plural(is->bad_times), is->first_bad_time);
+		fn(ctx, RT_LOG_WARN, line);
+	}
+	if (is->times_out_of_range) {
+		snprintf(line, sizeof(line), "%" PRIu64 " record%s with a time "
+			 "out of range (before 1970 or after 2261; first at %s): "
+			 "stored, that time read as absent (the record's next "
+			 "time, else unknown)", is->times_out_of_range,
+			 plural(is->times_out_of_range), is->first_out_of_range);
+		fn(ctx, RT_LOG_WARN, line);
+	}
+}
+
+const char *cli_helm_tz(void)
+{
+	const char *tz = getenv("TZ");
+
+	if (helm_tz)
+		return helm_tz;
+	return tz && *tz ? tz : "the system zone (/etc/localtime)";
+}
+
+/* --helm-tz: the process's zone from now on. Options are parsed before any
+ * thread starts, so setenv cannot race a getenv; nothing else revtrail
+ * prints or stores reads the local zone (every time it writes is UTC). */
+static int helm_tz_opt(const char *cmd, const char *arg)
+{
+	if (!tz_known(arg))
+		return cli_usage_error(cmd, "--helm-tz: unknown zone '%s' (a tz "
+				       "database name such as Europe/Berlin, "
+				       "or UTC)", arg);
+	if (setenv("TZ", arg, 1))
+		return cli_usage_error(cmd, "--helm-tz: out of memory");
+	tzset();
+	helm_tz = arg;
+	return 1;
+}
+
 int cli_input_opt(const char *cmd, int opt, const char *arg,
 		   struct ingest_opts *io, struct cli_rules_opts *ro)
 {
@@ -347,6 +437,8 @@ int cli_input_opt(const char *cmd, int opt, const char *arg,
 		if (cli_parse_release(arg, io))
 			return cli_usage_error(cmd, "--release wants NAME or NAMESPACE/NAME, got '%s'", arg);
 		return 1;
+	case CLI_OPT_HELM_TZ:
+		return helm_tz_opt(cmd, arg);
 	case 'v':
 		io->verbose = stderr;
 		return 1;

@@ -15,8 +15,8 @@ _revtrail()
 		return
 	fi
 
-	local input="--format --max-record --rules --no-default-rules --release -v
-		--verbose"
+	local input="--format --max-record --rules --no-default-rules --release
+		--helm-tz -v --verbose"
 	case $cmd in
 	help)
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "ingest
@@ -66,6 +66,10 @@ _revtrail()
 		return ;;
 	--db|--rules|--stats-json|-F|--properties-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--helm-tz)
+		local d=${TZDIR:-/usr/share/zoneinfo}
+		COMPREPLY=($(cd "$d" 2>/dev/null && compgen -f -- "$cur"))
 		return ;;
 	--gap|--since|--timeout|--max-record|--max-memory|--max-registry|--retain|\
 	--release|-n|\

@@ -2,11 +2,14 @@
  * rt_time.c: the time forms Kubernetes, container runtimes and Helm print,
  * parsed without libc's locale- and TZ-dependent functions (strptime and
  * mktime read the process time zone; every time here carries its own).
+ * The one exception is rt_time_parse_local, for the times Helm's tables
+ * print without a zone: those are wall times of the zone helm ran in.
  */
 #include <ctype.h>
 #include <inttypes.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "revtrail/rt.h"
 
@@ -97,13 +100,15 @@ static int64_t take_fraction(struct cursor *c)
 	return ns;
 }
 
-/* "Z", "+hh:mm", "+hhmm", "+hh", " +0200 CEST", " UTC", or nothing (UTC). */
-static bool take_zone(struct cursor *c, int64_t *offset_s)
+/* "Z", "+hh:mm", "+hhmm", "+hh", " +0200 CEST", " UTC", or nothing (UTC,
+ * and *zoned false). */
+static bool take_zone(struct cursor *c, int64_t *offset_s, bool *zoned)
 {
 	int hh = 0, mm = 0, sign;
 
 	*offset_s = 0;
 	skip_spaces(c);
+	*zoned = !at_end(c);
 	if (at_end(c) || take_char(c, 'Z') || take_char(c, 'z'))
 		return true;
 	if (*c->p != '+' && *c->p != '-') {
@@ -174,7 +179,7 @@ int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 }
 
 /* 2024-05-01T10:15:13.5Z and the space-separated relatives. */
-static int parse_iso(struct cursor c, int64_t *ns)
+static int parse_iso(struct cursor c, int64_t *ns, bool *zoned)
 {
 	int y, mo, d, h, mi, s;
 	int64_t frac, off;
@@ -190,7 +195,7 @@ static int parse_iso(struct cursor c, int64_t *ns)
 	    !take_num(&c, 2, &s))
 		return RT_EPARSE;
 	frac = take_fraction(&c);
-	if (!take_zone(&c, &off))
+	if (!take_zone(&c, &off, zoned))
 		return RT_EPARSE;
 	return civil(y, mo, d, h, mi, s, frac, off, true, ns);
 }
@@ -206,8 +211,9 @@ static int month_from_name(const char *p)
 }
 
 /* Go ANSIC "Mon Jan  2 15:04:05 2006" (and UnixDate with a zone before
- * the year): taken as UTC unless a numeric zone is given. */
-static int parse_ansic(struct cursor c, int64_t *ns)
+ * the year): taken as UTC unless a numeric zone is given; *zoned says
+ * whether any zone was. */
+static int parse_ansic(struct cursor c, int64_t *ns, bool *zoned)
 {
 	int mo, d = 0, h, mi, s, y;
 	int64_t frac, off = 0;
@@ -229,12 +235,14 @@ static int parse_ansic(struct cursor c, int64_t *ns)
 		return RT_EPARSE;
 	frac = take_fraction(&c);
 	skip_spaces(&c);
+	*zoned = false;
 	if (!at_end(&c) && !isdigit((unsigned char)*c.p)) {
 		/* "MST 2006" or "+0200 2006": zone before the year. */
 		struct cursor z = c;
 
+		*zoned = true;
 		if (*c.p == '+' || *c.p == '-')
-			take_zone(&z, &off);
+			take_zone(&z, &off, zoned);
 		while (!at_end(&c) && *c.p != ' ')
 			c.p++;
 		skip_spaces(&c);
@@ -264,20 +272,86 @@ static int parse_epoch(struct cursor c, int64_t *ns)
 	return RT_OK;
 }
 
-int rt_time_parse(const char *s, size_t n, int64_t *ns)
+static int parse_any(const char *s, size_t n, int64_t *ns, bool *zoned)
 {
 	struct cursor c = { s, s + n };
 
+	*zoned = true;
 	while (c.p < c.end && isspace((unsigned char)*c.p))
 		c.p++;
 	while (c.end > c.p && isspace((unsigned char)c.end[-1]))
 		c.end--;
 	if (at_end(&c))
 		return RT_EPARSE;
-	if (parse_iso(c, ns) == RT_OK || parse_epoch(c, ns) == RT_OK ||
-	    parse_ansic(c, ns) == RT_OK)
+	if (parse_iso(c, ns, zoned) == RT_OK || parse_epoch(c, ns) == RT_OK ||
+	    parse_ansic(c, ns, zoned) == RT_OK)
 		return RT_OK;
 	return RT_EPARSE;
+}
+
+int rt_time_parse(const char *s, size_t n, int64_t *ns)
+{
+	bool zoned;
+
+	return parse_any(s, n, ns, &zoned);
+}
+
+/* The local zone's offset from UTC at instant t, in seconds. */
+static int64_t local_offset(int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!localtime_r(&tt, &tm))
+		return 0;
+	return tm.tm_gmtoff;
+}
+
+/*
+ * The instant a local wall time (given as if it were UTC seconds) names.
+ * localtime_r arithmetic rather than mktime: mktime's answer in a gap or
+ * an overlap depends on tm_isdst and differs between libcs, and it
+ * normalises the struct it is given. The offsets a day before and a day
+ * after bracket any transition; an offset is right when the instant it
+ * gives has that offset. In an overlap (the hour repeated when the clocks
+ * go back) both are right and the earlier instant is taken, the first
+ * time the wall clock showed it; in a gap (the hour skipped when they go
+ * forward) neither is, and the offset before the gap is taken, as if the
+ * clock had not been moved yet.
+ */
+static int64_t local_to_utc(int64_t wall)
+{
+	int64_t before = local_offset(wall - 86400);
+	int64_t after = local_offset(wall + 86400);
+	bool ok_before = local_offset(wall - before) == before;
+	bool ok_after = local_offset(wall - after) == after;
+
+	if (ok_before && ok_after)
+		return wall - (before > after ? before : after);
+	if (ok_after)
+		return wall - after;
+	return wall - before;
+}
+
+int rt_time_parse_local(const char *s, size_t n, int64_t *ns, bool *local)
+{
+	bool zoned;
+	int64_t v, secs, frac;
+	int rc = parse_any(s, n, &v, &zoned);
+
+	*local = false;
+	if (rc != RT_OK)
+		return rc;
+	if (!zoned) {
+		secs = v / NS_PER_SEC;
+		frac = v % NS_PER_SEC;
+		v = local_to_utc(secs) * NS_PER_SEC + frac;
+		if (v <= 0)
+			return RT_EPARSE;
+		*local = true;
+	}
+	*ns = v;
+	return RT_OK;
 }
 
 /* Writes v as exactly `digits` decimal digits, right to left. */

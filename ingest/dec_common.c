@@ -2,9 +2,26 @@
  * dec_common.c: what every decoder shares (ingest/decode.h): emitting a
  * record, and reading cJSON trees into arena strings.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "decode.h"
+
+void dec_count(struct dec_ctx *d, uint64_t *count, char *where)
+{
+	const struct rt_pos *p = &d->base->pos;
+	const char *src = p->source ? p->source : "-";
+
+	if ((*count)++)
+		return;
+	if (p->partition >= 0)
+		snprintf(where, INGEST_WHERE_MAX, "%.250s[%" PRId32 "]@%" PRId64,
+			 src, p->partition, p->kafka_offset);
+	else
+		snprintf(where, INGEST_WHERE_MAX, "%.250s:%" PRIu64, src,
+			 p->offset);
+}
 
 /* Counts the record, numbers it, fills the Kafka time when the payload had
  * none, and hands it to the callback; returns the callback's return. */
@@ -18,7 +35,8 @@ int dec_emit(struct dec_ctx *d, struct rt_record *rec)
 
 	if (oor != time_mark) {
 		time_mark = oor;
-		d->stats->times_out_of_range++;
+		dec_count(d, &d->stats->times_out_of_range,
+			  d->stats->first_out_of_range);
 	}
 	if (!rec->ts_ns)
 		rec->ts_ns = d->hint_ts_ns;

@@ -264,12 +264,19 @@ struct rt_str dec_span_dup(struct dec_ctx *d, struct span s)
 	return s.n ? rt_arena_strdup(d->arena, s.p, s.n) : RT_STR_NULL;
 }
 
-static int64_t span_time(struct span s)
+/* A time helm printed in a table or status block: history's and status's
+ * ANSIC names no zone, and is the zone helm ran in (TZ, --helm-tz); list's
+ * Go time.String names its own. Zoneless ones are counted for the summary,
+ * which says which zone it assumed. */
+static int64_t span_time(struct dec_ctx *d, struct span s)
 {
 	int64_t ns = 0;
+	bool local;
 
-	if (!s.n || rt_time_parse(s.p, s.n, &ns) != 0)
+	if (!s.n || rt_time_parse_local(s.p, s.n, &ns, &local) != 0)
 		return 0;
+	if (local)
+		dec_count(d, &d->stats->times_local, d->stats->first_local);
 	return ns;
 }
 
@@ -296,7 +303,7 @@ static int table_row(struct dec_ctx *d, const struct dec_helm_state *st,
 	if (!(rev = dec_helm_revs_alloc(d, 1)))
 		return RT_ENOMEM;
 	rev->revision = revision;
-	rev->updated_ns = span_time(r.v[DEC_COL_UPDATED]);
+	rev->updated_ns = span_time(d, r.v[DEC_COL_UPDATED]);
 	rev->status = dec_helm_status_str(d, r.v[DEC_COL_STATUS].p,
 				      r.v[DEC_COL_STATUS].n);
 	rev->chart = dec_span_dup(d, r.v[DEC_COL_CHART]);
@@ -712,8 +719,8 @@ static int block_emit(struct dec_ctx *d, struct dec_helm_state *st)
 	rev->ns = dec_helm_opt_str(d, st->ns);
 	rev->revision = st->revision;
 	rev->status = dec_helm_status_str(d, st->status, strlen(st->status));
-	rev->updated_ns = span_time((struct span){ st->when,
-						   strlen(st->when) });
+	rev->updated_ns = span_time(d, (struct span){ st->when,
+						      strlen(st->when) });
 	rec.format = RT_FMT_HELM_STATUS;
 	block_reset(st);
 	return dec_helm_emit_revs(d, &rec, rev, 1);

@@ -62,6 +62,10 @@ struct dec_ctx {
 	struct dec_helm_state *helm;
 };
 
+/* Counts one fallback: ++*count, and where[] names the record being
+ * decoded when it is the first (ingest_stats' first_* fields). */
+void dec_count(struct dec_ctx *d, uint64_t *count, char *where);
+
 /* Emits a record: counts it, assigns rec->n, calls the callback. */
 int dec_emit(struct dec_ctx *d, struct rt_record *rec);
 

@@ -35,6 +35,10 @@ struct ingest_opts {
 	bool defer_payload;
 };
 
+/* Where a count of ingest_stats first grew: "FILE:OFFSET" or
+ * "TOPIC[PARTITION]@OFFSET", empty while the count is 0. */
+#define INGEST_WHERE_MAX 320
+
 struct ingest_stats {
 	uint64_t bytes;
 	uint64_t records;           /* emitted */
@@ -49,7 +53,17 @@ struct ingest_stats {
 	uint64_t binary;            /* records with NUL/control junk */
 	uint64_t skipped;           /* watch ERROR/BOOKMARK envelopes, headers */
 	uint64_t times_out_of_range; /* records holding a date before 1970 or
-	                              * after 2261 (then unknown) */
+	                              * after 2261: read as absent) */
+	uint64_t times_local;       /* Helm table times without a zone, read
+	                             * in the local zone (TZ, --helm-tz) */
+	uint64_t helm_payload_fallback; /* release payload not decoded: the
+	                                 * revision from the object's labels */
+	uint64_t bad_times;         /* docker json-file `time` empty or not a
+	                             * time: the record has none of its own */
+	char first_out_of_range[INGEST_WHERE_MAX];
+	char first_local[INGEST_WHERE_MAX];
+	char first_fallback[INGEST_WHERE_MAX];
+	char first_bad_time[INGEST_WHERE_MAX];
 	uint64_t by_format[RT_FMT_COUNT];
 };
 

@@ -94,6 +94,14 @@ void rt_arena_release(struct rt_arena *a);
  */
 int rt_time_parse(const char *s, size_t n, int64_t *ns);
 /*
+ * rt_time_parse, but a time that names no zone (ANSIC, or a date and time
+ * without Z or offset) is a wall time of the process's local zone (TZ, as
+ * tzset read it), as Helm's tables print them; *local says it was read so.
+ * A wall time the clocks skipped reads with the offset before the skip; one
+ * they repeated, as its first occurrence. Thread-safe (localtime_r).
+ */
+int rt_time_parse_local(const char *s, size_t n, int64_t *ns, bool *local);
+/*
  * A UTC civil time plus a fraction and a zone offset -> nanoseconds. Returns
  * RT_EPARSE when a field is out of range or the year lies outside 1678..2261,
  * the span int64 nanoseconds hold. The one place dates become numbers.

@@ -10,6 +10,10 @@
 # Never pipe the binary into another command inside an assertion: a pipe
 # hides crashes. Capture with run_rt, then assert on the files.
 set -u
+# Helm's tables print times in the zone helm ran in, which revtrail reads
+# from TZ: every test runs in UTC unless it names a zone itself.
+TZ=UTC
+export TZ
 : "${REVTRAIL:=$(cd "$(dirname "$0")/../.." && pwd)/revtrail}"
 DATA=$(cd "$(dirname "$0")/../data" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/revtrail-test.XXXXXX")

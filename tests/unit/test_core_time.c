@@ -1,6 +1,8 @@
 /* Times in every form docs/formats.md lists, and the arena that holds
  * records. */
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "revtrail/rt.h"
 #include "tap.h"
@@ -41,8 +43,60 @@ static void check_format(int64_t ns, const char *want)
 	is_str(out, want, "formats %lld", (long long)ns);
 }
 
+/* rt_time_parse_local in zone tz: want, and whether it read the time as
+ * local (a time naming its zone is not). */
+static void check_local(const char *tz, const char *in, const char *want,
+			bool local)
+{
+	int64_t ns = 0;
+	bool was = !local;
+	char out[RT_TIME_BUFSZ] = "";
+
+	setenv("TZ", tz, 1);
+	tzset();
+	if (rt_time_parse_local(in, strlen(in), &ns, &was) == RT_OK)
+		rt_time_format(ns, out);
+	is_str(out, want, "%s: '%s'", tz, in);
+	ok(was == local, "%s: '%s' %s", tz, in, local ? "local" : "zoned");
+}
+
+static void local_times(void)
+{
+	const char *b = "Europe/Berlin", *la = "America/Los_Angeles";
+
+	check_local(b, "Tue Jan  2 10:00:00 2024", "2024-01-02T09:00:00.000000Z",
+		    true);
+	check_local(b, "Wed May  1 12:00:02 2024", "2024-05-01T10:00:02.000000Z",
+		    true);
+	check_local(b, "2024-01-02 10:00:00.5", "2024-01-02T09:00:00.500000Z",
+		    true);
+	/* the skipped hour: the offset before it; the repeated: its first */
+	check_local(b, "Sun Mar 31 02:30:00 2024", "2024-03-31T01:30:00.000000Z",
+		    true);
+	check_local(b, "Sun Oct 27 02:30:00 2024", "2024-10-27T00:30:00.000000Z",
+		    true);
+	check_local(b, "2024-05-01 12:15:13.1 +0200 CEST",
+		    "2024-05-01T10:15:13.100000Z", false);
+	check_local(b, "2024-05-01T12:15:13Z", "2024-05-01T12:15:13.000000Z",
+		    false);
+	check_local(b, "1714558513", "2024-05-01T10:15:13.000000Z", false);
+	check_local(la, "Tue Jan  2 10:00:00 2024", "2024-01-02T18:00:00.000000Z",
+		    true);
+	check_local(la, "Sun Mar 10 02:30:00 2024", "2024-03-10T10:30:00.000000Z",
+		    true);
+	check_local(la, "Sun Nov  3 01:30:00 2024", "2024-11-03T08:30:00.000000Z",
+		    true);
+	check_local("UTC", "Tue Jan  2 10:00:00 2024",
+		    "2024-01-02T10:00:00.000000Z", true);
+	/* before the epoch once read in Berlin: unknown, not local */
+	check_local(b, "Thu Jan  1 00:30:00 1970", "", false);
+	setenv("TZ", "UTC", 1);
+	tzset();
+}
+
 int main(void)
 {
+	local_times();
 	check("2024-05-01T10:15:13Z", "2024-05-01T10:15:13.000000Z");
 	check("2024-05-01T10:15:13.123456Z", "2024-05-01T10:15:13.123456Z");
 	check("2024-05-01T10:15:13.5Z", "2024-05-01T10:15:13.500000Z");
