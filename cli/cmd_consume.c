@@ -370,6 +370,7 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 		       size_t nlag, bool final)
 {
 	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
+	const struct ingest_stats *ins = ingest_stats(c->in);
 	struct store_stats st;
 	char tmp[4096];
 	FILE *f;
@@ -396,6 +397,12 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "registry_refused", (int64_t)st.registry_refused, true);
 	json_num(f, "events_expired", (int64_t)st.events_expired, true);
 	json_num(f, "incidents_expired", (int64_t)st.incidents_expired, true);
+	json_num(f, "helm_payload_fallbacks",
+		 (int64_t)ins->helm_payload_fallback, true);
+	json_num(f, "docker_bad_times", (int64_t)ins->bad_times, true);
+	json_num(f, "times_out_of_range", (int64_t)ins->times_out_of_range,
+		 true);
+	json_num(f, "helm_times_local", (int64_t)ins->times_local, true);
 	json_num(f, "rebalances", (int64_t)s->rebalances, true);
 	json_num(f, "kafka_commit_errors", (int64_t)s->kafka_commit_errors,
 		 true);
@@ -460,12 +467,18 @@ static void report(struct consume *c, bool final)
 		stats_json(c, lag, nlag, final);
 }
 
+static void note(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	rt_log((enum rt_log_level)level, "consume", "%s", line);
+}
+
 static void summary(struct consume *c, double secs)
 {
 	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
 	struct store_stats stv;
 	const struct store_stats *st = &stv;
-	char note[512];
+	char over[512];
 
 	pipeline_writer_stats(c->w, &stv);
 	rt_log(RT_LOG_INFO, "consume", "%" PRIu64 " messages in %.1f s "
@@ -482,9 +495,10 @@ static void summary(struct consume *c, double secs)
 		rt_log(RT_LOG_WARN, "consume", "%" PRIu64 " regex limit hits",
 		       c->limit_hits);
 	warn_registry(c, true);
-	if (cli_oversize_note(note, sizeof(note), ingest_stats(c->in),
+	cli_input_notes(ingest_stats(c->in), note, NULL);
+	if (cli_oversize_note(over, sizeof(over), ingest_stats(c->in),
 			      c->max_record))
-		rt_log(RT_LOG_WARN, "consume", "%s", note);
+		rt_log(RT_LOG_WARN, "consume", "%s", over);
 	if (c->itopic_name)
 		rt_log(RT_LOG_INFO, "consume", "incidents topic %s: %" PRIu64
 		       " messages produced, %" PRIu64 " delivered, %" PRIu64
@@ -542,6 +556,10 @@ static void publish(struct consume *c, int64_t now)
 		.rejects_undecodable = s->rejects - s->empty,
 		.truncated = is->truncated, .bad_utf8 = is->bad_utf8,
 		.binary = is->binary, .events_new = st.events_new,
+		.fb_helm_payload = is->helm_payload_fallback,
+		.fb_docker_time = is->bad_times,
+		.fb_out_of_range = is->times_out_of_range,
+		.times_local = is->times_local,
 		.events_updated = st.events_updated,
 		.incidents_opened = st.incidents_opened,
 		.registry_refused = st.registry_refused,

@@ -174,6 +174,16 @@ static void counters(FILE *f, const struct metrics_snap *s)
 		PRIu64 "\nrevtrail_records_flagged_total{flag=\"bad_utf8\"} %"
 		PRIu64 "\nrevtrail_records_flagged_total{flag=\"binary\"} %"
 		PRIu64 "\n", s->truncated, s->bad_utf8, s->binary);
+	head(f, "revtrail_input_fallbacks_total", "counter",
+	     "Records decoded with a fallback, by kind.");
+	fprintf(f, "revtrail_input_fallbacks_total{kind=\"helm_payload\"} %"
+		PRIu64 "\nrevtrail_input_fallbacks_total{kind=\"docker_time\"} %"
+		PRIu64 "\nrevtrail_input_fallbacks_total{kind=\"time_out_of_range"
+		"\"} %" PRIu64 "\n", s->fb_helm_payload, s->fb_docker_time,
+		s->fb_out_of_range);
+	one(f, "revtrail_helm_times_local_total", "counter",
+	    "Helm table times without a zone, read in the local zone.",
+	    s->times_local);
 	one(f, "revtrail_redelivered_skipped_total", "counter",
 	    "Messages below the database's offset, skipped.", s->redelivered);
 	one(f, "revtrail_batches_total", "counter",

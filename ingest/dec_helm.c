@@ -455,16 +455,22 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 	char *json;
 	size_t len;
 
-	if (!val || dec_helm_payload_unwrap(val->valuestring,
-					    strlen(val->valuestring),
-					    &json, &len) != 0)
+	if (!val)
 		return 0;
+	if (dec_helm_payload_unwrap(val->valuestring, strlen(val->valuestring),
+				    &json, &len) != 0) {
+		dec_count(d, &d->stats->helm_payload_fallback,
+			  d->stats->first_fallback);
+		return 0;
+	}
 	if (js_has_nul_escape(json, len)) {
 		/* cJSON would cut a name at the NUL: the labels only */
 		if (d->opts->verbose)
 			fprintf(d->opts->verbose, "helm: %.*s: release payload "
 				"with a \\u0000 (NUL) in a string not read\n",
 				(int)rev->release.n, rev->release.p);
+		dec_count(d, &d->stats->helm_payload_fallback,
+			  d->stats->first_fallback);
 		free(json);
 		return 0;
 	}
@@ -477,6 +483,8 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 	/* Valid JSON that is not a release is as good as no payload. */
 	if (!cJSON_IsObject(dec_json_get(root, "info")) &&
 	    !cJSON_IsString(dec_json_get(root, "manifest"))) {
+		dec_count(d, &d->stats->helm_payload_fallback,
+			  d->stats->first_fallback);
 		cJSON_Delete(root);
 		free(json);
 		return 0;

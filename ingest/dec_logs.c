@@ -677,14 +677,26 @@ static void take_str(struct dec_ctx *d, struct rt_str *dst, const cJSON *it)
 		*dst = dec_json_str(d, it);
 }
 
+/* A docker line whose time is empty or not a time: counted, unless the
+ * time was one out of range (oor: the count before it was read), which
+ * is counted as such. */
+static void bad_time(struct dec_ctx *d, uint64_t oor)
+{
+	if (rt_time_out_of_range() == oor)
+		dec_count(d, &d->stats->bad_times, d->stats->first_bad_time);
+}
+
 void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
 		       const cJSON *root)
 {
 	const cJSON *attrs = dec_json_get(root, "attrs");
+	uint64_t oor = rt_time_out_of_range();
 	int64_t ts = json_time(dec_json_get(root, "time"));
 
 	if (ts)
 		rec->ts_ns = ts;
+	else
+		bad_time(d, oor);
 	rec->stream = stream_of(d, dec_json_get(root, "stream"));
 	if (!cJSON_IsObject(attrs))
 		return;
@@ -765,10 +777,13 @@ void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
 {
 	const struct js_node *root = &doc->node[0];
 	const struct js_node *attrs = js_get(doc, root, "attrs");
+	uint64_t oor = rt_time_out_of_range();
 	int64_t ns = json_time_js(d->arena, js_get(doc, root, "time"));
 
 	if (ns)
 		rec->ts_ns = ns;
+	else
+		bad_time(d, oor);
 	rec->stream = stream_js(d, js_get(doc, root, "stream"));
 	if (!js_is(attrs, JS_OBJ))
 		return;

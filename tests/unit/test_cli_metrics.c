@@ -71,6 +71,10 @@ static void fill(struct metrics_snap *s)
 	s->rejects_empty = 5;
 	s->batches = 3;
 	s->registry_refused = 4;
+	s->fb_helm_payload = 6;
+	s->fb_docker_time = 7;
+	s->fb_out_of_range = 8;
+	s->times_local = 9;
 	s->incidents_open = 12;
 	s->assigned = 2;
 	s->nparts = 2;
@@ -106,6 +110,14 @@ static void test_render(void)
 	is_int(sample(text, "revtrail_rejects_total{reason=\"empty\"}"), 5,
 	       "rejects by reason");
 	is_int(sample(text, "revtrail_batches_total"), 3, "batches");
+	is_int(sample(text, "revtrail_input_fallbacks_total{kind=\"helm_payload\"}"),
+	       6, "undecodable Helm payloads");
+	is_int(sample(text, "revtrail_input_fallbacks_total{kind=\"docker_time\"}"),
+	       7, "bad docker times");
+	is_int(sample(text, "revtrail_input_fallbacks_total{kind=\"time_out_of_range\"}"),
+	       8, "times out of range");
+	is_int(sample(text, "revtrail_helm_times_local_total"), 9,
+	       "Helm times read in the local zone");
 	is_int(sample(text, "revtrail_registry_refused_total"), 4,
 	       "registry refusals");
 	is_int(sample(text, "revtrail_incidents_open"), 12, "incidents open");
