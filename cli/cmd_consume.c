@@ -403,6 +403,8 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "times_out_of_range", (int64_t)ins->times_out_of_range,
 		 true);
 	json_num(f, "helm_times_local", (int64_t)ins->times_local, true);
+	json_num(f, "helm_status_incomplete",
+		 (int64_t)ins->helm_status_incomplete, true);
 	json_num(f, "rebalances", (int64_t)s->rebalances, true);
 	json_num(f, "kafka_commit_errors", (int64_t)s->kafka_commit_errors,
 		 true);
@@ -560,6 +562,7 @@ static void publish(struct consume *c, int64_t now)
 		.fb_docker_time = is->bad_times,
 		.fb_out_of_range = is->times_out_of_range,
 		.times_local = is->times_local,
+		.fb_helm_status = is->helm_status_incomplete,
 		.events_updated = st.events_updated,
 		.incidents_opened = st.incidents_opened,
 		.registry_refused = st.registry_refused,

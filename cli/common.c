@@ -369,6 +369,15 @@ void cli_input_notes(const struct ingest_stats *is, cli_note_fn fn,
 			 plural(is->helm_payload_fallback), is->first_fallback);
 		fn(ctx, RT_LOG_WARN, line);
 	}
+	if (is->helm_status_incomplete) {
+		snprintf(line, sizeof(line), "%" PRIu64 " helm status "
+			 "block%s without a usable REVISION (first at %s): no "
+			 "revision from %s; a DESCRIPTION is kept as text of the "
+			 "release", is->helm_status_incomplete,
+			 plural(is->helm_status_incomplete), is->first_incomplete,
+			 is->helm_status_incomplete == 1 ? "it" : "them");
+		fn(ctx, RT_LOG_WARN, line);
+	}
 	if (is->bad_times) {
 		snprintf(line, sizeof(line), "%" PRIu64 " docker json-file "
 			 "line%s with an empty or bad time (first at %s): "

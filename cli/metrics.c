@@ -179,8 +179,9 @@ static void counters(FILE *f, const struct metrics_snap *s)
 	fprintf(f, "revtrail_input_fallbacks_total{kind=\"helm_payload\"} %"
 		PRIu64 "\nrevtrail_input_fallbacks_total{kind=\"docker_time\"} %"
 		PRIu64 "\nrevtrail_input_fallbacks_total{kind=\"time_out_of_range"
-		"\"} %" PRIu64 "\n", s->fb_helm_payload, s->fb_docker_time,
-		s->fb_out_of_range);
+		"\"} %" PRIu64 "\nrevtrail_input_fallbacks_total{kind=\""
+		"helm_status_incomplete\"} %" PRIu64 "\n", s->fb_helm_payload,
+		s->fb_docker_time, s->fb_out_of_range, s->fb_helm_status);
 	one(f, "revtrail_helm_times_local_total", "counter",
 	    "Helm table times without a zone, read in the local zone.",
 	    s->times_local);

@@ -10,7 +10,11 @@
 
 void dec_count(struct dec_ctx *d, uint64_t *count, char *where)
 {
-	const struct rt_pos *p = &d->base->pos;
+	dec_count_at(&d->base->pos, count, where);
+}
+
+void dec_count_at(const struct rt_pos *p, uint64_t *count, char *where)
+{
 	const char *src = p->source ? p->source : "-";
 
 	if ((*count)++)

@@ -576,6 +576,7 @@ int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
 
 	if (!s.n) {   /* a blank line ends a table and a status block */
 		st->table = DEC_TABLE_NONE;
+		dec_helm_text_end(d->stats, st);
 		return DEC_NO;
 	}
 	if (st->table != DEC_TABLE_NONE &&

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -701,17 +702,62 @@ int dec_table_line(struct dec_ctx *d, struct dec_helm_state *st,
 }
 
 
+/*
+ * The block helm install/upgrade/status print (pkg/cmd/status.go):
+ *   NAME: web / LAST DEPLOYED: Tue Jan  2 10:00:00 2024 (absent when never)
+ *   NAMESPACE: shop / STATUS: deployed / REVISION: 2
+ *   CHART: / VERSION: / APP_VERSION: (with --show-metadata)
+ *   DESCRIPTION: Upgrade complete
+ * The revision is emitted at REVISION, so a paste cut right after it still
+ * counts; DESCRIPTION, printed after it, emits the same revision again with
+ * the description and chart (the store keeps the fuller one). A block that
+ * ends without a usable REVISION (cut off, `REVISION: 0`) is counted and
+ * warned, and its DESCRIPTION is kept as a Helm text record of the release.
+ */
 static void block_reset(struct dec_helm_state *st)
 {
 	st->name[0] = st->ns[0] = st->status[0] = st->when[0] = '\0';
+	st->chart[0] = st->chart_version[0] = st->app_version[0] = '\0';
 	st->revision = 0;
+	st->block_rev = st->block_counted = false;
 }
 
-/* The block is complete at REVISION: one RT_FMT_HELM_STATUS record. */
-static int block_emit(struct dec_ctx *d, struct dec_helm_state *st)
+/* The block ends (a NAME:, a line not of it, a blank, the stream's end).
+ * A NAME: line alone is no block: some other tool's line. */
+static void block_end(struct ingest_stats *stats, struct dec_helm_state *st)
+{
+	if (st->name[0] && !st->block_rev && !st->block_counted &&
+	    (st->ns[0] || st->status[0] || st->when[0]))
+		dec_count_at(&st->block_pos, &stats->helm_status_incomplete,
+			     stats->first_incomplete);
+	block_reset(st);
+}
+
+void dec_helm_text_end(struct ingest_stats *stats, struct dec_helm_state *st)
+{
+	block_end(stats, st);
+}
+
+/* "web" and "1.5.0" -> "web-1.5.0", as helm list prints a chart. */
+static struct rt_str block_chart(struct dec_ctx *d,
+				 const struct dec_helm_state *st)
+{
+	char buf[sizeof(st->chart) + sizeof(st->chart_version) + 1];
+
+	if (!st->chart[0])
+		return RT_STR_NULL;
+	snprintf(buf, sizeof(buf), "%s%s%s", st->chart,
+		 st->chart_version[0] ? "-" : "", st->chart_version);
+	return dec_helm_opt_str(d, buf);
+}
+
+/* One RT_FMT_HELM_STATUS record of the block's revision. */
+static int block_emit(struct dec_ctx *d, struct dec_helm_state *st,
+		      struct span desc)
 {
 	struct rt_record rec = *d->base;
 	struct rt_revision *rev = dec_helm_revs_alloc(d, 1);
+	bool local;
 
 	if (!rev)
 		return RT_ENOMEM;
@@ -719,51 +765,117 @@ static int block_emit(struct dec_ctx *d, struct dec_helm_state *st)
 	rev->ns = dec_helm_opt_str(d, st->ns);
 	rev->revision = st->revision;
 	rev->status = dec_helm_status_str(d, st->status, strlen(st->status));
-	rev->updated_ns = span_time(d, (struct span){ st->when,
-						      strlen(st->when) });
+	if (!st->block_rev)     /* counted once, though emitted twice */
+		rev->updated_ns = span_time(d, (struct span){ st->when,
+							      strlen(st->when) });
+	else if (rt_time_parse_local(st->when, strlen(st->when),
+				     &rev->updated_ns, &local) != 0)
+		rev->updated_ns = 0;
+	rev->chart = block_chart(d, st);
+	rev->app_version = dec_helm_opt_str(d, st->app_version);
+	rev->description = dec_span_dup(d, desc);
 	rec.format = RT_FMT_HELM_STATUS;
-	block_reset(st);
+	st->block_rev = true;
 	return dec_helm_emit_revs(d, &rec, rev, 1);
 }
 
-/* `NAME: web`, `LAST DEPLOYED: ...`, `NAMESPACE:`, `STATUS:`, `REVISION:`
- * as helm install/upgrade/status print them. */
+/* DESCRIPTION of a block without a revision: kept, as the release's text. */
+static int block_text(struct dec_ctx *d, struct dec_helm_state *st,
+		      struct span line)
+{
+	struct rt_record rec = *d->base;
+
+	rec.format = RT_FMT_HELM_TEXT;
+	rec.message = dec_span_dup(d, line);
+	rec.release = dec_helm_opt_str(d, st->name);
+	rec.release_ns = dec_helm_opt_str(d, st->ns);
+	rec.revs = NULL;
+	rec.nrevs = 0;
+	return dec_emit(d, &rec);
+}
+
+enum { K_NAME, K_WHEN, K_NS, K_STATUS, K_REVISION, K_CHART, K_VERSION,
+       K_APP_VERSION, K_DESCRIPTION, K_MAX };
+
+static int block_key(struct span line, struct span *v)
+{
+	static const char *const keys[K_MAX] = {
+		"NAME:", "LAST DEPLOYED:", "NAMESPACE:", "STATUS:", "REVISION:",
+		"CHART:", "VERSION:", "APP_VERSION:", "DESCRIPTION:",
+	};
+
+	for (int k = 0; k < K_MAX; k++) {
+		size_t kl = strlen(keys[k]);
+
+		if (line.n > kl && memcmp(line.p, keys[k], kl) == 0) {
+			*v = trim(line.p + kl, line.n - kl);
+			return v->n ? k : -1;
+		}
+	}
+	return -1;
+}
+
+static int block_revision(struct dec_ctx *d, struct dec_helm_state *st,
+			  struct span v)
+{
+	if ((st->revision = dec_helm_parse_int(v.p, v.n)) > 0)
+		return block_emit(d, st, (struct span){ 0 });
+	if (!st->block_counted)
+		dec_count_at(&st->block_pos, &d->stats->helm_status_incomplete,
+			     d->stats->first_incomplete);
+	st->block_counted = true;
+	return DEC_YES;
+}
+
+static int block_description(struct dec_ctx *d, struct dec_helm_state *st,
+			     struct span line, struct span v)
+{
+	int rc = st->block_rev ? block_emit(d, st, v) : block_text(d, st, line);
+
+	block_end(d->stats, st);
+	return rc ? rc : DEC_YES;
+}
+
 int dec_status_block(struct dec_ctx *d, struct dec_helm_state *st,
 			struct span line)
 {
-	static const char *const keys[] = {
-		"NAME:", "LAST DEPLOYED:", "NAMESPACE:", "STATUS:", "REVISION:",
-	};
-	size_t k, kl = 0;
 	struct span v;
+	int k = block_key(line, &v);
+	int rc;
 
-	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		kl = strlen(keys[k]);
-		if (line.n > kl && memcmp(line.p, keys[k], kl) == 0)
-			break;
+	if (k < 0 || (k > K_NAME && !st->name[0])) {
+		if (st->name[0])
+			block_end(d->stats, st);
+		return DEC_NO;
 	}
-	if (k == sizeof(keys) / sizeof(keys[0]))
-		return DEC_NO;
-	v = trim(line.p + kl, line.n - kl);
-	if (!v.n || (k > 0 && !st->name[0]))
-		return DEC_NO;
 	switch (k) {
-	case 0:
-		block_reset(st);
+	case K_NAME:
+		block_end(d->stats, st);
 		keep(st->name, sizeof(st->name), v);
+		st->block_pos = d->base->pos;
 		return DEC_YES;
-	case 1:
+	case K_WHEN:
 		keep(st->when, sizeof(st->when), v);
 		return DEC_YES;
-	case 2:
+	case K_NS:
 		keep(st->ns, sizeof(st->ns), v);
 		return DEC_YES;
-	case 3:
+	case K_STATUS:
 		keep(st->status, sizeof(st->status), v);
 		return DEC_YES;
+	case K_REVISION:
+		rc = block_revision(d, st, v);
+		return rc ? rc : DEC_YES;
+	case K_CHART:
+		keep(st->chart, sizeof(st->chart), v);
+		return DEC_YES;
+	case K_VERSION:
+		keep(st->chart_version, sizeof(st->chart_version), v);
+		return DEC_YES;
+	case K_APP_VERSION:
+		keep(st->app_version, sizeof(st->app_version), v);
+		return DEC_YES;
 	default:
-		if ((st->revision = dec_helm_parse_int(v.p, v.n)) <= 0)
-			return DEC_NO;
-		return block_emit(d, st);
+		return block_description(d, st, line, v);
 	}
 }

@@ -31,6 +31,11 @@ struct dec_helm_state {
 	/* `helm install/upgrade/status` text block: NAME:, NAMESPACE:, ... */
 	char name[128], ns[128], status[32], when[64];
 	int revision;
+	/* CHART:, VERSION:, APP_VERSION: (helm status --show-metadata) */
+	char chart[128], chart_version[64], app_version[64];
+	bool block_rev;       /* its revision was emitted: DESCRIPTION adds */
+	bool block_counted;   /* counted as without a usable REVISION */
+	struct rt_pos block_pos;  /* where its NAME: line was */
 	/* kubectl tables: column start offsets from the header; and the
 	 * object a `kubectl describe` is about (Name:, Namespace:, Node:). */
 	short at[12];
@@ -63,8 +68,14 @@ struct dec_ctx {
 };
 
 /* Counts one fallback: ++*count, and where[] names the record being
- * decoded when it is the first (ingest_stats' first_* fields). */
+ * decoded (dec_count) or pos (dec_count_at) when it is the first
+ * (ingest_stats' first_* fields). */
 void dec_count(struct dec_ctx *d, uint64_t *count, char *where);
+void dec_count_at(const struct rt_pos *pos, uint64_t *count, char *where);
+
+/* The end of a source's stream: a helm status block still open there is
+ * counted as incomplete when it had no usable REVISION. */
+void dec_helm_text_end(struct ingest_stats *stats, struct dec_helm_state *st);
 
 /* Emits a record: counts it, assigns rec->n, calls the callback. */
 int dec_emit(struct dec_ctx *d, struct rt_record *rec);

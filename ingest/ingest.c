@@ -354,6 +354,7 @@ int ingest_finish(struct ingest *in, const char *source,
 		return RT_ENOMEM;
 	call_begin(in, arena, emit, ctx);
 	rc = ing_frame_finish(in, src);
+	dec_helm_text_end(&in->stats, &src->helm);
 	src_drop(in, src);
 	return in->stop ? in->stop : rc;
 }

@@ -60,10 +60,13 @@ struct ingest_stats {
 	                                 * revision from the object's labels */
 	uint64_t bad_times;         /* docker json-file `time` empty or not a
 	                             * time: the record has none of its own */
+	uint64_t helm_status_incomplete; /* helm status blocks without a
+	                                  * usable REVISION: no revision */
 	char first_out_of_range[INGEST_WHERE_MAX];
 	char first_local[INGEST_WHERE_MAX];
 	char first_fallback[INGEST_WHERE_MAX];
 	char first_bad_time[INGEST_WHERE_MAX];
+	char first_incomplete[INGEST_WHERE_MAX];
 	uint64_t by_format[RT_FMT_COUNT];
 };
 

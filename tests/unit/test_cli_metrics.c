@@ -75,6 +75,7 @@ static void fill(struct metrics_snap *s)
 	s->fb_docker_time = 7;
 	s->fb_out_of_range = 8;
 	s->times_local = 9;
+	s->fb_helm_status = 10;
 	s->incidents_open = 12;
 	s->assigned = 2;
 	s->nparts = 2;
@@ -116,6 +117,8 @@ static void test_render(void)
 	       7, "bad docker times");
 	is_int(sample(text, "revtrail_input_fallbacks_total{kind=\"time_out_of_range\"}"),
 	       8, "times out of range");
+	is_int(sample(text, "revtrail_input_fallbacks_total{kind=\"helm_status_incomplete\"}"),
+	       10, "helm status blocks without a revision");
 	is_int(sample(text, "revtrail_helm_times_local_total"), 9,
 	       "Helm times read in the local zone");
 	is_int(sample(text, "revtrail_registry_refused_total"), 4,
