@@ -371,9 +371,9 @@ void cli_input_notes(const struct ingest_stats *is, cli_note_fn fn,
 	}
 	if (is->helm_status_incomplete) {
 		snprintf(line, sizeof(line), "%" PRIu64 " helm status "
-			 "block%s without a usable REVISION (first at %s): no "
-			 "revision from %s; a DESCRIPTION is kept as text of the "
-			 "release", is->helm_status_incomplete,
+			 "output%s without a usable revision (first at %s): no "
+			 "revision from %s; a description is kept as a record of "
+			 "the release", is->helm_status_incomplete,
 			 plural(is->helm_status_incomplete), is->first_incomplete,
 			 is->helm_status_incomplete == 1 ? "it" : "them");
 		fn(ctx, RT_LOG_WARN, line);

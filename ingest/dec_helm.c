@@ -339,11 +339,17 @@ static void release_fill(struct dec_ctx *d, const cJSON *rel,
 	release_evidence(d, rel, rev);
 }
 
+/* A release: a name and an info, and one more thing only Helm writes
+ * there. Go leaves out a zero `version` (omitempty), and a trimmed status
+ * may lack manifest and chart: info's own `status` is enough then. */
 static bool is_release(const cJSON *o)
 {
-	return dec_json_nonempty(dec_json_get(o, "name")) && cJSON_IsObject(dec_json_get(o, "info")) &&
+	const cJSON *info = dec_json_get(o, "info");
+
+	return dec_json_nonempty(dec_json_get(o, "name")) && cJSON_IsObject(info) &&
 	       (cJSON_IsNumber(dec_json_get(o, "version")) || dec_json_get(o, "manifest") ||
-		dec_json_get(o, "chart"));
+		dec_json_get(o, "chart") ||
+		dec_json_nonempty(dec_json_get(info, "status")));
 }
 
 static int helm_status(struct dec_ctx *d, const cJSON *rel)
@@ -355,6 +361,10 @@ static int helm_status(struct dec_ctx *d, const cJSON *rel)
 		return RT_ENOMEM;
 	release_fill(d, rel, rev);
 	rec.format = RT_FMT_HELM_STATUS;
+	/* no revision: the record keeps its release and description */
+	if (rev->revision <= 0)
+		dec_count(d, &d->stats->helm_status_incomplete,
+			  d->stats->first_incomplete);
 	return dec_helm_emit_revs(d, &rec, rev, 1);
 }
 
