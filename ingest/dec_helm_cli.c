@@ -584,6 +584,8 @@ int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
 		return rc;
 	if (dec_table_header(st, line, s) || dec_kube_header(st, line, s))
 		return DEC_YES;
+	if ((rc = dec_headless_row(d, st, s)) != DEC_NO)
+		return rc;
 	dec_describe_observe(st, line, s);
 	/* A remembered `helm history` command names only the table right
 	 * after it; cli_line remembers a new one. */

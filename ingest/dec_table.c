@@ -281,9 +281,74 @@ static int64_t span_time(struct dec_ctx *d, struct span s)
 	return ns;
 }
 
-/* A table row -> one record; DEC_NO when the line is not a row. */
+static bool name_chars(struct span s, size_t max)
+{
+	if (!s.n || s.n > max)
+		return false;
+	for (size_t i = 0; i < s.n; i++)
+		if (!isalnum((unsigned char)s.p[i]) && s.p[i] != '-' &&
+		    s.p[i] != '.' && s.p[i] != '_')
+			return false;
+	return true;
+}
+
+static size_t count_tabs(struct span s)
+{
+	size_t n = 0;
+
+	for (const char *p = s.p; (p = memchr(p, '\t', (size_t)(s.p + s.n - p)));
+	     p++)
+		n++;
+	return n;
+}
+
+/* "web-1.5.0": a chart as Helm prints it, NAME-SEMVER. */
+static bool chart_cell(struct span c)
+{
+	const char *dash = c.n ? memrchr(c.p, '-', c.n) : NULL;
+	const char *e = c.p + c.n;
+
+	while (dash && dash > c.p && !isdigit((unsigned char)dash[1]))
+		dash = memrchr(c.p, '-', (size_t)(dash - c.p));
+	return dash && dash > c.p && dash + 1 < e &&
+	       memchr(dash + 1, '.', (size_t)(e - dash - 1)) != NULL;
+}
+
+/*
+ * A row with no header above it (`helm list --no-headers`, a paste that
+ * lost its header) has only its own shape to go by, so every cell must
+ * look as Helm prints it: a known status word, a time that parses (list
+ * may say "-"), a chart NAME-SEMVER, a DNS-like name and namespace, and with TABs
+ * exactly one cell per column; without TABs nothing after the last
+ * column. An ordinary log line never has all of these.
+ */
+static bool headless_ok(const struct dec_helm_state *st, struct span line,
+			const struct row *r, bool tabbed)
+{
+	bool list = st->table == DEC_TABLE_LIST;
+	struct span u = r->v[DEC_COL_UPDATED], last;
+	int64_t ns;
+
+	if (!is_status_word(r->v[DEC_COL_STATUS]) ||
+	    !chart_cell(r->v[DEC_COL_CHART]) ||
+	    (tabbed && count_tabs(line) != (size_t)st->ncols - 1))
+		return false;
+	if (!(list && span_is(u, "-")) && rt_time_parse(u.p, u.n, &ns) != 0)
+		return false;
+	if (!list)
+		return true;
+	if (!name_chars(r->v[DEC_COL_NAME], 53) ||
+	    !name_chars(r->v[DEC_COL_NAMESPACE], 63))
+		return false;
+	last = r->v[DEC_COL_APP_VERSION].n ? r->v[DEC_COL_APP_VERSION] :
+	       r->v[DEC_COL_CHART];
+	return tabbed || last.p + last.n == line.p + line.n;
+}
+
+/* A table row -> one record; DEC_NO when the line is not a row. headless:
+ * no header said it is one (headless_ok). */
 static int table_row(struct dec_ctx *d, const struct dec_helm_state *st,
-		     struct span line)
+		     struct span line, bool headless)
 {
 	struct rt_record rec = *d->base;
 	struct rt_revision *rev;
@@ -300,6 +365,8 @@ static int table_row(struct dec_ctx *d, const struct dec_helm_state *st,
 				  r.v[DEC_COL_REVISION].n);
 	if (revision <= 0 || (list && !r.v[DEC_COL_NAME].n) ||
 	    !(tabbed ? is_status_cell : is_status_word)(r.v[DEC_COL_STATUS]))
+		return DEC_NO;
+	if (headless && !headless_ok(st, line, &r, tabbed))
 		return DEC_NO;
 	if (!(rev = dec_helm_revs_alloc(d, 1)))
 		return RT_ENOMEM;
@@ -690,7 +757,7 @@ int dec_table_line(struct dec_ctx *d, struct dec_helm_state *st,
 	if (st->table >= DEC_TABLE_EVENTS)
 		rc = kube_table_line(d, st, raw, line);
 	else
-		rc = table_row(d, st, line);
+		rc = table_row(d, st, line, false);
 	if (rc != DEC_NO) {
 		st->rows++;
 		st->cont = 0;
@@ -714,6 +781,45 @@ int dec_table_line(struct dec_ctx *d, struct dec_helm_state *st,
  * ends without a usable REVISION (cut off, `REVISION: 0`) is counted and
  * warned, and its DESCRIPTION is kept as a Helm text record of the release.
  */
+/*
+ * `helm list --no-headers` rows (NAME NAMESPACE REVISION UPDATED STATUS
+ * CHART APP VERSION), and `helm history` rows whose header was lost
+ * (REVISION UPDATED STATUS CHART APP VERSION DESCRIPTION): read in the
+ * column order Helm prints, under headless_ok's checks. The first words
+ * decide cheaply which to try: this sees every plain text line.
+ */
+int dec_headless_row(struct dec_ctx *d, const struct dec_helm_state *st,
+		     struct span line)
+{
+	static const signed char list_cols[] = {
+		DEC_COL_NAME, DEC_COL_NAMESPACE, DEC_COL_REVISION,
+		DEC_COL_UPDATED, DEC_COL_STATUS, DEC_COL_CHART,
+		DEC_COL_APP_VERSION,
+	};
+	static const signed char hist_cols[] = {
+		DEC_COL_REVISION, DEC_COL_UPDATED, DEC_COL_STATUS,
+		DEC_COL_CHART, DEC_COL_APP_VERSION, DEC_COL_DESCRIPTION,
+	};
+	struct dec_helm_state h = { 0 };
+	struct span tok[4];
+	bool hist;
+
+	if (dec_span_tokenize(line, tok, 4) < 4)
+		return DEC_NO;
+	hist = all_digits(tok[0]) && tok[0].n < 10 &&
+	       isupper((unsigned char)tok[1].p[0]);
+	if (!hist && !(all_digits(tok[2]) && tok[2].n < 10 &&
+		       (isdigit((unsigned char)tok[3].p[0]) ||
+			span_is(tok[3], "-"))))
+		return DEC_NO;
+	h.table = hist ? DEC_TABLE_HISTORY : DEC_TABLE_LIST;
+	h.ncols = hist ? (int)sizeof(hist_cols) : (int)sizeof(list_cols);
+	memcpy(h.col, hist ? hist_cols : list_cols, (size_t)h.ncols);
+	memcpy(h.cmd_release, st->cmd_release, sizeof(h.cmd_release));
+	memcpy(h.cmd_ns, st->cmd_ns, sizeof(h.cmd_ns));
+	return table_row(d, &h, line, true);
+}
+
 static void block_reset(struct dec_helm_state *st)
 {
 	st->name[0] = st->ns[0] = st->status[0] = st->when[0] = '\0';

@@ -83,5 +83,7 @@ int dec_table_line(struct dec_ctx *d, struct dec_helm_state *st,
 		      const char *raw, struct span line);
 int dec_status_block(struct dec_ctx *d, struct dec_helm_state *st,
 			struct span line);
+int dec_headless_row(struct dec_ctx *d, const struct dec_helm_state *st,
+		     struct span line);
 
 #endif
