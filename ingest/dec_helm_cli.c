@@ -574,9 +574,11 @@ int dec_helm_text_line(struct dec_ctx *d, struct dec_helm_state *st,
 	struct span s = trim(line, n), rel = { 0 }, ns = { 0 };
 	int rc;
 
+	if ((rc = dec_helm_yaml_line(d, st, line, n)) != DEC_NO)
+		return rc;
 	if (!s.n) {   /* a blank line ends a table and a status block */
 		st->table = DEC_TABLE_NONE;
-		dec_helm_text_end(d->stats, st);
+		dec_status_block_end(d->stats, st);
 		return DEC_NO;
 	}
 	if (st->table != DEC_TABLE_NONE &&

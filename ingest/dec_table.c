@@ -839,9 +839,16 @@ static void block_end(struct ingest_stats *stats, struct dec_helm_state *st)
 	block_reset(st);
 }
 
+void dec_status_block_end(struct ingest_stats *stats,
+			  struct dec_helm_state *st)
+{
+	block_end(stats, st);
+}
+
 void dec_helm_text_end(struct ingest_stats *stats, struct dec_helm_state *st)
 {
 	block_end(stats, st);
+	dec_helm_yaml_end(stats, &st->yaml);
 }
 
 /* "web" and "1.5.0" -> "web-1.5.0", as helm list prints a chart. */

@@ -18,6 +18,21 @@
 
 enum { DEC_NO = 0, DEC_YES = 1 };
 
+/* helm_yaml.c: a `helm history/list/status -o yaml` being read. */
+struct dec_helm_yaml {
+	int mode;             /* DEC_YAML_* */
+	int section;          /* status: the top-level key being read */
+	bool meta;            /* status: inside chart.metadata */
+	int scalar_indent;    /* inside a block scalar of a key at this
+	                       * indent; -1 when not */
+	int last_key;         /* the key a continuation line adds to; -1 */
+	bool any;             /* an item or status has a key */
+	char release[64], ns[64], status[32], chart[128], chart_version[64];
+	char app_version[64], description[512], updated[80], first[80];
+	int revision;
+	struct rt_pos pos;    /* where the item or status began */
+};
+
 /* Per-source state the line decoders keep between lines. */
 struct dec_helm_state {
 	int table;            /* DEC_TABLE_*: inside a helm table */
@@ -46,6 +61,7 @@ struct dec_helm_state {
 	 * stream are about it (dec_helm_op_apply). */
 	char op_release[64], op_ns[64], op_pod[128], op_container[64];
 	bool op_set;
+	struct dec_helm_yaml yaml;
 };
 
 enum {

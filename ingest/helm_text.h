@@ -83,7 +83,17 @@ int dec_table_line(struct dec_ctx *d, struct dec_helm_state *st,
 		      const char *raw, struct span line);
 int dec_status_block(struct dec_ctx *d, struct dec_helm_state *st,
 			struct span line);
+/* A blank line: the status block ends there (counted when incomplete). */
+void dec_status_block_end(struct ingest_stats *stats,
+			  struct dec_helm_state *st);
 int dec_headless_row(struct dec_ctx *d, const struct dec_helm_state *st,
 		     struct span line);
+
+/* helm_yaml.c: `helm history/list/status -o yaml`, a line at a time (raw:
+ * the line with its indentation). DEC_YES when the line was YAML of one of
+ * them. dec_helm_yaml_end: the stream ended (counts what was cut off). */
+int dec_helm_yaml_line(struct dec_ctx *d, struct dec_helm_state *st,
+		       const char *raw, size_t n);
+void dec_helm_yaml_end(struct ingest_stats *stats, struct dec_helm_yaml *y);
 
 #endif
