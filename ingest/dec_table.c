@@ -305,10 +305,14 @@ static size_t count_tabs(struct span s)
 /* "web-1.5.0": a chart as Helm prints it, NAME-SEMVER. */
 static bool chart_cell(struct span c)
 {
-	const char *dash = c.n ? memrchr(c.p, '-', c.n) : NULL;
-	const char *e = c.p + c.n;
+	const char *dash, *e;
 
-	while (dash && dash > c.p && !isdigit((unsigned char)dash[1]))
+	if (!c.n)
+		return false;
+	dash = memrchr(c.p, '-', c.n);
+	e = c.p + c.n;
+	while (dash && dash > c.p &&
+	       (dash + 1 == e || !isdigit((unsigned char)dash[1])))
 		dash = memrchr(c.p, '-', (size_t)(dash - c.p));
 	return dash && dash > c.p && dash + 1 < e &&
 	       memchr(dash + 1, '.', (size_t)(e - dash - 1)) != NULL;
