@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,11 +140,12 @@ bool dec_table_header(struct dec_helm_state *st, const char *raw,
 			 struct span line)
 {
 	struct span tok[MAX_COLS + 2];
-	struct dec_helm_state h = { 0 };
+	struct dec_helm_state h;
 	int n, used;
 
 	if (*line.p != 'R' && *line.p != 'N')   /* REVISION or NAME */
 		return false;
+	memset(&h, 0, DEC_HELM_HEAD);
 	if ((n = dec_span_tokenize(line, tok, MAX_COLS + 2)) < 3)
 		return false;
 	for (int i = 0; i < n; i += used) {
@@ -436,11 +438,12 @@ bool dec_kube_header(struct dec_helm_state *st, const char *raw,
 			struct span line)
 {
 	struct span tok[MAX_COLS + 4];
-	struct dec_helm_state h = { 0 };
+	struct dec_helm_state h;
 	int n, used, unknown = 0;
 
 	if (!strchr("LNFTK", *line.p))
 		return false;
+	memset(&h, 0, DEC_HELM_HEAD);
 	n = dec_span_tokenize(line, tok, MAX_COLS + 4);
 	for (int i = 0; i < n; i += used) {
 		struct span next = i + 1 < n ? tok[i + 1] : (struct span){ 0 };
@@ -785,12 +788,60 @@ int dec_table_line(struct dec_ctx *d, struct dec_helm_state *st,
  * ends without a usable REVISION (cut off, `REVISION: 0`) is counted and
  * warned, and its DESCRIPTION is kept as a Helm text record of the release.
  */
+/* The words of a line up to the first blank after [p, e). */
+static const char *skip_word(const char *p, const char *e)
+{
+	while (p < e && *p != ' ' && *p != '\t')
+		p++;
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Before any tokenizing: a history row starts with a number and a blank;
+ * a list row's third word is a number. Most lines fail within a few
+ * bytes. */
+static bool headless_start(struct span s)
+{
+	const char *p = s.p, *e = s.p + s.n, *q;
+
+	for (q = p; q < e && isdigit((unsigned char)*q); q++)
+		;
+	if (q > p && q < e && (*q == ' ' || *q == '\t'))
+		return true;
+	p = skip_word(skip_word(p, e), e);
+	for (q = p; q < e && isdigit((unsigned char)*q); q++)
+		;
+	return q > p && q < e && (*q == ' ' || *q == '\t');
+}
+
+/* ANSIC's first word, as history's UPDATED starts. */
+static bool is_weekday(struct span w)
+{
+	static const char days[] = "MonTueWedThuFriSatSun";
+
+	for (int i = 0; i < 7 && w.n == 3; i++)
+		if (memcmp(w.p, days + 3 * i, 3) == 0)
+			return true;
+	return false;
+}
+
+/* "2024-01-02", as Go's time.String starts (list's UPDATED). */
+static bool is_date(struct span w)
+{
+	return w.n == 10 && w.p[4] == '-' && w.p[7] == '-' &&
+	       isdigit((unsigned char)w.p[0]) && isdigit((unsigned char)w.p[9]);
+}
+
 /*
  * `helm list --no-headers` rows (NAME NAMESPACE REVISION UPDATED STATUS
  * CHART APP VERSION), and `helm history` rows whose header was lost
  * (REVISION UPDATED STATUS CHART APP VERSION DESCRIPTION): read in the
  * column order Helm prints, under headless_ok's checks. The first words
- * decide cheaply which to try: this sees every plain text line.
+ * decide cheaply which to try, since this sees every plain text line: a
+ * number and a weekday (ANSIC), or a name, a namespace, a number and a
+ * date as Go's time.String prints it (a list printed with --time-format
+ * needs its header).
  */
 int dec_headless_row(struct dec_ctx *d, const struct dec_helm_state *st,
 		     struct span line)
@@ -804,18 +855,20 @@ int dec_headless_row(struct dec_ctx *d, const struct dec_helm_state *st,
 		DEC_COL_REVISION, DEC_COL_UPDATED, DEC_COL_STATUS,
 		DEC_COL_CHART, DEC_COL_APP_VERSION, DEC_COL_DESCRIPTION,
 	};
-	struct dec_helm_state h = { 0 };
+	struct dec_helm_state h;   /* the fields table_row reads: below */
 	struct span tok[4];
 	bool hist;
 
+	if (!headless_start(line))
+		return DEC_NO;
 	if (dec_span_tokenize(line, tok, 4) < 4)
 		return DEC_NO;
-	hist = all_digits(tok[0]) && tok[0].n < 10 &&
-	       isupper((unsigned char)tok[1].p[0]);
+	hist = all_digits(tok[0]) && tok[0].n < 10 && is_weekday(tok[1]);
 	if (!hist && !(all_digits(tok[2]) && tok[2].n < 10 &&
-		       (isdigit((unsigned char)tok[3].p[0]) ||
-			span_is(tok[3], "-"))))
+		       (is_date(tok[3]) || span_is(tok[3], "-"))))
 		return DEC_NO;
+	/* the head, and the command's release table_row reads */
+	memset(&h, 0, DEC_HELM_HEAD);
 	h.table = hist ? DEC_TABLE_HISTORY : DEC_TABLE_LIST;
 	h.ncols = hist ? (int)sizeof(hist_cols) : (int)sizeof(list_cols);
 	memcpy(h.col, hist ? hist_cols : list_cols, (size_t)h.ncols);
@@ -921,6 +974,8 @@ static int block_key(struct span line, struct span *v)
 		"CHART:", "VERSION:", "APP_VERSION:", "DESCRIPTION:",
 	};
 
+	if (!line.n || !strchr("NLSRCVAD", line.p[0]))   /* most lines */
+		return -1;
 	for (int k = 0; k < K_MAX; k++) {
 		size_t kl = strlen(keys[k]);
 

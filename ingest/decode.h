@@ -12,6 +12,8 @@
 #ifndef REVTRAIL_INGEST_DECODE_H
 #define REVTRAIL_INGEST_DECODE_H
 
+#include <stddef.h>
+
 #include <cJSON.h>
 
 #include "revtrail/ingest.h"
@@ -38,6 +40,11 @@ struct dec_helm_state {
 	int table;            /* DEC_TABLE_*: inside a helm table */
 	int ncols;
 	signed char col[12];  /* column index -> DEC_COL_* */
+	/* kubectl tables: column start offsets from the header */
+	short at[12];
+	/* The fields above are all a header's reading fills in: the header
+	 * readers zero only them (DEC_HELM_HEAD), not the whole state, whose
+	 * bulk is text buffers, for every line they see. */
 	int indent;           /* header's leading blanks */
 	int tabbed, desc_at;  /* header TAB-separated; else DESCRIPTION offset */
 	int rows, cont;       /* rows since the header, continuation lines */
@@ -51,9 +58,8 @@ struct dec_helm_state {
 	bool block_rev;       /* its revision was emitted: DESCRIPTION adds */
 	bool block_counted;   /* counted as without a usable REVISION */
 	struct rt_pos block_pos;  /* where its NAME: line was */
-	/* kubectl tables: column start offsets from the header; and the
-	 * object a `kubectl describe` is about (Name:, Namespace:, Node:). */
-	short at[12];
+	/* The object a `kubectl describe` is about (Name:, Namespace:,
+	 * Node:). */
 	char obj_name[128], obj_ns[64];
 	int obj_pod;
 	/* The release the last `helm install/upgrade/...` command of a
@@ -63,6 +69,8 @@ struct dec_helm_state {
 	bool op_set;
 	struct dec_helm_yaml yaml;
 };
+
+#define DEC_HELM_HEAD offsetof(struct dec_helm_state, indent)
 
 enum {
 	DEC_TABLE_NONE = 0, DEC_TABLE_HISTORY, DEC_TABLE_LIST,
