@@ -47,7 +47,7 @@ static int on_rec(void *ctx, struct rt_record *r)
 	struct dump *d = ctx;
 	char head[256];
 	/* cJSON keeps no number's text, so the slow path reads a count past
-	 * 2^53 through a double; the fast path reads it exactly (t2065).
+	 * 2^53 through a double; the fast path reads it exactly (t2066).
 	 * Compared as the double rounds them. */
 	int64_t count = r->count > ((int64_t)1 << 53) ?
 		rt_count_of_double((double)r->count) : r->count;
