@@ -1,7 +1,8 @@
 # revtrail's container image: `docker build -t revtrail:0.1.0 .`
 # The build stage compiles and installs into /out; the runtime stage is
 # Debian slim with the shared libraries only, running as user revtrail
-# (uid 10001, as the Kubernetes manifests in deploy/kubernetes expect).
+# (uid 10001, as the Helm chart in deploy/helm/revtrail and the manifests
+# rendered from it in deploy/kubernetes expect).
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \

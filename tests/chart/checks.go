@@ -34,8 +34,9 @@ func check(objs []object) problems {
 		key := o.kind + "/" + o.name
 		if _, dup := p[key]; dup {
 			p.add(key, "twice in one rendering")
+		} else {
+			p[key] = nil
 		}
-		p[key] = p[key][:0:0]
 		checkMeta(p, key, o.obj)
 		switch v := o.obj.(type) {
 		case *appsv1.StatefulSet:
