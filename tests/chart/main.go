@@ -5,10 +5,11 @@
 // what decoding cannot see: names, that selectors select, that mounts,
 // ports and Services name what exists.
 //
-//	chartcheck FILE|-...
+//	chartcheck [-json OUT] FILE|-...
 //
 // Prints "ok KIND/NAME" per object, "not ok KIND/NAME: WHY" per problem;
-// exits 1 on any problem, 2 on a usage error.
+// exits 1 on any problem, 2 on a usage error. -json writes the decoded
+// objects to OUT as one JSON array, for tests to ask what the chart made.
 package main
 
 import (
@@ -31,13 +32,17 @@ type object struct {
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: chartcheck FILE|-...")
+	args, jsonOut := os.Args[1:], ""
+	if len(args) >= 2 && args[0] == "-json" {
+		jsonOut, args = args[1], args[2:]
+	}
+	if len(args) < 1 {
+		fmt.Fprintln(os.Stderr, "usage: chartcheck [-json OUT] FILE|-...")
 		os.Exit(2)
 	}
 	var objs []object
 	bad := 0
-	for _, path := range os.Args[1:] {
+	for _, path := range args {
 		docs, err := readDocs(path)
 		if err != nil {
 			fmt.Printf("not ok %s: %v\n", path, err)
@@ -69,9 +74,27 @@ func main() {
 			bad++
 		}
 	}
+	if jsonOut != "" {
+		if err := writeJSON(jsonOut, objs); err != nil {
+			fmt.Printf("not ok %s: %v\n", jsonOut, err)
+			bad++
+		}
+	}
 	if bad > 0 {
 		os.Exit(1)
 	}
+}
+
+func writeJSON(path string, objs []object) error {
+	all := make([]interface{}, len(objs))
+	for i, o := range objs {
+		all[i] = o.obj
+	}
+	j, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, j, 0o644)
 }
 
 func readDocs(path string) ([][]byte, error) {
