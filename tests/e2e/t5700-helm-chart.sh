@@ -70,6 +70,10 @@ is "$(q default '.[] | select(.kind == "StatefulSet") | .spec.template.spec | [.
 	'[10001,true,true,true]' "uid 10001, non-root, read-only root, /tmp an emptyDir"
 is "$(q default '.[] | select(.kind == "Service") | [.spec.clusterIP, .metadata.annotations["prometheus.io/port"]]')" \
 	'["None","8080"]' "a headless Service, annotated for Prometheus"
+"$H" template revtrail "$CHART" --set service.prometheusAnnotations=false >"$T/noann.yaml"
+"$CHECK" -json "$T/noann.json" "$T/noann.yaml" >/dev/null
+is "$(q noann '.[] | select(.kind == "Service") | .metadata.annotations')" null \
+	"or not, where Prometheus would scrape the pods twice"
 
 render fleet -f "$CHART/ci/fleet-values.yaml"
 is "$(q fleet '[.[] | .kind] | sort')" \
