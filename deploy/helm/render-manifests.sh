@@ -1,7 +1,7 @@
 #!/bin/sh
 # deploy/helm/render-manifests.sh HELM OUTDIR: renders the chart into the
 # plain manifests of deploy/kubernetes, for those who apply YAML without
-# Helm. tests/e2e/t5700-helm-chart.sh fails when the committed files differ
+# Helm. tests/e2e/t5800-helm-chart.sh fails when the committed files differ
 # from this script's output: after a chart change, run
 #   deploy/helm/render-manifests.sh build/chart/helm deploy/kubernetes
 set -eu
