@@ -70,11 +70,6 @@ static const char *const revision_cols[] = {
 #define CORR_MAX_PODS_SQL XSTR(CORR_MAX_PODS)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-/* A sum of occurrence counts that saturates at INT64_MAX as the writer's
- * does (rt_count_add): sum() raises "integer overflow" past it. total()
- * adds in floating point: exact up to 2^53, near beyond. */
-#define SAT_SUM(X) "CASE WHEN total(" X ") >= 9223372036854775807.0" \
-	" THEN 9223372036854775807 ELSE CAST(total(" X ") AS INTEGER) END"
 
 struct merge {
 	struct store *st;

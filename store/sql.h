@@ -244,6 +244,12 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" type = CASE WHEN ?14 THEN ?21 ELSE type END," \
 	" fields = CASE WHEN ?14 THEN ?22 ELSE fields END"
 
+/* A sum of occurrence counts that saturates at INT64_MAX as the writer's
+ * does (rt_count_add): sum() raises "integer overflow" past it. total()
+ * adds in floating point: exact up to 2^53, near beyond. */
+#define SAT_SUM(X) "CASE WHEN total(" X ") >= 9223372036854775807.0" \
+	" THEN 9223372036854775807 ELSE CAST(total(" X ") AS INTEGER) END"
+
 /* Statements prepared once per writer connection. */
 #define STORE_WRITE_STMTS(X) \
 	X(META_GET, "SELECT value FROM meta WHERE key = ?1") \
@@ -368,14 +374,14 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* what the events of an incident captured, per tag (the first
 	 * events of a big incident only: a bounded read) */ \
 	X(INC_CAPTURES, "SELECT t.value, f.key, f.value, count(DISTINCT e.pod)," \
-		" sum(e.count) FROM (SELECT tags, fields, pod, count FROM events" \
+		" " SAT_SUM("e.count") " FROM (SELECT tags, fields, pod, count FROM events" \
 		" WHERE incident_id = ?1 AND fields <> '{}' LIMIT 4096) e," \
 		" json_each(e.tags) t, json_each(e.fields) f WHERE f.key IN" \
 		" ('configmap', 'secret', 'path', 'key', 'volume', 'image'," \
 		" 'user', 'host', 'probe', 'container', 'storageclass')" \
 		" AND f.type = 'text' GROUP BY 1, 2, 3 ORDER BY 5 DESC, 2, 3 LIMIT 48") \
 	X(INC_TAG_COUNTS, "SELECT t.value, count(DISTINCT e.pod)," \
-		" sum(e.count) FROM (SELECT tags, pod, count FROM events" \
+		" " SAT_SUM("e.count") " FROM (SELECT tags, pod, count FROM events" \
 		" WHERE incident_id = ?1 LIMIT 4096) e, json_each(e.tags) t" \
 		" GROUP BY 1 ORDER BY 3 DESC LIMIT 64") \
 	X(INC_SICK_REVS, "SELECT DISTINCT revision FROM incidents" \

@@ -113,7 +113,7 @@ for cmd in ingest incidents show report query consume classify rules; do
 done
 like "$(cat "$T/help.ingest")" "^      --gap DURATION +the quiet gap .*\\(default: 15m" "ingest --help: a default"
 like "$(cat "$T/help.show")" "^  -o, --output text\\|json\\|html +.*\\(default: text\\)" "show --help: -o and its default"
-like "$(cat "$T/help.classify")" "^      --max-record BYTES +.*\\(default: 1M\\)" "classify --help: --max-record's default"
+like "$(cat "$T/help.classify")" "^      --max-record BYTES +.*\\(default: 4M\\)" "classify --help: --max-record's default"
 run_rt help ingst
 like "$(head -n 1 "$ERR")" "did you mean 'ingest'\\?" "help ingst: did you mean"
 
