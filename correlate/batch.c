@@ -15,40 +15,7 @@
 #include <string.h>
 
 #include "revtrail/correlate.h"
-
-/* FNV-1a, then a splitmix64 finaliser so that low bits are usable for
- * table slots and the 64-bit value for identities. */
-uint64_t corr_hash(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-
-	if (h == 0)
-		h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebULL;
-	h ^= h >> 31;
-	return h ? h : 1;
-}
-
-static uint64_t hash_str(uint64_t h, struct rt_str s)
-{
-	/* the length keeps ("ab","c") apart from ("a","bc") */
-	uint64_t n = s.n;
-
-	h = corr_hash(h, &n, sizeof(n));
-	return s.n ? corr_hash(h, s.p, s.n) : h;
-}
-
-static uint64_t hash_i64(uint64_t h, int64_t v)
-{
-	return corr_hash(h, &v, sizeof(v));
-}
+#include "revtrail/rt_kit.h"
 
 void corr_record_times(const struct rt_record *rec, int64_t *first,
 		       int64_t *last)
@@ -69,30 +36,30 @@ uint64_t corr_event_key(const struct rt_record *rec)
 	uint64_t h;
 
 	if (rec->uid.n) {
-		h = corr_hash(0, "uid", 3);
+		h = rt_hash64(0, "uid", 3);
 		if (rec->cluster.n)
-			h = hash_str(h, rec->cluster);
-		h = hash_str(h, rec->ns);
-		return hash_str(h, rec->uid);
+			h = rt_hash_str(h, rec->cluster);
+		h = rt_hash_str(h, rec->ns);
+		return rt_hash_str(h, rec->uid);
 	}
 	corr_record_times(rec, &first, &last);
-	h = corr_hash(0, "rec", 3);
+	h = rt_hash64(0, "rec", 3);
 	if (rec->cluster.n)
-		h = hash_str(h, rec->cluster);
-	h = hash_str(h, rec->ns);
-	h = hash_str(h, rec->kind);
-	h = hash_str(h, rec->name);
-	h = hash_str(h, rec->pod);
-	h = hash_str(h, rec->container);
-	h = hash_str(h, rec->stream);
-	h = hash_str(h, rec->reason);
-	h = hash_str(h, rec->message);
-	h = hash_i64(h, first);
+		h = rt_hash_str(h, rec->cluster);
+	h = rt_hash_str(h, rec->ns);
+	h = rt_hash_str(h, rec->kind);
+	h = rt_hash_str(h, rec->name);
+	h = rt_hash_str(h, rec->pod);
+	h = rt_hash_str(h, rec->container);
+	h = rt_hash_str(h, rec->stream);
+	h = rt_hash_str(h, rec->reason);
+	h = rt_hash_str(h, rec->message);
+	h = rt_hash_u64(h, (uint64_t)first);
 	if (first == 0 && rec->pos.source) {
 		/* no time: the position is all that tells two lines apart */
-		h = corr_hash(h, rec->pos.source, strlen(rec->pos.source));
-		h = hash_i64(h, (int64_t)rec->pos.offset);
-		h = hash_i64(h, rec->pos.kafka_offset);
+		h = rt_hash64(h, rec->pos.source, strlen(rec->pos.source));
+		h = rt_hash_u64(h, rec->pos.offset);
+		h = rt_hash_u64(h, (uint64_t)rec->pos.kafka_offset);
 	}
 	return h;
 }
@@ -105,9 +72,7 @@ struct corr_batch *corr_batch_new(bool keep_untagged)
 		return NULL;
 	rt_arena_init(&b->arena);
 	b->keep_untagged = keep_untagged;
-	b->nslots = 1024;
-	b->slots = calloc(b->nslots, sizeof(*b->slots));
-	if (!b->slots) {
+	if (rt_map_reserve(&b->evmap, 512)) {
 		free(b);
 		return NULL;
 	}
@@ -119,22 +84,19 @@ void corr_batch_free(struct corr_batch *b)
 	if (!b)
 		return;
 	free(b->ev);
-	free(b->slots);
+	rt_map_release(&b->evmap);
 	free(b->revs);
 	free(b->pos);
 	free(b->aliases);
-	free(b->alias_slots);
+	rt_map_release(&b->aliasmap);
 	rt_arena_release(&b->arena);
 	free(b);
 }
 
 void corr_batch_reset(struct corr_batch *b)
 {
-	if (b->nev)
-		memset(b->slots, 0, b->nslots * sizeof(*b->slots));
-	if (b->naliases)
-		memset(b->alias_slots, 0,
-		       b->nalias_slots * sizeof(*b->alias_slots));
+	rt_map_clear(&b->evmap);
+	rt_map_clear(&b->aliasmap);
 	b->nev = 0;
 	b->nrevs = 0;
 	b->npos = 0;
@@ -157,29 +119,24 @@ static struct rt_str keep(struct corr_batch *b, struct rt_str s, int *err)
 	return c;
 }
 
-static size_t slot_find(const struct corr_batch *b, uint64_t key)
-{
-	size_t mask = b->nslots - 1, i = key & mask;
+struct ukey_ctx {
+	const struct corr_event *ev;
+	uint64_t key;
+};
 
-	while (b->slots[i] && b->ev[b->slots[i] - 1].ukey != key)
-		i = (i + 1) & mask;
-	return i;
+static bool ukey_eq(const void *ctx, uint32_t idx)
+{
+	const struct ukey_ctx *c = ctx;
+
+	return c->ev[idx].ukey == c->key;
 }
 
-static int slots_grow(struct corr_batch *b)
+/* The index of the pending event of identity key, or RT_MAP_NONE. */
+static uint32_t event_find(const struct corr_batch *b, uint64_t key)
 {
-	size_t n = b->nslots * 2;
-	uint32_t *s = calloc(n, sizeof(*s));
+	struct ukey_ctx c = { b->ev, key };
 
-	if (!s)
-		return RT_ENOMEM;
-	free(b->slots);
-	b->slots = s;
-	b->nslots = n;
-	for (size_t i = 0; i < b->nev; i++)
-		b->slots[slot_find(b, b->ev[i].ukey)] = (uint32_t)(i + 1);
-	RT_ASSERT(b->nev * 2 <= b->nslots);
-	return 0;
+	return rt_map_find(&b->evmap, key, ukey_eq, &c);
 }
 
 static void add_tags(struct corr_event *e, const char *const *tags, unsigned n)
@@ -367,15 +324,8 @@ int corr_batch_position(struct corr_batch *b, const char *source,
 				b->pos[i].offset = offset;
 			return 0;
 		}
-	if (b->npos == b->poscap) {
-		size_t cap = b->poscap ? b->poscap * 2 : 8;
-		struct corr_batch_pos *p = realloc(b->pos, cap * sizeof(*p));
-
-		if (!p)
-			return RT_ENOMEM;
-		b->pos = p;
-		b->poscap = cap;
-	}
+	if (RT_GROW(b->pos, b->npos + 1, b->poscap))
+		return RT_ENOMEM;
 	b->pos[b->npos++] = (struct corr_batch_pos){ source, partition, offset };
 	return 0;
 }
@@ -429,18 +379,8 @@ static int add_manifest_aliases(struct corr_batch *b,
 
 static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 {
-	if (b->nrevs + rec->nrevs > b->revcap) {
-		size_t cap = b->revcap ? b->revcap * 2 : 64;
-		struct rt_revision *p;
-
-		while (cap < b->nrevs + rec->nrevs)
-			cap *= 2;
-		p = realloc(b->revs, cap * sizeof(*p));
-		if (!p)
-			return RT_ENOMEM;
-		b->revs = p;
-		b->revcap = cap;
-	}
+	if (RT_GROW(b->revs, b->nrevs + rec->nrevs, b->revcap))
+		return RT_ENOMEM;
 	for (size_t i = 0; i < rec->nrevs; i++) {
 		const struct rt_revision *r = &rec->revs[i];
 		struct rt_revision *c = &b->revs[b->nrevs + i];
@@ -468,13 +408,13 @@ static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 
 static uint64_t alias_hash(const struct corr_alias *a)
 {
-	uint64_t h = hash_str(corr_hash(0, "alias", 5), a->ns);
+	uint64_t h = rt_hash_str(rt_hash64(0, "alias", 5), a->ns);
 
-	h = hash_str(h, a->workload);
-	h = hash_str(h, a->rel_ns);
-	h = hash_str(h, a->rel);
-	h = corr_hash(h, &a->via, sizeof(a->via));
-	return hash_str(h, a->cluster);
+	h = rt_hash_str(h, a->workload);
+	h = rt_hash_str(h, a->rel_ns);
+	h = rt_hash_str(h, a->rel);
+	h = rt_hash64(h, &a->via, sizeof(a->via));
+	return rt_hash_str(h, a->cluster);
 }
 
 static bool alias_eq(const struct corr_alias *x, const struct corr_alias *y)
@@ -490,45 +430,15 @@ static bool alias_eq(const struct corr_alias *x, const struct corr_alias *y)
 	return true;
 }
 
-/* Slot of a mapping: holds index + 1 in its low 32 bits, the hash's top
- * 32 bits above, 0 when free. */
-static size_t alias_find(const struct corr_batch *b,
-			 const struct corr_alias *a, uint64_t h, bool *found)
+struct alias_ctx {
+	const struct corr_alias *aliases, *a;
+};
+
+static bool alias_is(const void *ctx, uint32_t idx)
 {
-	size_t mask = b->nalias_slots - 1, i = h & mask;
+	const struct alias_ctx *c = ctx;
 
-	*found = false;
-	while (b->alias_slots[i]) {
-		uint64_t v = b->alias_slots[i];
-
-		if ((v >> 32) == (h >> 32) &&
-		    alias_eq(&b->aliases[(v & 0xffffffffu) - 1], a)) {
-			*found = true;
-			break;
-		}
-		i = (i + 1) & mask;
-	}
-	return i;
-}
-
-static int alias_grow(struct corr_batch *b)
-{
-	size_t n = b->nalias_slots ? b->nalias_slots * 2 : 64;
-	uint64_t *s = calloc(n, sizeof(*s));
-	bool found;
-
-	if (!s)
-		return RT_ENOMEM;
-	free(b->alias_slots);
-	b->alias_slots = s;
-	b->nalias_slots = n;
-	for (size_t i = 0; i < b->naliases; i++) {
-		uint64_t h = alias_hash(&b->aliases[i]);
-
-		b->alias_slots[alias_find(b, &b->aliases[i], h, &found)] =
-			(h & ~0xffffffffULL) | (uint64_t)(i + 1);
-	}
-	return 0;
+	return alias_eq(&c->aliases[idx], c->a);
 }
 
 /* Keeps each distinct workload -> release mapping of the batch once. */
@@ -536,31 +446,22 @@ static int put_alias(struct corr_batch *b, struct corr_alias *ap)
 {
 	struct corr_alias a = *ap;
 	uint64_t h;
-	size_t i;
-	bool found;
+	uint32_t i;
 	int err = 0;
 
 	/* a log stream repeats one pod's mapping line after line */
 	if (b->alias_last && b->alias_last <= b->naliases &&
 	    alias_eq(&b->aliases[b->alias_last - 1], &a))
 		return 0;
-	if ((b->naliases + 1) * 2 > b->nalias_slots && alias_grow(b))
-		return RT_ENOMEM;
 	h = alias_hash(&a);
-	i = alias_find(b, &a, h, &found);
-	if (found) {
-		b->alias_last = (b->alias_slots[i] & 0xffffffffu);
+	i = rt_map_find(&b->aliasmap, h, alias_is,
+			&(struct alias_ctx){ b->aliases, &a });
+	if (i != RT_MAP_NONE) {
+		b->alias_last = (size_t)i + 1;
 		return 0;
 	}
-	if (b->naliases == b->aliascap) {
-		size_t cap = b->aliascap ? b->aliascap * 2 : 16;
-		struct corr_alias *p = realloc(b->aliases, cap * sizeof(*p));
-
-		if (!p)
-			return RT_ENOMEM;
-		b->aliases = p;
-		b->aliascap = cap;
-	}
+	if (RT_GROW(b->aliases, b->naliases + 1, b->aliascap))
+		return RT_ENOMEM;
 	a.ns = keep(b, a.ns, &err);
 	a.workload = keep(b, a.workload, &err);
 	a.rel_ns = keep(b, a.rel_ns, &err);
@@ -568,9 +469,9 @@ static int put_alias(struct corr_batch *b, struct corr_alias *ap)
 	a.cluster = keep(b, a.cluster, &err);
 	if (err)
 		return err;
+	if ((err = rt_map_insert(&b->aliasmap, h, (uint32_t)b->naliases)))
+		return err;
 	b->aliases[b->naliases++] = a;
-	b->alias_slots[i] = (h & ~0xffffffffULL) | (uint64_t)b->naliases;
-	RT_ASSERT(b->naliases * 2 <= b->nalias_slots);
 	b->alias_last = b->naliases;
 	return 0;
 }
@@ -588,7 +489,7 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	struct corr_event *e;
 	int64_t first, last;
 	uint64_t key;
-	size_t i;
+	uint32_t i;
 	int err;
 
 	b->records++;
@@ -612,21 +513,13 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	}
 	corr_record_times(rec, &first, &last);
 	key = corr_event_key(rec);
-	i = slot_find(b, key);
-	if (b->slots[i]) {
+	i = event_find(b, key);
+	if (i != RT_MAP_NONE) {
 		b->dups++;
-		return merge_dup(b, &b->ev[b->slots[i] - 1], rec, cls, first,
-				 last);
+		return merge_dup(b, &b->ev[i], rec, cls, first, last);
 	}
-	if (b->nev == b->evcap) {
-		size_t cap = b->evcap ? b->evcap * 2 : 1024;
-		struct corr_event *p = realloc(b->ev, cap * sizeof(*p));
-
-		if (!p)
-			return RT_ENOMEM;
-		b->ev = p;
-		b->evcap = cap;
-	}
+	if (RT_GROW(b->ev, b->nev + 1, b->evcap))
+		return RT_ENOMEM;
 	e = &b->ev[b->nev];
 	memset(e, 0, offsetof(struct corr_event, tags));
 	e->ukey = key;
@@ -636,10 +529,9 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	if ((err = fill_event(b, e, rec, cls)))
 		return err;
 	add_tags(e, cls->tags, cls->ntags);
-	b->slots[i] = (uint32_t)++b->nev;
-	if (b->nev * 2 > b->nslots)
-		return slots_grow(b);
-	RT_ASSERT(b->nev * 2 <= b->nslots);
+	if ((err = rt_map_insert(&b->evmap, key, (uint32_t)b->nev)))
+		return err;
+	b->nev++;
 	return 0;
 }
 

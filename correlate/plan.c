@@ -24,47 +24,44 @@
 
 /* ---- containers ----------------------------------------------------- */
 
+/* An element of a string table compared with the bytes (p, n). */
+struct bytes_ctx {
+	const void *base;
+	const char *p;
+	size_t n;
+};
+
+static bool cstr_is(const char *s, const char *p, size_t n)
+{
+	return strlen(s) == n && (n == 0 || memcmp(s, p, n) == 0);
+}
+
+static bool intern_eq(const void *ctx, uint32_t idx)
+{
+	const struct bytes_ctx *c = ctx;
+	char *const *s = c->base;
+
+	return cstr_is(s[idx], c->p, c->n);
+}
+
 const char *corr_intern(struct corr_intern *in, const char *p, size_t n)
 {
-	size_t mask, i;
+	uint64_t h = rt_hash64(0, p, n);
+	struct bytes_ctx c = { in->s, p, n };
+	uint32_t i = rt_map_find(&in->map, h, intern_eq, &c);
 	char *s;
 
-	if (in->nslots == 0 || (in->count + 1) * 2 > in->nslots) {
-		size_t nn = in->nslots ? in->nslots * 2 : 64;
-		char **slot = calloc(nn, sizeof(*slot));
-
-		if (!slot)
-			return NULL;
-		for (size_t j = 0; j < in->nslots; j++) {
-			char *t = in->slot[j];
-
-			if (!t)
-				continue;
-			i = corr_hash(0, t, strlen(t)) & (nn - 1);
-			while (slot[i])
-				i = (i + 1) & (nn - 1);
-			slot[i] = t;
-		}
-		free(in->slot);
-		in->slot = slot;
-		in->nslots = nn;
-	}
-	mask = in->nslots - 1;
-	i = corr_hash(0, p, n) & mask;
-	while (in->slot[i]) {
-		if (strlen(in->slot[i]) == n && memcmp(in->slot[i], p, n) == 0)
-			return in->slot[i];
-		i = (i + 1) & mask;
-	}
-	s = malloc(n + 1);
-	if (!s)
+	if (i != RT_MAP_NONE)
+		return in->s[i];
+	if (RT_GROW(in->s, in->n + 1, in->cap) || !(s = malloc(n + 1)))
 		return NULL;
 	memcpy(s, p, n);
 	s[n] = '\0';
-	in->slot[i] = s;
-	in->count++;
-	RT_ASSERT(in->count * 2 <= in->nslots);
-	return s;
+	if (rt_map_insert(&in->map, h, (uint32_t)in->n)) {
+		free(s);
+		return NULL;
+	}
+	return in->s[in->n++] = s;
 }
 
 const char *corr_intern_cb(void *ctx, const char *p, size_t n)
@@ -74,9 +71,10 @@ const char *corr_intern_cb(void *ctx, const char *p, size_t n)
 
 void corr_intern_release(struct corr_intern *in)
 {
-	for (size_t i = 0; i < in->nslots; i++)
-		free(in->slot[i]);
-	free(in->slot);
+	for (size_t i = 0; i < in->n; i++)
+		free(in->s[i]);
+	free(in->s);
+	rt_map_release(&in->map);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -85,102 +83,70 @@ static const char *dup(struct corr_plan *p, const char *s, size_t n)
 	return rt_arena_strdup(&p->arena, s ? s : "", s ? n : 0).p;
 }
 
-static bool key_eq(const struct corr_key *k, struct rt_str ns,
-		   struct rt_str rel)
+struct key_ctx {
+	const struct corr_key *k;
+	struct rt_str ns, rel;
+};
+
+static bool key_eq(const void *ctx, uint32_t idx)
 {
-	return strlen(k->ns) == ns.n && strlen(k->rel) == rel.n &&
-	       memcmp(k->ns, ns.p ? ns.p : "", ns.n) == 0 &&
-	       memcmp(k->rel, rel.p ? rel.p : "", rel.n) == 0;
+	const struct key_ctx *c = ctx;
+	const struct corr_key *k = &c->k[idx];
+
+	return cstr_is(k->ns, c->ns.p, c->ns.n) &&
+	       cstr_is(k->rel, c->rel.p, c->rel.n);
 }
 
-/* A fresh, empty slot table of n entries in place of *slot: the caller
- * hashes its entries in again. */
-static int slots_replace(uint32_t **slot, size_t *nslots, size_t n)
+static uint64_t key_hash(struct rt_str ns, struct rt_str rel)
 {
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return RT_ENOMEM;
-	free(*slot);
-	*slot = s;
-	*nslots = n;
-	return 0;
+	return rt_hash64(rt_hash64(0, ns.p, ns.n), rel.p, rel.n);
 }
 
-static size_t key_slot(const struct corr_keyset *ks, struct rt_str ns,
-		       struct rt_str rel)
+static uint32_t key_find(const struct corr_keyset *ks, struct rt_str ns,
+			 struct rt_str rel, uint64_t h)
 {
-	size_t mask = ks->nslots - 1;
-	size_t i = corr_hash(corr_hash(0, ns.p, ns.n), rel.p, rel.n) & mask;
+	struct key_ctx c = { ks->k, ns, rel };
 
-	while (ks->slot[i] && !key_eq(&ks->k[ks->slot[i] - 1], ns, rel))
-		i = (i + 1) & mask;
-	return i;
+	return rt_map_find(&ks->map, h, key_eq, &c);
 }
 
 bool corr_keyset_has(const struct corr_keyset *ks, struct rt_str ns,
 		     struct rt_str rel)
 {
-	return ks->n && ks->slot[key_slot(ks, ns, rel)];
-}
-
-/* Room for one more key: the array, and slots at most half full. */
-static int keyset_room(struct corr_keyset *ks)
-{
-	if (ks->n == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 16;
-		struct corr_key *q = realloc(ks->k, cap * sizeof(*q));
-
-		if (!q)
-			return RT_ENOMEM;
-		ks->k = q;
-		ks->cap = cap;
-	}
-	if ((ks->n + 1) * 2 > ks->nslots) {
-		if (slots_replace(&ks->slot, &ks->nslots,
-				  ks->nslots ? ks->nslots * 2 : 32))
-			return RT_ENOMEM;
-		for (size_t i = 0; i < ks->n; i++)
-			ks->slot[key_slot(ks, rt_str_make(ks->k[i].ns,
-				strlen(ks->k[i].ns)), rt_str_make(ks->k[i].rel,
-				strlen(ks->k[i].rel)))] = (uint32_t)(i + 1);
-	}
-	return 0;
+	return ks->n && key_find(ks, ns, rel, key_hash(ns, rel)) != RT_MAP_NONE;
 }
 
 int corr_keyset_add(struct corr_plan *p, struct corr_keyset *ks,
 		    struct rt_str ns, struct rt_str rel)
 {
 	struct corr_key k;
-	size_t i;
+	uint64_t h = key_hash(ns, rel);
 	int err;
 
-	if (rel.n == 0 || corr_keyset_has(ks, ns, rel))
+	if (rel.n == 0 || key_find(ks, ns, rel, h) != RT_MAP_NONE)
 		return 0;
-	if ((err = keyset_room(ks)))
-		return err;
+	if (RT_GROW(ks->k, ks->n + 1, ks->cap))
+		return RT_ENOMEM;
 	k.ns = dup(p, ns.p, ns.n);
 	k.rel = dup(p, rel.p, rel.n);
 	if (!k.ns || !k.rel)
 		return RT_ENOMEM;
-	i = key_slot(ks, ns, rel);
+	if ((err = rt_map_insert(&ks->map, h, (uint32_t)ks->n)))
+		return err;
 	ks->k[ks->n++] = k;
-	ks->slot[i] = (uint32_t)ks->n;
-	RT_ASSERT(ks->n * 2 <= ks->nslots);
 	return 0;
 }
 
 void corr_keyset_clear(struct corr_keyset *ks)
 {
-	if (ks->n)
-		memset(ks->slot, 0, ks->nslots * sizeof(*ks->slot));
+	rt_map_clear(&ks->map);
 	ks->n = 0;
 }
 
 void corr_keyset_free(struct corr_keyset *ks)
 {
 	free(ks->k);
-	free(ks->slot);
+	rt_map_release(&ks->map);
 	memset(ks, 0, sizeof(*ks));
 }
 
@@ -188,47 +154,25 @@ int corr_plan_touch(struct corr_plan *p, int64_t id)
 {
 	if (p->ntouched && p->touched[p->ntouched - 1] == id)
 		return 0;
-	if (p->ntouched == p->touchedcap) {
-		size_t cap = p->touchedcap ? p->touchedcap * 2 : 64;
-		int64_t *q = realloc(p->touched, cap * sizeof(*q));
-
-		if (!q)
-			return RT_ENOMEM;
-		p->touched = q;
-		p->touchedcap = cap;
-	}
+	if (RT_GROW(p->touched, p->ntouched + 1, p->touchedcap))
+		return RT_ENOMEM;
 	p->touched[p->ntouched++] = id;
 	return 0;
 }
 
-static size_t obj_slot(const struct corr_objmap *m, const char *kind,
-		       size_t kn, const char *name, size_t nn)
+struct obj_ctx {
+	const struct corr_object *o;
+	const char *kind, *name;
+	size_t kn, nn;
+};
+
+static bool obj_eq(const void *ctx, uint32_t idx)
 {
-	size_t mask = m->nslots - 1;
-	size_t i = corr_hash(corr_hash(0, kind, kn), name, nn) & mask;
+	const struct obj_ctx *c = ctx;
+	const struct corr_object *o = &c->o[idx];
 
-	while (m->slot[i]) {
-		const struct corr_object *o = &m->o[m->slot[i] - 1];
-
-		if (strlen(o->name) == nn && memcmp(o->name, name, nn) == 0 &&
-		    strlen(o->kind) == kn && memcmp(o->kind, kind, kn) == 0)
-			break;
-		i = (i + 1) & mask;
-	}
-	return i;
-}
-
-static int objmap_grow(struct corr_objmap *m)
-{
-	if (slots_replace(&m->slot, &m->nslots, m->nslots ? m->nslots * 2 : 64))
-		return RT_ENOMEM;
-	for (size_t i = 0; i < m->n; i++) {
-		const struct corr_object *o = &m->o[i];
-
-		m->slot[obj_slot(m, o->kind, strlen(o->kind), o->name,
-				 strlen(o->name))] = (uint32_t)(i + 1);
-	}
-	return 0;
+	return cstr_is(o->name, c->name, c->nn) &&
+	       cstr_is(o->kind, c->kind, c->kn);
 }
 
 /* Adds an object's deltas: the earliest first, the latest last, a count. */
@@ -238,13 +182,12 @@ static int objmap_add(struct corr_plan *p, const char *kind, size_t kn,
 {
 	struct corr_objmap *m = &p->objs;
 	struct corr_object *o;
-	size_t i;
+	uint64_t h = rt_hash64(rt_hash64(0, kind, kn), name, nn);
+	struct obj_ctx c = { m->o, kind, name, kn, nn };
+	uint32_t i = rt_map_find(&m->map, h, obj_eq, &c);
 
-	if ((m->n + 1) * 2 > m->nslots && objmap_grow(m))
-		return RT_ENOMEM;
-	i = obj_slot(m, kind, kn, name, nn);
-	if (m->slot[i]) {
-		o = &m->o[m->slot[i] - 1];
+	if (i != RT_MAP_NONE) {
+		o = &m->o[i];
 		if (first < o->first_ns)
 			o->first_ns = first;
 		if (last > o->last_ns)
@@ -252,15 +195,8 @@ static int objmap_add(struct corr_plan *p, const char *kind, size_t kn,
 		o->events += events;
 		return 0;
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct corr_object *q = realloc(m->o, cap * sizeof(*q));
-
-		if (!q)
-			return RT_ENOMEM;
-		m->o = q;
-		m->cap = cap;
-	}
+	if (RT_GROW(m->o, m->n + 1, m->cap))
+		return RT_ENOMEM;
 	o = &m->o[m->n];
 	o->kind = dup(p, kind, kn);
 	o->name = dup(p, name, nn);
@@ -269,8 +205,9 @@ static int objmap_add(struct corr_plan *p, const char *kind, size_t kn,
 	o->first_ns = first;
 	o->last_ns = last;
 	o->events = events;
-	m->slot[i] = (uint32_t)++m->n;
-	RT_ASSERT(m->n * 2 <= m->nslots);
+	if (rt_map_insert(&m->map, h, (uint32_t)m->n))
+		return RT_ENOMEM;
+	m->n++;
 	return 0;
 }
 
@@ -290,8 +227,7 @@ static int objmap_take(struct corr_plan *p, const struct corr_object **out,
 	*out = v;
 	*n = m->n;
 	m->n = 0;
-	if (m->nslots)
-		memset(m->slot, 0, m->nslots * sizeof(*m->slot));
+	rt_map_clear(&m->map);
 	return 0;
 }
 
@@ -352,15 +288,8 @@ static int add_glob(struct corr_plan *p, const char *g, size_t n, size_t *cap)
 {
 	char *s;
 
-	if (p->nglobs == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		const char **q = realloc(p->globs, c * sizeof(*q));
-
-		if (!q)
-			return RT_ENOMEM;
-		p->globs = q;
-		*cap = c;
-	}
+	if (RT_GROW(p->globs, p->nglobs + 1, *cap))
+		return RT_ENOMEM;
 	s = malloc(n + 1);
 	if (!s)
 		return RT_ENOMEM;
@@ -429,7 +358,7 @@ void corr_plan_release(struct corr_plan *p)
 	free(p->evs);
 	free(p->order);
 	free(p->objs.o);
-	free(p->objs.slot);
+	rt_map_release(&p->objs.map);
 	free(p->touched);
 	corr_text_free(&p->remedy);
 	free(p->diag);
@@ -443,8 +372,7 @@ void corr_plan_begin(struct corr_plan *p)
 	corr_keyset_clear(&p->revdirty);
 	p->ntouched = 0;
 	p->objs.n = 0;
-	if (p->objs.nslots)
-		memset(p->objs.slot, 0, p->objs.nslots * sizeof(*p->objs.slot));
+	rt_map_clear(&p->objs.map);
 }
 
 /* ---- revisions as rows ----------------------------------------------- */

@@ -75,10 +75,10 @@ unsigned corr_status_rank(const char *s, size_t n)
 
 static uint64_t key_hash(struct rt_str ns, struct rt_str name)
 {
-	uint64_t h = corr_hash(0, ns.p, ns.n);
+	uint64_t h = rt_hash64(0, ns.p, ns.n);
 
-	h = corr_hash(h, "", 1);
-	return corr_hash(h, name.p, name.n);
+	h = rt_hash64(h, "", 1);
+	return rt_hash64(h, name.p, name.n);
 }
 
 static bool str_is(const char *s, struct rt_str v)
@@ -226,7 +226,7 @@ static size_t slot_of(const struct corr_registry *reg, struct rt_str ns,
 static size_t name_slot(struct corr_release *const *byname, size_t nslots,
 			struct rt_str name)
 {
-	size_t mask = nslots - 1, i = corr_hash(0, name.p, name.n) & mask;
+	size_t mask = nslots - 1, i = rt_hash64(0, name.p, name.n) & mask;
 
 	while (byname[i] && !str_is(byname[i]->name, name))
 		i = (i + 1) & mask;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "revtrail/rt.h"
+#include "revtrail/rt_kit.h"
 #include "revtrail/plan.h"
 #include "revtrail/rules.h"
 
@@ -209,9 +210,6 @@ struct rt_str corr_helm_job_release(const struct corr_registry *reg,
 
 /* ---- events ---------------------------------------------------------- */
 
-/* 64-bit FNV-1a with a final mix; h = 0 to start, chain calls. */
-uint64_t corr_hash(uint64_t h, const void *p, size_t n);
-
 
 /*
  * Versions of one event (a Kubernetes event re-sent under the same uid)
@@ -252,16 +250,14 @@ bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out);
 struct corr_batch {
 	struct corr_event *ev;
 	size_t nev, evcap;
-	uint32_t *slots;               /* open addressing: ukey -> index + 1 */
-	size_t nslots;
+	struct rt_map evmap;           /* ukey -> index into ev */
 	struct rt_revision *revs;
 	size_t nrevs, revcap;
 	struct corr_batch_pos *pos;
 	size_t npos, poscap;
 	struct corr_alias *aliases;    /* distinct mappings stated */
 	size_t naliases, aliascap;
-	uint64_t *alias_slots;         /* open addressing: hash of a mapping */
-	size_t nalias_slots;
+	struct rt_map aliasmap;        /* a mapping's hash -> index */
 	size_t alias_last;             /* index + 1 of the last one seen */
 	bool keep_untagged;
 	int64_t max_ts;                /* newest time of any record */
@@ -428,8 +424,9 @@ size_t corr_later_revisions(const struct corr_incview *v,
 
 /* Interned strings (tag names): one copy each for the intern's lifetime. */
 struct corr_intern {
-	char **slot;
-	size_t nslots, count;
+	char **s;
+	size_t n, cap;
+	struct rt_map map;          /* hash -> index into s */
 };
 const char *corr_intern(struct corr_intern *in, const char *p, size_t n);
 const char *corr_intern_cb(void *ctx, const char *p, size_t n);
@@ -444,16 +441,14 @@ struct corr_key {
 struct corr_keyset {
 	struct corr_key *k;
 	size_t n, cap;
-	uint32_t *slot;             /* index + 1 into k, open addressing */
-	size_t nslots;
+	struct rt_map map;          /* hash -> index into k */
 };
 
 /* Per affected object of one incident: the deltas a window adds. */
 struct corr_objmap {
 	struct corr_object *o;
 	size_t n, cap;
-	uint32_t *slot;      /* open addressing: index + 1 */
-	size_t nslots;
+	struct rt_map map;   /* hash of kind and name -> index into o */
 };
 
 /* An incident's aggregates while they are summed. */
