@@ -360,7 +360,7 @@ void corr_plan_release(struct corr_plan *p)
 	free(p->objs.o);
 	rt_map_release(&p->objs.map);
 	free(p->touched);
-	corr_text_free(&p->remedy);
+	rt_buf_release(&p->remedy);
 	free(p->diag);
 	memset(p, 0, sizeof(*p));
 }

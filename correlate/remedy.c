@@ -11,34 +11,7 @@
 #include <strings.h>
 
 #include "revtrail/correlate.h"
-
-static void text_add(struct corr_text *t, const char *p, size_t n)
-{
-	if (t->oom)
-		return;
-	if (t->n + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 256;
-		char *q;
-
-		while (cap < t->n + n + 1)
-			cap *= 2;
-		if (!(q = realloc(t->p, cap))) {
-			t->oom = true;
-			return;
-		}
-		t->p = q;
-		t->cap = cap;
-	}
-	memcpy(t->p + t->n, p, n);
-	t->n += n;
-	t->p[t->n] = '\0';
-}
-
-void corr_text_free(struct corr_text *t)
-{
-	free(t->p);
-	memset(t, 0, sizeof(*t));
-}
+#include "revtrail/rt_kit.h"
 
 /* The last successful revision before the opening one. */
 static int previous_rev(const struct corr_incview *v)
@@ -152,16 +125,16 @@ static int newest_rev(const struct corr_incview *v)
 }
 
 /* A name pasted into a remedy's shell command, as one shell word. */
-static void add_word(struct corr_text *t, const char *s)
+static void add_word(struct rt_buf *t, const char *s)
 {
 	size_t n = strlen(s);
 	char tmp[1024];
 
 	if (4 * n + 3 > sizeof(tmp)) {
-		text_add(t, "''", 2);    /* longer than any Kubernetes name */
+		rt_buf_add(t, "''", 2);    /* longer than any Kubernetes name */
 		return;
 	}
-	text_add(t, tmp, rt_shell_quote(s, n, tmp));
+	rt_buf_add(t, tmp, rt_shell_quote(s, n, tmp));
 }
 
 static bool is_sick(const struct corr_incview *v, int rev)
@@ -192,15 +165,15 @@ static const struct corr_rev *rollback_target(const struct corr_incview *v)
 
 /* After an upgrade, the first mitigation: back to a revision that ran
  * well, and what that does not undo. */
-static void rollback_line(struct corr_text *t, const struct corr_incview *v,
+static void rollback_line(struct rt_buf *t, const struct corr_incview *v,
 			  const struct corr_rev *r)
 {
 	char buf[512];
 
-	text_add(t, "Mitigate first: `helm rollback ", 31);
+	rt_buf_add(t, "Mitigate first: `helm rollback ", 31);
 	add_word(t, v->release);
 	snprintf(buf, sizeof(buf), " %d -n ", r->revision);
-	text_add(t, buf, strlen(buf));
+	rt_buf_add(t, buf, strlen(buf));
 	add_word(t, v->ns);
 	snprintf(buf, sizeof(buf), "` returns the release to revision %d "
 		 "(%s, no incident while it was in force). A rollback does "
@@ -208,25 +181,25 @@ static void rollback_line(struct corr_text *t, const struct corr_incview *v,
 		 "that ran, CRDs (Helm never rolls them back), data and "
 		 "schema migrations stay as they are.\n", r->revision,
 		 r->status, v->opening->revision);
-	text_add(t, buf, strlen(buf));
+	rt_buf_add(t, buf, strlen(buf));
 }
 
 /* "configmap 'x'" for `kubectl get <object>`: the object the events name
  * missing, else both kinds. */
-static void add_object(struct corr_text *t, const struct corr_incview *v)
+static void add_object(struct rt_buf *t, const struct corr_incview *v)
 {
 	const char *field, *name = captured(v, config_fields, 2, &field);
 
 	if (!name) {
-		text_add(t, "configmap,secret", 16);
+		rt_buf_add(t, "configmap,secret", 16);
 		return;
 	}
-	text_add(t, field, strlen(field));
-	text_add(t, " ", 1);
+	rt_buf_add(t, field, strlen(field));
+	rt_buf_add(t, " ", 1);
 	add_word(t, name);
 }
 
-const char *corr_remedy(struct corr_text *t, const char *tpl,
+const char *corr_remedy(struct rt_buf *t, const char *tpl,
 			const struct corr_incview *v,
 			const struct corr_diagnosis *d)
 {
@@ -234,9 +207,8 @@ const char *corr_remedy(struct corr_text *t, const char *tpl,
 	const struct corr_rev *back;
 	char num[24], name[256];
 
-	t->n = 0;
-	t->oom = false;
-	text_add(t, "", 0);
+	rt_buf_reset(t);
+	rt_buf_add(t, "", 0);
 	if (d && d->rule && d->rule->opened_by == RULES_OPENED_UPGRADE &&
 	    (back = rollback_target(v)))
 		rollback_line(t, v, back);
@@ -245,7 +217,7 @@ const char *corr_remedy(struct corr_text *t, const char *tpl,
 		size_t skip = 0;
 
 		if (*p != '<') {
-			text_add(t, p++, 1);
+			rt_buf_add(t, p++, 1);
 			continue;
 		}
 		if (!strncmp(p, "<ns>", 4)) {
@@ -269,7 +241,7 @@ const char *corr_remedy(struct corr_text *t, const char *tpl,
 		} else if (!strncmp(p, "<path>", 6)) {
 			rep = captured(v, path_field, 1, NULL), skip = 6;
 			if (!rep) {
-				text_add(t, "the file's path", 15);
+				rt_buf_add(t, "the file's path", 15);
 				p += 6;
 				continue;
 			}
@@ -284,7 +256,7 @@ const char *corr_remedy(struct corr_text *t, const char *tpl,
 		} else if (!strncmp(p, "<pod> ...", 9) && d->npods) {
 			for (unsigned i = 0; i < d->npods; i++) {
 				if (i)
-					text_add(t, " ", 1);
+					rt_buf_add(t, " ", 1);
 				add_word(t, d->pods[i]);
 			}
 			p += 9;
@@ -293,13 +265,13 @@ const char *corr_remedy(struct corr_text *t, const char *tpl,
 			rep = d->pods[0], skip = 5;
 		}
 		if (!rep) {
-			text_add(t, p++, 1);
+			rt_buf_add(t, p++, 1);
 			continue;
 		}
 		add_word(t, rep);
 		p += skip;
 	}
-	return t->oom ? NULL : t->p;
+	return t->err ? NULL : t->p;
 }
 
 void corr_untitled(const struct corr_incview *v, char *buf, size_t size)

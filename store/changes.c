@@ -27,15 +27,8 @@ int store_changes_add(struct store_changes *c, int64_t id, const char *cl,
 {
 	struct store_change *e;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct store_change *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return RT_ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (RT_GROW(c->v, c->n + 1, c->cap))
+		return RT_ENOMEM;
 	e = &c->v[c->n];
 	e->id = id;
 	e->cluster = cl ? strdup(cl) : NULL;

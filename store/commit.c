@@ -87,15 +87,8 @@ static int near_add_row(struct store *st, sqlite3_stmt *s)
 	for (size_t i = 0; i < st->nnear; i++)
 		if (st->near[i].id == sqlite3_column_int64(s, 0))
 			return 0;
-	if (st->nnear == st->nearcap) {
-		size_t cap = st->nearcap ? st->nearcap * 2 : 8;
-
-		p = realloc(st->near, cap * sizeof(*p));
-		if (!p)
-			return RT_ENOMEM;
-		st->near = p;
-		st->nearcap = cap;
-	}
+	if (RT_GROW(st->near, st->nnear + 1, st->nearcap))
+		return RT_ENOMEM;
 	p = &st->near[st->nnear++];
 	p->id = sqlite3_column_int64(s, 0);
 	p->opened = sqlite3_column_int64(s, 1);
@@ -162,10 +155,10 @@ int store_read_near(struct store *st, struct rt_str ns, struct rt_str rel,
 
 static const char *fields_json(struct store *st, const struct corr_event *e)
 {
-	struct store_buf *b = &st->buf2;
+	struct rt_buf *b = &st->buf2;
 
-	buf_reset(b);
-	buf_addc(b, '{');
+	rt_buf_reset(b);
+	rt_buf_addc(b, '{');
 	for (unsigned i = 0; i < e->nfields; i++) {
 		unsigned j;
 
@@ -178,12 +171,12 @@ static const char *fields_json(struct store *st, const struct corr_event *e)
 		if (j < i)
 			continue;
 		if (b->n > 1)
-			buf_addc(b, ',');
+			rt_buf_addc(b, ',');
 		buf_json_str(b, e->fields[i].key.p, e->fields[i].key.n);
-		buf_addc(b, ':');
+		rt_buf_addc(b, ':');
 		buf_json_str(b, e->fields[i].val.p, e->fields[i].val.n);
 	}
-	buf_addc(b, '}');
+	rt_buf_addc(b, '}');
 	return buf_str(b);
 }
 

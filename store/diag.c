@@ -25,15 +25,8 @@ static int objlist_push(struct store *st, sqlite3_stmt *s, struct objlist *l)
 	const char *kind = col_text(s, 0), *name = col_text(s, 1);
 	struct corr_object *o;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-		struct corr_object *p = realloc(l->o, cap * sizeof(*p));
-
-		if (!p)
-			return RT_ENOMEM;
-		l->o = p;
-		l->cap = cap;
-	}
+	if (RT_GROW(l->o, l->n + 1, l->cap))
+		return RT_ENOMEM;
 	o = &l->o[l->n++];
 	o->kind = scratch_dup(st, kind, strlen(kind));
 	o->name = scratch_dup(st, name, strlen(name));
@@ -211,18 +204,18 @@ int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row)
 	return row->ns && row->rel && row->tags ? 1 : RT_ENOMEM;
 }
 
-static void json_strings(struct store_buf *b, const char *const *v, size_t n)
+static void json_strings(struct rt_buf *b, const char *const *v, size_t n)
 {
-	buf_reset(b);
-	buf_addc(b, '[');
+	rt_buf_reset(b);
+	rt_buf_addc(b, '[');
 	for (size_t i = 0; i < n; i++) {
 		const char *s = v[i];
 
 		if (i)
-			buf_addc(b, ',');
+			rt_buf_addc(b, ',');
 		buf_json_str(b, s, strlen(s));
 	}
-	buf_addc(b, ']');
+	rt_buf_addc(b, ']');
 }
 
 int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d)

@@ -73,14 +73,14 @@ static const char *const revision_cols[] = {
 
 struct merge {
 	struct store *st;
-	struct store_buf b;
+	struct rt_buf b;
 	int n;              /* databases attached: db1..dbN */
 	FILE *log;
 };
 
 static void add(struct merge *m, const char *sql)
 {
-	buf_add(&m->b, sql, strlen(sql));
+	rt_buf_add(&m->b, sql, strlen(sql));
 }
 
 /* Runs what was built in m->b. */
@@ -94,7 +94,7 @@ static int run(struct merge *m, const char *what)
 		return RT_ENOMEM;
 	}
 	rc = sqlite3_exec(m->st->db, sql, NULL, NULL, NULL);
-	buf_reset(&m->b);
+	rt_buf_reset(&m->b);
 	if (rc == SQLITE_OK)
 		return 0;
 	rc = store_read_fail(m->st, rc);
@@ -129,10 +129,10 @@ static void add_cols(struct merge *m, int k, const char *table,
 {
 	for (size_t i = 0; i < n; i++)
 		if (has(m, k, table, cols[i]))
-			buf_addf(&m->b, ", %s.%s AS %s", alias, cols[i],
+			rt_buf_addf(&m->b, ", %s.%s AS %s", alias, cols[i],
 				 cols[i]);
 		else
-			buf_addf(&m->b, ", %s AS %s", strcmp(cols[i],
+			rt_buf_addf(&m->b, ", %s AS %s", strcmp(cols[i],
 				 "cluster") ? "NULL" : "''", cols[i]);
 }
 
@@ -141,7 +141,7 @@ static void add_cluster(struct merge *m, int k, const char *table,
 			const char *alias)
 {
 	if (has(m, k, table, "cluster"))
-		buf_addf(&m->b, "%s.cluster", alias);
+		rt_buf_addf(&m->b, "%s.cluster", alias);
 	else
 		add(m, "''");
 }
@@ -220,13 +220,13 @@ static int attach(struct merge *m, const char *path, int k, char *err,
 
 static int build_meta(struct merge *m)
 {
-	buf_addf(&m->b, "CREATE TEMP VIEW meta AS SELECT key, CASE key"
+	rt_buf_addf(&m->b, "CREATE TEMP VIEW meta AS SELECT key, CASE key"
 		 " WHEN 'gap_ns' THEN min(value) ELSE max(value) END AS value"
 		 " FROM (");
 	for (int k = 1; k <= m->n; k++)
-		buf_addf(&m->b, "%sSELECT key, value FROM db%d.meta",
+		rt_buf_addf(&m->b, "%sSELECT key, value FROM db%d.meta",
 			 k > 1 ? " UNION ALL " : "", k);
-	buf_addf(&m->b, ") GROUP BY key;");
+	rt_buf_addf(&m->b, ") GROUP BY key;");
 	return run(m, "meta");
 }
 
@@ -246,10 +246,10 @@ static int build_members(struct merge *m)
 	for (int k = 1; k <= m->n; k++) {
 		add(m, "INSERT INTO temp.rt_members(db, " MEMBER_COLS
 		       ", cluster)");
-		buf_addf(&m->b, " SELECT %d, ", k);
+		rt_buf_addf(&m->b, " SELECT %d, ", k);
 		add(m, MEMBER_COLS ", ");
 		add_cluster(m, k, "incidents", "i");
-		buf_addf(&m->b, " FROM db%d.incidents i;", k);
+		rt_buf_addf(&m->b, " FROM db%d.incidents i;", k);
 	}
 	/* Sorted by start within a release and revision, a member starts a
 	 * new incident when it begins more than the gap after every one
@@ -283,7 +283,7 @@ static void events_best(struct merge *m, int k)
 {
 	for (int j = 1; j <= m->n; j++)
 		if (j != k) {
-			buf_addf(&m->b, " AND NOT EXISTS (SELECT 1 FROM"
+			rt_buf_addf(&m->b, " AND NOT EXISTS (SELECT 1 FROM"
 				 " db%d.events o WHERE o.ukey = e.ukey AND"
 				 " (o.count, o.ts_ns) %s (e.count, e.ts_ns) AND ",
 				 j, j < k ? ">=" : ">");
@@ -298,22 +298,22 @@ static void events_best(struct merge *m, int k)
  * members of the merged incident to each file's events_incident index. */
 static int build_events(struct merge *m)
 {
-	buf_addf(&m->b, "CREATE TEMP VIEW events AS ");
+	rt_buf_addf(&m->b, "CREATE TEMP VIEW events AS ");
 	for (int k = 1; k <= m->n; k++) {
-		buf_addf(&m->b, "%sSELECT e.id * 100 + %d AS id,"
+		rt_buf_addf(&m->b, "%sSELECT e.id * 100 + %d AS id,"
 			 " r.mid AS incident_id", k > 1 ? " UNION ALL " : "",
 			 k);
 		add_cols(m, k, "events", "e", event_cols, COUNT(event_cols));
-		buf_addf(&m->b, " FROM temp.rt_members r JOIN db%d.events e"
+		rt_buf_addf(&m->b, " FROM temp.rt_members r JOIN db%d.events e"
 			 " ON e.incident_id = r.id WHERE r.db = %d", k, k);
 		events_best(m, k);
-		buf_addf(&m->b, " UNION ALL SELECT e.id * 100 + %d, NULL", k);
+		rt_buf_addf(&m->b, " UNION ALL SELECT e.id * 100 + %d, NULL", k);
 		add_cols(m, k, "events", "e", event_cols, COUNT(event_cols));
-		buf_addf(&m->b, " FROM db%d.events e"
+		rt_buf_addf(&m->b, " FROM db%d.events e"
 			 " WHERE e.incident_id IS NULL", k);
 		events_best(m, k);
 	}
-	buf_addf(&m->b, ";");
+	rt_buf_addf(&m->b, ";");
 	return run(m, "events");
 }
 
@@ -419,24 +419,24 @@ static int build_incidents(struct merge *m)
 
 static int build_revisions(struct merge *m)
 {
-	buf_addf(&m->b, "CREATE TEMP VIEW revisions AS ");
+	rt_buf_addf(&m->b, "CREATE TEMP VIEW revisions AS ");
 	for (int k = 1; k <= m->n; k++) {
 		const char *sep = "";
 
-		buf_addf(&m->b, "%sSELECT ", k > 1 ? " UNION ALL " : "");
+		rt_buf_addf(&m->b, "%sSELECT ", k > 1 ? " UNION ALL " : "");
 		for (size_t i = 0; i < COUNT(revision_cols); i++, sep = ", ")
-			buf_addf(&m->b, "%sr.%s AS %s", sep, revision_cols[i],
+			rt_buf_addf(&m->b, "%sr.%s AS %s", sep, revision_cols[i],
 				 revision_cols[i]);
 		/* manifest summaries since version 9 */
 		add(m, has(m, k, "revisions", "manifest_summary") ?
 		    ", r.manifest_summary AS manifest_summary, " :
 		    ", NULL AS manifest_summary, ");
 		add_cluster(m, k, "revisions", "r");
-		buf_addf(&m->b, " AS cluster FROM db%d.revisions r WHERE 1", k);
+		rt_buf_addf(&m->b, " AS cluster FROM db%d.revisions r WHERE 1", k);
 		for (int j = 1; j <= m->n; j++)
 			if (j != k)
 			{
-				buf_addf(&m->b, " AND NOT EXISTS (SELECT 1"
+				rt_buf_addf(&m->b, " AND NOT EXISTS (SELECT 1"
 					 " FROM db%d.revisions o WHERE"
 					 " o.namespace = r.namespace AND"
 					 " o.release = r.release AND"
@@ -450,7 +450,7 @@ static int build_revisions(struct merge *m)
 				add(m, STATUS_RANK("r.status") ")");
 			}
 	}
-	buf_addf(&m->b, ";");
+	rt_buf_addf(&m->b, ";");
 	return run(m, "revisions");
 }
 
@@ -475,22 +475,22 @@ static int build_rest(struct merge *m)
 	for (size_t i = 0; i < COUNT(t); i++) {
 		const char *sep = "";
 
-		buf_addf(&m->b, "CREATE TEMP VIEW %s AS SELECT %s%s FROM (",
+		rt_buf_addf(&m->b, "CREATE TEMP VIEW %s AS SELECT %s%s FROM (",
 			 t[i].name, t[i].cols, t[i].cluster ? ", cluster" : "");
 		for (int k = 1; k <= m->n; k++)
 			if (has(m, k, t[i].name, NULL)) {
-				buf_addf(&m->b, "%sSELECT %s", sep, t[i].cols);
+				rt_buf_addf(&m->b, "%sSELECT %s", sep, t[i].cols);
 				if (t[i].cluster) {
 					add(m, ", ");
 					add_cluster(m, k, t[i].name, t[i].name);
 					add(m, " AS cluster");
 				}
-				buf_addf(&m->b, " FROM db%d.%s", k, t[i].name);
+				rt_buf_addf(&m->b, " FROM db%d.%s", k, t[i].name);
 				sep = t[i].glue;
 			}
 		if (!*sep)      /* workload_releases: version 1 files only */
-			buf_addf(&m->b, "%s", none);
-		buf_addf(&m->b, ");");
+			rt_buf_addf(&m->b, "%s", none);
+		rt_buf_addf(&m->b, ");");
 	}
 	add(m, "CREATE TEMP VIEW timeline AS" SQL_TIMELINE_SELECT_CLUSTER ";");
 	return run(m, "views");
@@ -544,7 +544,7 @@ int store_open_read_many(const char *const *paths, size_t n,
 			 m.st->errmsg);
 	if (!rc && (rc = store_reader_harden(m.st)))
 		snprintf(err, errlen, "%s", m.st->errmsg);
-	free(m.b.p);
+	rt_buf_release(&m.b);
 	if (rc) {
 		store_close(m.st);
 		return rc;

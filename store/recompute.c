@@ -54,19 +54,19 @@ static int collect(struct store *st, sqlite3_stmt *s, const char ***out,
 	return err;
 }
 
-static void json_list(struct store_buf *b, const char *csv)
+static void json_list(struct rt_buf *b, const char *csv)
 {
-	buf_reset(b);
-	buf_addc(b, '[');
+	rt_buf_reset(b);
+	rt_buf_addc(b, '[');
 	for (const char *p = csv; p && *p;) {
 		size_t n = strcspn(p, ",");
 
 		if (p != csv)
-			buf_addc(b, ',');
+			rt_buf_addc(b, ',');
 		buf_json_str(b, p, n);
 		p += n + (p[n] == ',');
 	}
-	buf_addc(b, ']');
+	rt_buf_addc(b, ']');
 }
 
 int store_write_revision(struct store *st, const struct plan_revision *r)

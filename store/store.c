@@ -599,8 +599,8 @@ void store_close(struct store *st)
 	store_unlock(st->lock);           /* after the last write */
 	free(st->cluster);
 	rt_arena_release(&st->scratch);
-	free(st->buf.p);
-	free(st->buf2.p);
+	rt_buf_release(&st->buf);
+	rt_buf_release(&st->buf2);
 	free(st->near);
 	free(st->objlist.o);
 	seen_free(&st->seen);

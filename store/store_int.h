@@ -8,19 +8,13 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
+#include "revtrail/rt_kit.h"
 #include "revtrail/store.h"
 #include "sql.h"
 
 #define X(name, sql) S_##name,
 enum store_stmt { STORE_WRITE_STMTS(X) S_COUNT };
 #undef X
-
-/* A growable text buffer for JSON values. */
-struct store_buf {
-	char *p;
-	size_t n, cap;
-	bool oom;
-};
 
 /* The objects a diagnosis reads of one incident. */
 struct objlist {
@@ -64,7 +58,7 @@ struct store {
 	struct rt_str (*workload)(struct rt_str kind, struct rt_str name);
 
 	struct rt_arena scratch;          /* reset per commit */
-	struct store_buf buf, buf2;
+	struct rt_buf buf, buf2;
 	struct plan_near *near;           /* store_read_near's answer */
 	size_t nnear, nearcap;
 	struct objlist objlist;           /* store_read_objects' answer */
@@ -92,13 +86,8 @@ int store_lock(const char *path, struct store_lock **out, char *err,
 void store_unlock(struct store_lock *l);
 
 /* util.c */
-void buf_reset(struct store_buf *b);
-void buf_add(struct store_buf *b, const char *p, size_t n);
-void buf_addc(struct store_buf *b, char c);
-void buf_addf(struct store_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void buf_json_str(struct store_buf *b, const char *p, size_t n);
-const char *buf_str(struct store_buf *b);    /* NUL-terminated, or NULL */
+void buf_json_str(struct rt_buf *b, const char *p, size_t n);
+const char *buf_str(struct rt_buf *b);    /* NUL-terminated, or NULL */
 /* Upserts every object's delta into incident_objects and adds the new
  * pods to the incident's pod_count. */
 int objects_write(struct store *st, const struct corr_object *o, size_t n,

@@ -1,75 +1,17 @@
 /*
- * util.c: a JSON text buffer, and the writing of an incident's object
+ * util.c: JSON text into an rt_buf, and the writing of an incident's object
  * deltas.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store_int.h"
 
-void buf_reset(struct store_buf *b)
-{
-	b->n = 0;
-	b->oom = false;
-}
-
-static bool buf_reserve(struct store_buf *b, size_t more)
-{
-	size_t cap;
-	char *p;
-
-	if (b->oom)
-		return false;
-	if (b->n + more + 1 <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 256;
-	while (cap < b->n + more + 1)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-void buf_add(struct store_buf *b, const char *p, size_t n)
-{
-	if (!buf_reserve(b, n))
-		return;
-	if (n)
-		memcpy(b->p + b->n, p, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-}
-
-void buf_addc(struct store_buf *b, char c)
-{
-	buf_add(b, &c, 1);
-}
-
-void buf_addf(struct store_buf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		buf_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n :
-			sizeof(tmp) - 1);
-}
-
 /* JSON string: quotes, escapes control bytes, passes UTF-8 through. */
-void buf_json_str(struct store_buf *b, const char *p, size_t n)
+void buf_json_str(struct rt_buf *b, const char *p, size_t n)
 {
-	buf_addc(b, '"');
+	rt_buf_addc(b, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
 		size_t run = i;
@@ -79,35 +21,33 @@ void buf_json_str(struct store_buf *b, const char *p, size_t n)
 		       p[run] != '"' && p[run] != '\\' && p[run] != 0x7f)
 			run++;
 		if (run > i) {
-			buf_add(b, p + i, run - i);
+			rt_buf_add(b, p + i, run - i);
 			i = run - 1;
 			continue;
 		}
 		if (c == '"' || c == '\\') {
-			buf_addc(b, '\\');
-			buf_addc(b, (char)c);
+			rt_buf_addc(b, '\\');
+			rt_buf_addc(b, (char)c);
 		} else if (c == '\n') {
-			buf_add(b, "\\n", 2);
+			rt_buf_add(b, "\\n", 2);
 		} else if (c == '\t') {
-			buf_add(b, "\\t", 2);
+			rt_buf_add(b, "\\t", 2);
 		} else if (c == '\r') {
-			buf_add(b, "\\r", 2);
+			rt_buf_add(b, "\\r", 2);
 		} else if (c < 0x20 || c == 0x7f) {
-			buf_addf(b, "\\u%04x", c);
+			rt_buf_addf(b, "\\u%04x", c);
 		} else {
-			buf_addc(b, (char)c);
+			rt_buf_addc(b, (char)c);
 		}
 	}
-	buf_addc(b, '"');
+	rt_buf_addc(b, '"');
 }
 
-const char *buf_str(struct store_buf *b)
+const char *buf_str(struct rt_buf *b)
 {
-	if (b->oom)
-		return NULL;
 	if (!b->p)
-		buf_add(b, "", 0);
-	return b->oom ? NULL : b->p;
+		rt_buf_add(b, "", 0);
+	return b->err ? NULL : b->p;
 }
 
 const char *scratch_dup(struct store *st, const char *p, size_t n)

@@ -389,13 +389,6 @@ void corr_diagnose_rules(const struct rules *r, const struct corr_incview *v,
 			 struct corr_diagnosis *out);
 /* ---- what an incident row says (remedy.c) ---------------------------- */
 
-/* A growable text; free with corr_text_free. */
-struct corr_text {
-	char *p;
-	size_t n, cap;
-	bool oom;
-};
-void corr_text_free(struct corr_text *t);
 /*
  * The remedy template tpl (rules/packs/diagnoses.rules) with its
  * placeholders filled into t: <ns>, <release>, <rev>, <previous-rev>, <N>
@@ -405,7 +398,7 @@ void corr_text_free(struct corr_text *t);
  * Unknown ones stay as written. Every name goes in quoted for the shell:
  * remedies are commands. Returns t's text, or NULL when out of memory.
  */
-const char *corr_remedy(struct corr_text *t, const char *tpl,
+const char *corr_remedy(struct rt_buf *t, const char *tpl,
 			const struct corr_incview *v,
 			const struct corr_diagnosis *d);
 /* The title of an undiagnosed incident: its tags, then " in RELEASE". */
@@ -481,7 +474,7 @@ struct corr_plan {
 	struct corr_objmap objs;
 	int64_t *touched;                /* incidents to diagnose */
 	size_t ntouched, touchedcap;
-	struct corr_text remedy;
+	struct rt_buf remedy;
 	struct corr_diagnosis *diag;     /* corr_plan_diag's answer */
 	const char *evidence[CORR_MAX_EVIDENCE];
 	char later[400], title[600];

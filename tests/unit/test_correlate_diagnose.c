@@ -273,7 +273,7 @@ static void test_remedy(void)
 	static const char *const tags[] = { "crashloop", "oom_killed", NULL };
 	static const char *const objs[] = { "Pod", "web-7d9c8f4b6-4kx2m",
 		"ConfigMap", "web config", "Job", "web-migrate", NULL };
-	struct corr_text t = { 0 };
+	struct rt_buf t = RT_BUF_INIT;
 	struct corr_diagnosis d = { 0 };
 	struct inc i;
 	char buf[600];
@@ -299,7 +299,7 @@ static void test_remedy(void)
 	is_str(buf, "crashloop, oom_killed in web", "untitled");
 	corr_later_json(&i.v, buf, sizeof(buf));
 	is_str(buf, "[8]", "the rollback deployed while it was open");
-	corr_text_free(&t);
+	rt_buf_release(&t);
 }
 
 /* A token of a remedy that names a file or an object: a path, a file
