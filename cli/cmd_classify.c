@@ -16,7 +16,10 @@
 #include "revtrail/log.h"
 
 /* Output is built in a buffer and written in large pieces: a tagged event
- * printed field by field through stdio cost more than classifying it. */
+ * printed field by field through stdio cost more than classifying it.
+ * Not an rt_buf: out_put's inline fast path is a bare memcpy (no NUL
+ * kept, no error to check per piece), and without memory the output goes
+ * on through stdio rather than failing. */
 struct outbuf {
 	char *p;
 	size_t n, cap;

@@ -78,7 +78,9 @@ enum rt_log_level rt_log_level_from_syslog(int level)
 /* ---- formatting ------------------------------------------------------ */
 
 /* A bounded writer: what does not fit is dropped, one byte is kept for
- * the newline. */
+ * the newline. Not an rt_buf: a log line is written into the caller's
+ * stack array without malloc (a log call must work when memory is out),
+ * and a long line is cut, not refused. */
 struct sbuf {
 	char *p;
 	size_t len, cap;

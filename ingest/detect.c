@@ -130,13 +130,14 @@ static int outcome(struct ingest *in, const struct ing_frame *f, int rc)
 /* ---- partial pieces (CRI P lines, docker pieces without "\n") ---- */
 
 /* Cuts b to at most max bytes, at a UTF-8 character boundary. */
-static bool cut_to(struct ing_buf *b, size_t max)
+static bool cut_to(struct rt_buf *b, size_t max)
 {
 	if (b->n <= max)
 		return false;
 	b->n = max;
 	while (b->n && ((unsigned char)b->p[b->n] & 0xc0) == 0x80)
 		b->n--;
+	b->p[b->n] = '\0';
 	return true;
 }
 
@@ -155,18 +156,19 @@ static int part_add(struct ingest *in, const struct ing_frame *f,
 		part->flags = 0;
 		part->pieces = 0;
 		part->fmt = fmt;
-		part->raw.n = part->text.n = 0;
+		rt_buf_reset(&part->raw);
+		rt_buf_reset(&part->text);
 	}
 	part->flags |= flags;
 	part->pieces++;
 	if (part->raw.n < max) {
 		if (part->raw.n)
-			rc = ing_buf_put(&part->raw, "\n", 1);
+			rc = rt_buf_add(&part->raw, "\n", 1);
 		if (rc == 0)
-			rc = ing_buf_put(&part->raw, raw.p, raw.n);
+			rc = rt_buf_add(&part->raw, raw.p, raw.n);
 	}
 	if (rc == 0 && part->text.n <= max)
-		rc = ing_buf_put(&part->text, text.p, text.n);
+		rc = rt_buf_add(&part->text, text.p, text.n);
 	/* Both are cut, whatever the first says. */
 	cut_raw = cut_to(&part->raw, max);
 	cut_text = cut_to(&part->text, max);

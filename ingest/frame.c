@@ -52,7 +52,7 @@ static int emit_frame(struct ingest *in, struct ing_src *src, const char *p,
 static void doc_reset(struct ing_src *src)
 {
 	src->in_doc = src->doc_whole = src->doc_line = false;
-	src->doc.n = 0;
+	rt_buf_reset(&src->doc);
 }
 
 /*
@@ -145,7 +145,7 @@ static int doc_unwhole(struct ing_src *src)
 	js_stream_reset(&src->js, true);
 	rc = js_stream_feed(&src->js, src->doc.p, src->doc.n, src->doc_off,
 			    &used);
-	src->doc.n = 0;
+	rt_buf_reset(&src->doc);
 	return rc;
 }
 
@@ -157,7 +157,7 @@ static int doc_scan(struct ing_src *src, const char *p, size_t n,
 	int rc = js_stream_feed(&src->js, p, n, off, used);
 
 	if (rc == 0 && src->doc_whole)
-		rc = ing_buf_put(&src->doc, p, *used);
+		rc = rt_buf_add(&src->doc, p, *used);
 	return rc;
 }
 
@@ -186,7 +186,7 @@ static int doc_feed(struct ingest *in, struct ing_src *src, const char *p,
 		rc = doc_scan(src, p, n, off, &used);
 	if (rc == 0 && src->doc_whole && js_stream_listed(&src->js)) {
 		src->doc_whole = false;   /* a List: its items went out */
-		src->doc.n = 0;
+		rt_buf_reset(&src->doc);
 	}
 	if (rc == 0 && src->js.done)
 		rc = doc_close(in, src);
@@ -200,7 +200,7 @@ static int doc_open(struct ingest *in, struct ing_src *src, const char *p,
 	src->doc_whole = !compact;
 	src->doc_line = compact;
 	src->doc_off = off;
-	src->doc.n = 0;
+	rt_buf_reset(&src->doc);
 	js_stream_reset(&src->js, compact);
 	return doc_feed(in, src, p, n, off);
 }
@@ -343,7 +343,7 @@ static int stash(struct ingest *in, struct ing_src *src, const char *p,
 		take = cap - src->line.n;
 		src->line_over = true;
 	}
-	return ing_buf_put(&src->line, p, take);
+	return rt_buf_add(&src->line, p, take);
 }
 
 static int stashed_line(struct ingest *in, struct ing_src *src)
@@ -351,7 +351,7 @@ static int stashed_line(struct ingest *in, struct ing_src *src)
 	int rc = line(in, src, src->line.p, src->line.n, src->line_off,
 		      src->line_over, false);
 
-	src->line.n = 0;
+	rt_buf_reset(&src->line);
 	src->line_over = false;
 	return rc;
 }

@@ -11,24 +11,15 @@
 #ifndef REVTRAIL_INGEST_FRAME_H
 #define REVTRAIL_INGEST_FRAME_H
 
+#include "revtrail/rt_kit.h"
 #include "decode.h"
 #include "json_scan.h"
 #include "json_stream.h"
 
-/* A growable byte buffer kept for the life of a source (not per record). */
-struct ing_buf {
-	char *p;
-	size_t n, cap;
-};
-
-/* Appends; returns 0 or RT_ENOMEM. */
-int ing_buf_put(struct ing_buf *b, const void *p, size_t n);
-void ing_buf_release(struct ing_buf *b);
-
 /* Pending partial pieces of one stream (CRI P lines, docker pieces). */
 struct ing_part {
-	struct ing_buf raw;     /* physical lines, '\n'-joined, sanitised */
-	struct ing_buf text;    /* content so far, sanitised */
+	struct rt_buf raw;     /* physical lines, '\n'-joined, sanitised */
+	struct rt_buf text;    /* content so far, sanitised */
 	uint64_t off;           /* stream offset of the first piece */
 	int64_t ts_ns;          /* time of the first piece */
 	unsigned flags;         /* RT_REC_* of all pieces so far */
@@ -59,7 +50,7 @@ struct ing_src {
 	uint64_t off;                   /* stream offset of the next byte */
 
 	/* A line that spans chunks; capped at max_record + 1 bytes. */
-	struct ing_buf line;
+	struct rt_buf line;
 	uint64_t line_off;
 	bool line_over;                 /* bytes beyond the cap were dropped */
 
@@ -72,7 +63,7 @@ struct ing_src {
 	 */
 	bool in_doc, doc_whole, doc_line, spill;
 	uint64_t doc_off;
-	struct ing_buf doc;
+	struct rt_buf doc;
 	struct js_stream js;
 	struct ingest *in;
 
@@ -208,7 +199,7 @@ size_t ing_plain_run(const char *p, size_t n);
 struct rt_str ing_clean_view(struct rt_arena *a, const char *p, size_t n,
 			     bool cut, unsigned *flags, size_t *junk);
 /* Same into b (appended). Returns 0 or RT_ENOMEM. */
-int ing_clean_buf(struct ing_buf *b, const char *p, size_t n, bool cut,
+int ing_clean_buf(struct rt_buf *b, const char *p, size_t n, bool cut,
 		  unsigned *flags);
 /* RFC 3339 at p (no trailing text checks): bytes consumed, 0 if none. */
 size_t ing_rfc3339(const char *p, size_t n, int64_t *ns);

@@ -52,8 +52,8 @@ void ing_ctx_release(struct ing_ctx *ctx)
 {
 	free(ctx->path);
 	for (int i = 0; i < 2; i++) {
-		ing_buf_release(&ctx->part[i].raw);
-		ing_buf_release(&ctx->part[i].text);
+		rt_buf_release(&ctx->part[i].raw);
+		rt_buf_release(&ctx->part[i].text);
 	}
 	memset(ctx, 0, sizeof(*ctx));
 }
@@ -62,8 +62,8 @@ static void src_free(struct ing_src *src)
 {
 	for (int i = 0; i < src->nctx; i++)
 		ing_ctx_release(&src->ctx[i]);
-	ing_buf_release(&src->line);
-	ing_buf_release(&src->doc);
+	rt_buf_release(&src->line);
+	rt_buf_release(&src->doc);
 	js_stream_release(&src->js);
 	free(src);
 }

@@ -17,33 +17,6 @@
 
 #include "frame.h"
 
-int ing_buf_put(struct ing_buf *b, const void *p, size_t n)
-{
-	if (b->cap - b->n < n) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *q;
-
-		while (cap - b->n < n)
-			cap *= 2;
-		q = realloc(b->p, cap);
-		if (!q)
-			return RT_ENOMEM;
-		b->p = q;
-		b->cap = cap;
-	}
-	if (n)
-		memcpy(b->p + b->n, p, n);
-	b->n += n;
-	return 0;
-}
-
-void ing_buf_release(struct ing_buf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->n = b->cap = 0;
-}
-
 /* Printable ASCII. */
 static inline bool byte_plain(unsigned char c)
 {
@@ -280,17 +253,17 @@ struct rt_str ing_clean_view(struct rt_arena *a, const char *p, size_t n,
 	return clean_copy(a, p, n, cut, flags, junk);
 }
 
-int ing_clean_buf(struct ing_buf *b, const char *p, size_t n, bool cut,
+int ing_clean_buf(struct rt_buf *b, const char *p, size_t n, bool cut,
 		  unsigned *flags)
 {
 	size_t junk = 0;
 
 	if (clean_prefix(p, n) == n)
-		return ing_buf_put(b, p, n);
-	if (ing_buf_put(b, NULL, 3 * n) < 0)
+		return rt_buf_add(b, p, n);
+	if (rt_buf_reserve(b, 3 * n) < 0)
 		return RT_ENOMEM;
-	b->n -= 3 * n;
 	b->n += clean_into(b->p + b->n, p, n, cut, flags, &junk);
+	b->p[b->n] = '\0';
 	return 0;
 }
 
