@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "revtrail/rt_kit.h"
 #include "rules_int.h"
 
 #define MAX_RULE_TAGS RULES_MAX_TAGS
@@ -60,20 +61,6 @@ struct keyword {
 	kw_fn fn;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap * 2 : 8;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	if (!(q = realloc(*p, ncap * size)))
-		return RT_ENOMEM;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 /* Copies user text into an error message: bounded, control bytes as '?'. */
 static const char *echo(char *buf, size_t size, const char *s, size_t n)
 {
@@ -113,7 +100,7 @@ static int oom(struct parser *ps)
 
 static int vec_push(struct strvec *v, const char *s)
 {
-	if (grow((void **)&v->v, &v->cap, v->n, sizeof(*v->v)))
+	if (RT_GROW(v->v, v->n + 1, v->cap))
 		return RT_ENOMEM;
 	v->v[v->n++] = s;
 	return 0;
@@ -186,7 +173,7 @@ static int tag_index(struct rules *r, const char *t, size_t n, uint32_t *idx)
 			*idx = (uint32_t)i;
 			return 0;
 		}
-	if (grow((void **)&r->tags, &r->captags, r->ntags, sizeof(*r->tags)))
+	if (RT_GROW(r->tags, r->ntags + 1, r->captags))
 		return RT_ENOMEM;
 	if (!(r->tags[r->ntags] = rules_strndup(r, t, n)))
 		return RT_ENOMEM;
@@ -303,7 +290,7 @@ static int kw_pattern(struct parser *ps, const char *v, size_t n)
 	size_t off = 0;
 	pcre2_code *code;
 
-	if (grow((void **)&r->pats, &r->cappats, r->npats, sizeof(*r->pats)))
+	if (RT_GROW(r->pats, r->npats + 1, r->cappats))
 		return oom(ps);
 	code = rules_pcre2_compile(r, v, n, &off, msg, sizeof(msg));
 	if (!code)
@@ -394,7 +381,7 @@ static int push_text(struct parser *ps, const char *v, size_t n,
 {
 	const char *s = rules_strndup(ps->r, v, n);
 
-	if (!s || grow((void **)arr, cap, *len, sizeof(**arr)))
+	if (!s || RT_GROW(*arr, *len + 1, *cap))
 		return oom(ps);
 	(*arr)[(*len)++] = (struct rules_text){ s, ps->line };
 	return 0;
@@ -462,7 +449,7 @@ static int kw_any(struct parser *ps, const char *v, size_t n)
 
 	if (rc)
 		return rc;
-	if (grow((void **)&b->any, &b->capany, b->nany, sizeof(*b->any)))
+	if (RT_GROW(b->any, b->nany + 1, b->capany))
 		return oom(ps);
 	b->any[b->nany++] = (struct anygroup){ start, b->anyflat.n - start };
 	return 0;
@@ -689,8 +676,7 @@ static int commit_rule(struct parser *ps)
 		return fail_at(ps, b->line, "rule %s: missing 'pattern'", b->id);
 	if (!b->nex)
 		return fail_at(ps, b->line, "rule %s: missing 'example'", b->id);
-	if (grow((void **)&r->rules, &r->caprules, r->nrules,
-		 sizeof(*r->rules)))
+	if (RT_GROW(r->rules, r->nrules + 1, r->caprules))
 		return oom(ps);
 	ru->tags = pool_copy(r, b->tags, b->ntags * sizeof(*b->tags));
 	ru->ntags = (uint32_t)b->ntags;
@@ -748,8 +734,7 @@ static int commit_diag(struct parser *ps)
 			       "'opened-by upgrade' only", b->id);
 	if (d->opened_by == RULES_OPENED_UPGRADE && !d->within_ns)
 		d->within_ns = RULES_WITHIN_DEFAULT_NS;
-	if (grow((void **)&r->diags, &r->capdiags, r->ndiags,
-		 sizeof(*r->diags)))
+	if (RT_GROW(r->diags, r->ndiags + 1, r->capdiags))
 		return oom(ps);
 	d->all = pool_vec(r, &b->all);
 	d->nall = b->all.n;

@@ -47,6 +47,7 @@
 #define PF_AVX2 1
 #endif
 
+#include "revtrail/rt_kit.h"
 #include "rules_int.h"
 
 #define FOLD32 0x20202020u
@@ -228,20 +229,6 @@ void pf_free(struct pf *pf)
 	free(pf);
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	if (!(q = realloc(*p, ncap * size)))
-		return RT_ENOMEM;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 static inline uint64_t load64(const unsigned char *p)
 {
 	uint64_t v;
@@ -302,8 +289,7 @@ static int add(struct pf *pf, const char *s, size_t n, uint32_t pat,
 	if (!*slot) {
 		struct pf_lit *l;
 
-		if (grow((void **)&pf->lits, &pf->caplits, pf->nlits,
-			 sizeof(*pf->lits)))
+		if (RT_GROW(pf->lits, pf->nlits + 1, pf->caplits))
 			return RT_ENOMEM;
 		l = &pf->lits[pf->nlits];
 		/* Zero padded: eq_lower reads it 8 bytes at a time. */
@@ -316,8 +302,7 @@ static int add(struct pf *pf, const char *s, size_t n, uint32_t pat,
 		*slot = (uint32_t)++pf->nlits;
 	}
 	pf->lits[*slot - 1].whole |= whole;
-	if (grow((void **)&pf->pairs, &pf->cappairs, pf->npairs,
-		 sizeof(*pf->pairs)))
+	if (RT_GROW(pf->pairs, pf->npairs + 1, pf->cappairs))
 		return RT_ENOMEM;
 	pf->pairs[pf->npairs++] = (struct pf_pair){ *slot - 1, pat };
 	return 0;
