@@ -4,8 +4,8 @@
  * (examples through both the plain and the prefiltered path), `rules list`
  * and the diagnosis accessors correlate/ uses.
  *
- * Strings and small arrays live in a pool freed at once by rules_free, so
- * the parser has no per-string cleanup paths.
+ * Strings and small arrays live in a pool (common.c) freed at once by
+ * rules_free, so the parser has no per-string cleanup paths.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,49 +15,12 @@
 
 #include "rules_int.h"
 
-#define POOL_CHUNK (16 * 1024)
 #define MAX_PACK_BYTES (64u * 1024 * 1024)
-
-struct rules_pool {
-	struct rules_pool *next;
-	size_t size, used;
-	_Alignas(16) unsigned char data[];
-};
 
 /* The generated table from tools/embed.c (build/.../builtin_packs.c). */
 extern const struct {
 	const char *name, *text;
 } rules_builtin_packs[];
-
-void *rules_alloc(struct rules *r, size_t n)
-{
-	struct rules_pool *p = r->pool;
-
-	n = (n + 15) & ~(size_t)15;
-	if (!p || p->size - p->used < n) {
-		size_t size = n > POOL_CHUNK ? n : POOL_CHUNK;
-
-		if (!(p = malloc(sizeof(*p) + size)))
-			return NULL;
-		p->size = size;
-		p->used = 0;
-		p->next = r->pool;
-		r->pool = p;
-	}
-	p->used += n;
-	return p->data + p->used - n;
-}
-
-char *rules_strndup(struct rules *r, const char *s, size_t n)
-{
-	char *d = rules_alloc(r, n + 1);
-
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
-	return d;
-}
 
 struct rules *rules_new(void)
 {
@@ -76,12 +39,7 @@ void rules_free(struct rules *r)
 	free(r->pats);
 	free(r->diags);
 	free(r->tags);
-	while (r->pool) {
-		struct rules_pool *next = r->pool->next;
-
-		free(r->pool);
-		r->pool = next;
-	}
+	rules_pool_free(r);
 	free(r);
 }
 

@@ -7,7 +7,11 @@
  * The model: a rarity per byte (letter frequency) and a set of the 3- and
  * 4-byte windows of very common log words. It only steers choices; any
  * choice is correct.
+ *
+ * It also hosts the rules object's pool (rules_alloc), below the files
+ * that allocate from it.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <threads.h>
 
@@ -149,4 +153,56 @@ unsigned lit_score(const char *s, size_t n)
 		covered = i + 4;
 	}
 	return score;
+}
+
+/* ---- the pool ------------------------------------------------------- */
+
+/* Here, below catalog.c, parse.c and compile.c, which all allocate from
+ * it: none of them calls another's file for memory. */
+#define POOL_CHUNK (16 * 1024)
+
+struct rules_pool {
+	struct rules_pool *next;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+void *rules_alloc(struct rules *r, size_t n)
+{
+	struct rules_pool *p = r->pool;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!p || p->size - p->used < n) {
+		size_t size = n > POOL_CHUNK ? n : POOL_CHUNK;
+
+		if (!(p = malloc(sizeof(*p) + size)))
+			return NULL;
+		p->size = size;
+		p->used = 0;
+		p->next = r->pool;
+		r->pool = p;
+	}
+	p->used += n;
+	return p->data + p->used - n;
+}
+
+char *rules_strndup(struct rules *r, const char *s, size_t n)
+{
+	char *d = rules_alloc(r, n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+void rules_pool_free(struct rules *r)
+{
+	while (r->pool) {
+		struct rules_pool *next = r->pool->next;
+
+		free(r->pool);
+		r->pool = next;
+	}
 }

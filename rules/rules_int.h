@@ -145,9 +145,10 @@ struct rules {
 	} reason_memo[REASON_MEMO_SLOTS];
 };
 
-/* pool.c-like helpers in catalog.c: memory freed by rules_free. */
+/* common.c: the pool; memory freed by rules_free (rules_pool_free). */
 void *rules_alloc(struct rules *r, size_t n);
 char *rules_strndup(struct rules *r, const char *p, size_t n);
+void rules_pool_free(struct rules *r);
 
 /* compile.c */
 void rules_compile_release(struct rules *r);

@@ -105,7 +105,7 @@ bool seen_holds(const struct seen *f, uint64_t ukey);
 int seen_alloc(struct seen *f, int64_t n);       /* for n keys, empty */
 void seen_free(struct seen *f);
 
-/* store.c */
+/* stmt.c */
 /* Statement id, reset, its bindings cleared but :cluster's. */
 sqlite3_stmt *stmt(struct store *st, enum store_stmt id);
 int db_fail(struct store *st, const char *what);
@@ -116,6 +116,8 @@ void bind_cstr(sqlite3_stmt *s, int i, const char *v);
  * statement's step (no copy is made); NULL for ns <= 0. */
 void bind_iso(sqlite3_stmt *s, int i, int64_t ns, char buf[RT_TIME_BUFSZ]);
 const char *col_text(sqlite3_stmt *s, int i);    /* "" for NULL */
+
+/* store.c */
 int meta_set_int(struct store *st, const char *key, int64_t v);
 /* Process-wide SQLite settings, before the first connection. */
 void store_sqlite_config(bool memstatus);
