@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "revtrail/correlate.h"
+#include "revtrail/rt_kit.h"
 
 /* A learned workload -> release mapping (see correlate.h). */
 struct alias {
@@ -31,13 +32,14 @@ struct alias {
 };
 
 struct corr_registry {
-	struct corr_release **slots;   /* open addressing by (ns, name) */
-	struct corr_release **byname;  /* by name alone, the smallest ns;
-	                                * nslots of them too */
-	size_t nslots, count;
+	struct corr_release **rels;    /* count of them, room for relcap */
+	size_t count, relcap;
+	struct rt_map bykey;           /* (ns, name) -> index into rels */
+	struct rt_map byname;          /* name alone -> the smallest ns's */
 	uint64_t lens;                 /* len_bit of every release's name */
-	struct alias **aslots;         /* open addressing by (ns, workload) */
-	size_t naslots, acount;
+	struct alias **aliases;        /* acount of them, room for acap */
+	size_t acount, acap;
+	struct rt_map amap;            /* (ns, workload) -> index */
 	size_t bytes, budget;          /* allocated (estimated), the limit */
 	uint64_t refused;              /* merges refused for the budget */
 };
@@ -45,6 +47,7 @@ struct corr_registry {
 enum { F_STATUS, F_CHART, F_APPVER, F_DESC, F_UPDATED };
 
 #define REVS_FIRST 8                   /* a new release's room for revisions */
+#define REL_SLOTS_FIRST 64             /* the release tables' first size */
 
 static unsigned rank_get(uint32_t ranks, int f)
 {
@@ -99,6 +102,21 @@ static size_t str_cost(const char *s)
 	return s ? cost(strlen(s) + 1) : 0;
 }
 
+/* What the release tables of n slots take: two maps and the array of
+ * the n / 2 releases they index. */
+static size_t rel_tables_cost(size_t n)
+{
+	return 2 * cost(n * sizeof(uint64_t)) +
+	       cost(n / 2 * sizeof(struct corr_release *));
+}
+
+/* The same for the mappings: one map and its array. */
+static size_t alias_tables_cost(size_t n)
+{
+	return cost(n * sizeof(uint64_t)) +
+	       cost(n / 2 * sizeof(struct alias *));
+}
+
 /* Takes n more bytes, or refuses (RT_ELIMIT, counted) past the budget. */
 static int charge(struct corr_registry *reg, size_t n)
 {
@@ -131,18 +149,14 @@ struct corr_registry *corr_registry_new(void)
 
 	if (!reg)
 		return NULL;
-	reg->nslots = 64;
-	reg->slots = calloc(reg->nslots, sizeof(*reg->slots));
-	reg->byname = calloc(reg->nslots, sizeof(*reg->byname));
-	if (!reg->slots || !reg->byname) {
-		free(reg->slots);
-		free(reg->byname);
-		free(reg);
+	if (rt_map_reserve(&reg->bykey, REL_SLOTS_FIRST / 2) ||
+	    rt_map_reserve(&reg->byname, REL_SLOTS_FIRST / 2) ||
+	    RT_GROW(reg->rels, REL_SLOTS_FIRST / 2, reg->relcap)) {
+		corr_registry_free(reg);
 		return NULL;
 	}
 	reg->budget = CORR_REGISTRY_BYTES;
-	reg->bytes = cost(sizeof(*reg)) +
-		     2 * cost(reg->nslots * sizeof(*reg->slots));
+	reg->bytes = cost(sizeof(*reg)) + rel_tables_cost(REL_SLOTS_FIRST);
 	return reg;
 }
 
@@ -187,14 +201,13 @@ void corr_registry_free(struct corr_registry *reg)
 {
 	if (!reg)
 		return;
-	for (size_t i = 0; i < reg->naslots; i++)
-		alias_free(reg->aslots[i]);
-	free(reg->aslots);
-	for (size_t i = 0; i < reg->nslots; i++) {
-		struct corr_release *rel = reg->slots[i];
+	for (size_t i = 0; i < reg->acount; i++)
+		alias_free(reg->aliases[i]);
+	free(reg->aliases);
+	rt_map_release(&reg->amap);
+	for (size_t i = 0; i < reg->count; i++) {
+		struct corr_release *rel = reg->rels[i];
 
-		if (!rel)
-			continue;
 		for (size_t j = 0; j < rel->nrevs; j++)
 			rev_release(reg, &rel->revs[j]);
 		free(rel->revs);
@@ -202,8 +215,9 @@ void corr_registry_free(struct corr_registry *reg)
 		free(rel->name);
 		free(rel);
 	}
-	free(reg->slots);
-	free(reg->byname);
+	free(reg->rels);
+	rt_map_release(&reg->bykey);
+	rt_map_release(&reg->byname);
 	free(reg);
 }
 
@@ -212,36 +226,55 @@ size_t corr_registry_count(const struct corr_registry *reg)
 	return reg->count;
 }
 
-static size_t slot_of(const struct corr_registry *reg, struct rt_str ns,
-		      struct rt_str name)
-{
-	size_t mask = reg->nslots - 1, i = key_hash(ns, name) & mask;
+struct rel_ctx {
+	struct corr_release *const *rels;
+	struct rt_str ns, name;
+};
 
-	while (reg->slots[i] && !(str_is(reg->slots[i]->ns, ns) &&
-				  str_is(reg->slots[i]->name, name)))
-		i = (i + 1) & mask;
+static bool rel_is(const void *ctx, uint32_t i)
+{
+	const struct rel_ctx *c = ctx;
+
+	return str_is(c->rels[i]->ns, c->ns) &&
+	       str_is(c->rels[i]->name, c->name);
+}
+
+static struct corr_release *rel_lookup(const struct corr_registry *reg,
+				       struct rt_str ns, struct rt_str name)
+{
+	struct rel_ctx c = { reg->rels, ns, name };
+	uint32_t i = rt_map_find(&reg->bykey, key_hash(ns, name), rel_is, &c);
+
+	return i == RT_MAP_NONE ? NULL : reg->rels[i];
+}
+
+/* The index of the by-name table's release of this name, or RT_MAP_NONE;
+ * it leaves *it at that slot. */
+static uint32_t name_find(const struct corr_registry *reg, struct rt_str name,
+			  struct rt_map_iter *it)
+{
+	uint32_t i;
+
+	rt_map_iter_init(&reg->byname, it, rt_hash64(0, name.p, name.n));
+	while ((i = rt_map_next(&reg->byname, it)) != RT_MAP_NONE &&
+	       !str_is(reg->rels[i]->name, name))
+		;
 	return i;
 }
 
-static size_t name_slot(struct corr_release *const *byname, size_t nslots,
-			struct rt_str name)
+/* rels[idx] into the by-name table, where the smallest namespace stays.
+ * The table has room (grow). */
+static void byname_put(struct corr_registry *reg, uint32_t idx)
 {
-	size_t mask = nslots - 1, i = rt_hash64(0, name.p, name.n) & mask;
+	const struct corr_release *rel = reg->rels[idx];
+	struct rt_str name = rt_str_make(rel->name, strlen(rel->name));
+	struct rt_map_iter it;
+	uint32_t i = name_find(reg, name, &it);
 
-	while (byname[i] && !str_is(byname[i]->name, name))
-		i = (i + 1) & mask;
-	return i;
-}
-
-/* rel into the by-name table, where the smallest namespace stays. */
-static void byname_put(struct corr_release **byname, size_t nslots,
-		       struct corr_release *rel)
-{
-	size_t i = name_slot(byname, nslots,
-			     rt_str_make(rel->name, strlen(rel->name)));
-
-	if (!byname[i] || strcmp(rel->ns, byname[i]->ns) < 0)
-		byname[i] = rel;
+	if (i == RT_MAP_NONE)
+		rt_map_insert(&reg->byname, rt_hash64(0, name.p, name.n), idx);
+	else if (strcmp(rel->ns, reg->rels[i]->ns) < 0)
+		rt_map_replace(&reg->byname, &it, idx);
 }
 
 /* Bit min(n, 63) of a name's length n. */
@@ -264,44 +297,28 @@ const struct corr_release *corr_registry_find(const struct corr_registry *reg,
 
 	if (name.n == 0 || !(reg->lens & len_bit(name.n)))
 		return NULL;
-	rel = reg->slots[slot_of(reg, ns, name)];
+	rel = rel_lookup(reg, ns, name);
 	/* History stated without a namespace (`helm history NAME` with no
 	 * -n) stands for the release in any namespace that has no own. */
 	if (!rel && ns.n)
-		rel = reg->slots[slot_of(reg, RT_STR_LIT(""), name)];
+		rel = rel_lookup(reg, RT_STR_LIT(""), name);
 	return rel;
 }
 
+/* Room for the releases of a table of n slots, charged before it is
+ * taken (n / 2 releases at most: half full). */
 static int grow(struct corr_registry *reg)
 {
-	struct corr_registry big = { .slots = NULL, .nslots = reg->nslots * 2,
-				     .count = reg->count };
+	size_t n = reg->bykey.nslots * 2;
 	int err;
 
-	if ((err = charge(reg, 2 * cost(big.nslots * sizeof(*big.slots)))))
+	if ((err = charge(reg, rel_tables_cost(n))))
 		return err;
-	big.slots = calloc(big.nslots, sizeof(*big.slots));
-	big.byname = calloc(big.nslots, sizeof(*big.byname));
-	if (!big.slots || !big.byname) {
-		free(big.slots);
-		free(big.byname);
+	if (rt_map_reserve(&reg->bykey, n / 2) ||
+	    rt_map_reserve(&reg->byname, n / 2) ||
+	    RT_GROW(reg->rels, n / 2, reg->relcap))
 		return RT_ENOMEM;
-	}
-	reg->bytes -= 2 * cost(reg->nslots * sizeof(*reg->slots));
-	for (size_t i = 0; i < reg->nslots; i++) {
-		struct corr_release *rel = reg->slots[i];
-
-		if (!rel)
-			continue;
-		big.slots[slot_of(&big, rt_str_make(rel->ns, strlen(rel->ns)),
-			  rt_str_make(rel->name, strlen(rel->name)))] = rel;
-		byname_put(big.byname, big.nslots, rel);
-	}
-	free(reg->slots);
-	free(reg->byname);
-	reg->slots = big.slots;
-	reg->byname = big.byname;
-	reg->nslots = big.nslots;
+	reg->bytes -= rel_tables_cost(n / 2);
 	return 0;
 }
 
@@ -324,18 +341,13 @@ static int release_get(struct corr_registry *reg, struct rt_str ns,
 		       bool *created)
 {
 	struct corr_release *rel;
-	size_t i;
 	int err;
 
 	*created = false;
-	i = slot_of(reg, ns, name);
-	if ((*out = reg->slots[i]))
+	if ((*out = rel_lookup(reg, ns, name)))
 		return 0;
-	if ((reg->count + 1) * 2 > reg->nslots) {
-		if ((err = grow(reg)))
-			return err;
-		i = slot_of(reg, ns, name);
-	}
+	if ((reg->count + 1) * 2 > reg->bykey.nslots && (err = grow(reg)))
+		return err;
 	/* With room for its first revisions: a release is never held
 	 * without one. */
 	if ((err = charge(reg, cost(sizeof(*rel)) + cost(ns.n + 1) +
@@ -355,8 +367,10 @@ static int release_get(struct corr_registry *reg, struct rt_str ns,
 		free(rel);
 		return RT_ENOMEM;
 	}
-	reg->slots[i] = rel;
-	byname_put(reg->byname, reg->nslots, rel);
+	/* no allocation: grow made room */
+	reg->rels[reg->count] = rel;
+	rt_map_insert(&reg->bykey, key_hash(ns, name), (uint32_t)reg->count);
+	byname_put(reg, (uint32_t)reg->count);
 	reg->count++;
 	RT_ASSERT(reg->count * 2 <= reg->nslots);
 	reg->lens |= len_bit(name.n);
@@ -690,12 +704,13 @@ corr_registry_longest_prefix(const struct corr_registry *reg, struct rt_str ns,
 const char *corr_registry_first_ns(const struct corr_registry *reg,
 				   struct rt_str name)
 {
-	const struct corr_release *rel;
+	struct rt_map_iter it;
+	uint32_t i;
 
 	if (name.n == 0 || !(reg->lens & len_bit(name.n)))
 		return NULL;
-	rel = reg->byname[name_slot(reg->byname, reg->nslots, name)];
-	return rel ? rel->ns : NULL;
+	i = name_find(reg, name, &it);
+	return i == RT_MAP_NONE ? NULL : reg->rels[i]->ns;
 }
 
 const struct corr_rev *corr_release_at(const struct corr_release *rel,
@@ -733,41 +748,40 @@ const struct corr_rev *corr_release_rev(const struct corr_release *rel,
 
 /* ---- workload -> release ------------------------------------------- */
 
-static size_t alias_slot(struct alias *const *slots, size_t nslots,
-			 struct rt_str ns, struct rt_str w)
-{
-	size_t mask = nslots - 1, i = key_hash(ns, w) & mask;
+struct alias_ctx {
+	struct alias *const *a;
+	struct rt_str ns, w;
+};
 
-	while (slots[i] && !(str_is(slots[i]->ns, ns) &&
-			     str_is(slots[i]->workload, w)))
-		i = (i + 1) & mask;
-	return i;
+static bool alias_is(const void *ctx, uint32_t i)
+{
+	const struct alias_ctx *c = ctx;
+
+	return str_is(c->a[i]->ns, c->ns) && str_is(c->a[i]->workload, c->w);
 }
 
+static struct alias *alias_lookup(const struct corr_registry *reg,
+				  struct rt_str ns, struct rt_str w)
+{
+	struct alias_ctx c = { reg->aliases, ns, w };
+	uint32_t i = rt_map_find(&reg->amap, key_hash(ns, w), alias_is, &c);
+
+	return i == RT_MAP_NONE ? NULL : reg->aliases[i];
+}
+
+/* A table of n slots and room for n / 2 mappings, charged first. */
 static int alias_grow(struct corr_registry *reg)
 {
-	size_t n = reg->naslots ? reg->naslots * 2 : 64;
-	struct alias **slots;
+	size_t old = reg->amap.nslots, n = old ? old * 2 : 64;
 	int err;
 
-	if ((err = charge(reg, cost(n * sizeof(*slots)))))
+	if ((err = charge(reg, alias_tables_cost(n))))
 		return err;
-	if (!(slots = calloc(n, sizeof(*slots))))
+	if (rt_map_reserve(&reg->amap, n / 2) ||
+	    RT_GROW(reg->aliases, n / 2, reg->acap))
 		return RT_ENOMEM;
-	if (reg->naslots)
-		reg->bytes -= cost(reg->naslots * sizeof(*slots));
-	for (size_t i = 0; i < reg->naslots; i++) {
-		struct alias *a = reg->aslots[i];
-
-		if (a)
-			slots[alias_slot(slots, n,
-					 rt_str_make(a->ns, strlen(a->ns)),
-					 rt_str_make(a->workload,
-						     strlen(a->workload)))] = a;
-	}
-	free(reg->aslots);
-	reg->aslots = slots;
-	reg->naslots = n;
+	if (old)
+		reg->bytes -= alias_tables_cost(old);
 	return 0;
 }
 
@@ -838,7 +852,6 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 			      struct rt_str rel, int via, bool *changed)
 {
 	struct alias *a;
-	size_t i;
 	int err;
 
 	*changed = false;
@@ -846,11 +859,9 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 		return RT_EINVAL;
 	if (via != CORR_VIA_MANIFEST)
 		via = CORR_VIA_LABEL;
-	if ((reg->acount + 1) * 2 > reg->naslots && (err = alias_grow(reg)))
+	if ((reg->acount + 1) * 2 > reg->amap.nslots && (err = alias_grow(reg)))
 		return err;
-	i = alias_slot(reg->aslots, reg->naslots, ns, workload);
-	a = reg->aslots[i];
-	if (a) {
+	if ((a = alias_lookup(reg, ns, workload))) {
 		if (pair_cmp(a, rel_ns, rel, via) <= 0)
 			return 0;
 		if ((err = alias_set(reg, a, rel_ns, rel, via)))
@@ -860,7 +871,10 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 	}
 	if ((err = alias_new(reg, ns, workload, rel_ns, rel, via, &a)))
 		return err;
-	reg->aslots[i] = a;
+	/* no allocation: alias_grow made room */
+	reg->aliases[reg->acount] = a;
+	rt_map_insert(&reg->amap, key_hash(ns, workload),
+		      (uint32_t)reg->acount);
 	reg->acount++;
 	RT_ASSERT(reg->acount * 2 <= reg->naslots);
 	*changed = true;
@@ -875,7 +889,7 @@ bool corr_registry_alias_find(const struct corr_registry *reg,
 
 	if (!reg || !reg->acount || !ns.n || !workload.n)
 		return false;
-	a = reg->aslots[alias_slot(reg->aslots, reg->naslots, ns, workload)];
+	a = alias_lookup(reg, ns, workload);
 	if (!a)
 		return false;
 	*rel_ns = rt_str_make(a->rel_ns, strlen(a->rel_ns));

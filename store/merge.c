@@ -307,7 +307,8 @@ static int build_events(struct merge *m)
 		rt_buf_addf(&m->b, " FROM temp.rt_members r JOIN db%d.events e"
 			 " ON e.incident_id = r.id WHERE r.db = %d", k, k);
 		events_best(m, k);
-		rt_buf_addf(&m->b, " UNION ALL SELECT e.id * 100 + %d, NULL", k);
+		rt_buf_addf(&m->b, " UNION ALL SELECT e.id * 100 + %d, NULL",
+			    k);
 		add_cols(m, k, "events", "e", event_cols, COUNT(event_cols));
 		rt_buf_addf(&m->b, " FROM db%d.events e"
 			 " WHERE e.incident_id IS NULL", k);
@@ -425,14 +426,15 @@ static int build_revisions(struct merge *m)
 
 		rt_buf_addf(&m->b, "%sSELECT ", k > 1 ? " UNION ALL " : "");
 		for (size_t i = 0; i < COUNT(revision_cols); i++, sep = ", ")
-			rt_buf_addf(&m->b, "%sr.%s AS %s", sep, revision_cols[i],
-				 revision_cols[i]);
+			rt_buf_addf(&m->b, "%sr.%s AS %s", sep,
+				    revision_cols[i], revision_cols[i]);
 		/* manifest summaries since version 9 */
 		add(m, has(m, k, "revisions", "manifest_summary") ?
 		    ", r.manifest_summary AS manifest_summary, " :
 		    ", NULL AS manifest_summary, ");
 		add_cluster(m, k, "revisions", "r");
-		rt_buf_addf(&m->b, " AS cluster FROM db%d.revisions r WHERE 1", k);
+		rt_buf_addf(&m->b,
+			    " AS cluster FROM db%d.revisions r WHERE 1", k);
 		for (int j = 1; j <= m->n; j++)
 			if (j != k)
 			{
@@ -479,13 +481,15 @@ static int build_rest(struct merge *m)
 			 t[i].name, t[i].cols, t[i].cluster ? ", cluster" : "");
 		for (int k = 1; k <= m->n; k++)
 			if (has(m, k, t[i].name, NULL)) {
-				rt_buf_addf(&m->b, "%sSELECT %s", sep, t[i].cols);
+				rt_buf_addf(&m->b, "%sSELECT %s", sep,
+					    t[i].cols);
 				if (t[i].cluster) {
 					add(m, ", ");
 					add_cluster(m, k, t[i].name, t[i].name);
 					add(m, " AS cluster");
 				}
-				rt_buf_addf(&m->b, " FROM db%d.%s", k, t[i].name);
+				rt_buf_addf(&m->b, " FROM db%d.%s", k,
+					    t[i].name);
 				sep = t[i].glue;
 			}
 		if (!*sep)      /* workload_releases: version 1 files only */

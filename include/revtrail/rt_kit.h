@@ -146,6 +146,17 @@ static inline uint32_t rt_map_next(const struct rt_map *m,
 	}
 }
 
+/* Puts idx in the slot of the index rt_map_next returned last (a table
+ * that keeps one element of several equal ones, by a rule of its own). */
+static inline void rt_map_replace(struct rt_map *m,
+				  const struct rt_map_iter *it, uint32_t idx)
+{
+	size_t i = (it->i - 1) & (m->nslots - 1);
+
+	m->slot[i] = (m->slot[i] & ~(uint64_t)0xffffffffu) |
+		     ((uint64_t)idx + 1);
+}
+
 /* The index under hash that eq(ctx, index) accepts, or RT_MAP_NONE.
  * Inline, so that a constant eq is inlined into the probe loop. */
 static inline uint32_t rt_map_find(const struct rt_map *m, uint64_t hash,

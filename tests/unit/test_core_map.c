@@ -59,6 +59,15 @@ int main(void)
 		seen |= 1u << i;
 	is_int(seen, 6, "the iterator yields the indexes of one hash only");
 	is_int(rt_map_find(&m, 42, eq, "name-2"), 2, "eq picks the equal one");
+	rt_map_iter_init(&m, &it, 42);
+	while ((i = rt_map_next(&m, &it)) != RT_MAP_NONE && i != 2)
+		;
+	rt_map_replace(&m, &it, 7);
+	is_int(rt_map_find(&m, 42, eq, "name-7"), 7,
+	       "replace puts another index");
+	is_int(rt_map_find(&m, 42, eq, "name-2"), RT_MAP_NONE,
+	       "in place of the one it found");
+	is_int(rt_map_find(&m, 42, eq, "name-1"), 1, "and nothing else");
 	is_int(rt_map_insert(&m, 1, RT_MAP_NONE), RT_ELIMIT,
 	       "RT_MAP_NONE is no index");
 	rt_map_release(&m);
