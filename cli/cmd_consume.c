@@ -30,6 +30,7 @@
 #include "metrics.h"
 #include "incidents_topic.h"
 #include "rows.h"
+#include "revtrail/rt_kit.h"
 #include "revtrail/correlate.h"
 #include "revtrail/writer.h"
 #include "revtrail/kafka.h"
@@ -199,15 +200,8 @@ static int hook_commit(void *ctx, const struct ingest_kafka_part *parts,
 	struct slot *s = &c->slot[c->cur];
 	int rc = 0;
 
-	if (n > s->cap) {
-		struct ingest_kafka_part *grown =
-			realloc(s->parts, n * sizeof(*grown));
-
-		if (!grown)
-			return RT_ENOMEM;
-		s->parts = grown;
-		s->cap = n;
-	}
+	if (RT_GROW(s->parts, n, s->cap))
+		return RT_ENOMEM;
 	memcpy(s->parts, parts, n * sizeof(*parts));
 	s->nparts = n;
 	for (size_t i = 0; i < n && !rc; i++)

@@ -29,6 +29,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "revtrail/rt_kit.h"
 #include "revtrail/kafka.h"
 #include "revtrail/log.h"
 
@@ -111,19 +112,11 @@ static void set_err(char *err, size_t errsz, const char *fmt, ...)
 
 static const char *intern_topic(struct ingest_kafka *k, const char *name)
 {
-	char **grown;
-
 	for (size_t i = 0; i < k->ntopics; i++)
 		if (!strcmp(k->topics[i], name))
 			return k->topics[i];
-	if (k->ntopics == k->topcap) {
-		size_t cap = k->topcap ? k->topcap * 2 : 8;
-
-		if (!(grown = realloc(k->topics, cap * sizeof(*grown))))
-			return NULL;
-		k->topics = grown;
-		k->topcap = cap;
-	}
+	if (RT_GROW(k->topics, k->ntopics + 1, k->topcap))
+		return NULL;
 	if (!(k->topics[k->ntopics] = strdup(name)))
 		return NULL;
 	return k->topics[k->ntopics++];

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "revtrail/rt_kit.h"
 #include "pipeline_int.h"
 
 static bool name_is(const char *s, struct rt_str v)
@@ -142,16 +143,9 @@ static void names_add(struct names *l, struct rt_str s)
 			l->last = i;
 			return;
 		}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4;
-		struct rt_str *p = realloc(l->v, cap * sizeof(*p));
-
-		if (!p) {
-			l->err = RT_ENOMEM;
-			return;
-		}
-		l->v = p;
-		l->cap = cap;
+	if (RT_GROW(l->v, l->n + 1, l->cap)) {
+		l->err = RT_ENOMEM;
+		return;
 	}
 	l->last = l->n;
 	l->v[l->n++] = s;
