@@ -228,5 +228,6 @@ int rt_map_insert(struct rt_map *m, uint64_t hash, uint32_t idx)
 		return err;
 	place(m->slot, m->nslots, (hash << 32) | ((uint64_t)idx + 1));
 	m->n++;
+	RT_ASSERT(m->n * 2 <= m->nslots);     /* probes stay short */
 	return 0;
 }

@@ -20,6 +20,40 @@
 #include "frame.h"
 #include "json_scan.h"
 
+void ing_reject(struct ingest *in, const struct rt_pos *pos,
+		const char *reason)
+{
+	in->stats.rejects++;
+	if (!in->opts.verbose)
+		return;
+	if (pos->partition >= 0)
+		fprintf(in->opts.verbose, "reject: %s/%d:%lld: %s\n",
+			pos->source ? pos->source : "-", (int)pos->partition,
+			(long long)pos->kafka_offset, reason);
+	else
+		fprintf(in->opts.verbose, "reject: %s:%llu: %s\n",
+			pos->source ? pos->source : "-",
+			(unsigned long long)pos->offset, reason);
+}
+
+void ing_oversize(struct ingest *in, const struct rt_pos *pos)
+{
+	struct ingest_stats *st = &in->stats;
+
+	if (!st->oversize++) {
+		if (pos->partition >= 0)
+			snprintf(st->oversize_at, sizeof(st->oversize_at),
+				 "%s/%d:%lld", pos->source ? pos->source : "-",
+				 (int)pos->partition,
+				 (long long)pos->kafka_offset);
+		else
+			snprintf(st->oversize_at, sizeof(st->oversize_at),
+				 "%s:%llu", pos->source ? pos->source : "-",
+				 (unsigned long long)pos->offset);
+	}
+	ing_reject(in, pos, "over --max-record: skipped");
+}
+
 static int emit_wrap(void *ctx, struct rt_record *rec)
 {
 	struct ingest *in = ctx;

@@ -109,17 +109,17 @@ struct ing_frame {
 	struct dec_helm_state *helm;
 };
 
-/* ingest.c */
-void ing_reject(struct ingest *in, const struct rt_pos *pos,
-		const char *reason);
-/* A document or List item over max_record, skipped: a reject, counted
- * apart too, the first one's place kept for the summary's warning. */
-void ing_oversize(struct ingest *in, const struct rt_pos *pos);
-int ing_set_header(struct ingest *in, struct ing_src *src, const char *path,
-		   size_t n);
-/* Views into path: pod, namespace and container for a kubelet log path. */
+/* path.c: views into path: pod, namespace and container for a kubelet
+ * log path. */
 bool ing_path_parse(const char *path, size_t n, struct rt_str *pod,
 		    struct rt_str *ns, struct rt_str *container);
+
+/* ctx.c: a source's file contexts. */
+int ing_set_header(struct ingest *in, struct ing_src *src, const char *path,
+		   size_t n);
+/* What path (a source's name or a header) says into ctx's pod fields. */
+void ing_ctx_parse(struct ing_ctx *ctx, const char *path, size_t n);
+void ing_ctx_release(struct ing_ctx *ctx);
 
 /* frame.c: bytes of a source to frames. ing_doc_init readies a new
  * source's document streamer. */
@@ -133,7 +133,12 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f);
 /* Emits what a context still holds (EOF, eviction). */
 int ing_flush_parts(struct ingest *in, struct ing_src *src,
 		    struct ing_ctx *ctx);
-void ing_ctx_release(struct ing_ctx *ctx);
+/* Counts a rejected record, and says why on opts.verbose. */
+void ing_reject(struct ingest *in, const struct rt_pos *pos,
+		const char *reason);
+/* A document or List item over max_record, skipped: a reject, counted
+ * apart too, the first one's place kept for the summary's warning. */
+void ing_oversize(struct ingest *in, const struct rt_pos *pos);
 
 /* dec_logs.c */
 struct ing_cri {

@@ -2,7 +2,7 @@
  * store.c: opening a database for writing (WAL, schema migrations by PRAGMA
  * user_version, statements prepared once, the release registry loaded).
  * Reading is store/read.c; the statement helpers every file of the
- * store uses are store/stmt.c.
+ * store uses are store/stmt.c, closing either kind of store conn.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,28 +358,6 @@ static int open_writer(struct store *st, const struct store_opts *o)
 	return 0;
 }
 
-/*
- * revtrail calls SQLite from one thread at a time (librdkafka's callbacks
- * run inside our own poll calls; ingest's writer thread has the store only
- * between a submit and the wait after it, writer.c), so its mutexes guard
- * nothing here: they cost about 60 lock pairs per stored event. Memory
- * statistics cost a little per allocation and are kept only for a reader
- * that bounds SQLite's heap (sqlite3_hard_heap_limit64 counts through
- * them). sqlite3_config only works before the library initialises, hence
- * once: the first store opened decides. Two threads using stores at the
- * same time would need MULTITHREAD instead.
- */
-void store_sqlite_config(bool memstatus)
-{
-	static bool done;
-
-	if (done)
-		return;
-	done = true;
-	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, memstatus ? 1 : 0);
-}
-
 int store_open(const char *path, unsigned flags, const struct store_opts *o,
 	       struct store **out, char *err, size_t errlen)
 {
@@ -490,30 +468,6 @@ int64_t store_gap(const struct store *st)
 bool store_gap_changed(const struct store *st)
 {
 	return st->rebuild_all;
-}
-
-void store_close(struct store *st)
-{
-	if (!st)
-		return;
-	for (int i = 0; i < S_COUNT; i++)
-		sqlite3_finalize(st->st[i]);
-	if (st->db)
-		sqlite3_close(st->db);
-	store_unlock(st->lock);           /* after the last write */
-	free(st->cluster);
-	rt_arena_release(&st->scratch);
-	rt_buf_release(&st->buf);
-	rt_buf_release(&st->buf2);
-	free(st->near);
-	free(st->objlist.o);
-	seen_free(&st->seen);
-	if (st->chg) {
-		store_changes_free(st->chg);
-		free(st->chg);
-	}
-	free(st->rd);
-	free(st);
 }
 
 int store_position(struct store *st, const char *source, int32_t partition,

@@ -119,6 +119,8 @@ const char *col_text(sqlite3_stmt *s, int i);    /* "" for NULL */
 
 /* store.c */
 int meta_set_int(struct store *st, const char *key, int64_t v);
+
+/* conn.c (and store_close, in store_read.h) */
 /* Process-wide SQLite settings, before the first connection. */
 void store_sqlite_config(bool memstatus);
 
