@@ -342,7 +342,7 @@ static void test_remedy_words(void)
 		NULL };
 	static const char *const tags[] = { "configmap_not_found", NULL };
 	struct rules *r = rules_new();
-	struct corr_text t = { 0 };
+	struct rt_buf t = RT_BUF_INIT;
 	struct corr_diagnosis d = { 0 };
 	struct inc i;
 	char err[256];
@@ -409,7 +409,7 @@ static void test_remedy_words(void)
 		ok(out && !strncmp(out, "Mitigate first: `helm rollback zq-rel 6 "
 				   "-n zq-ns`", 40), "the rollback comes first");
 	}
-	corr_text_free(&t);
+	rt_buf_release(&t);
 	rules_free(r);
 }
 
