@@ -86,6 +86,52 @@ static void variant(char *out, size_t cap, const char **v, size_t n,
 	}
 }
 
+/* The path each runtime's missing-file wording names: the remedies quote
+ * the capture, so it must be the path and nothing around it. */
+static void missing_file_paths(struct rules *r, struct rt_arena *a)
+{
+	static const char *const cases[][3] = {
+		{ "FileNotFoundError: [Errno 2] No such file or directory: "
+		  "'/models/model.pkl'", "file_not_found", "/models/model.pkl" },
+		{ "java.io.FileNotFoundException: /data/in put.csv (No such "
+		  "file or directory)", "file_not_found", "/data/in put.csv" },
+		{ "java.nio.file.NoSuchFileException: /var/lib/app/state.db",
+		  "file_not_found", "/var/lib/app/state.db" },
+		{ "Error: open /run/secrets/token: no such file or directory",
+		  "file_not_found", "/run/secrets/token" },
+		{ "Error: ENOENT: no such file or directory, open "
+		  "'/app/dist/index.js'", "file_not_found", "/app/dist/index.js" },
+		{ "[emerg] 1#1: open() \"/etc/nginx/mime.types\" failed (2: No "
+		  "such file or directory)", "file_not_found",
+		  "/etc/nginx/mime.types" },
+		{ "cat: /etc/app/app.conf: Datei oder Verzeichnis nicht "
+		  "gefunden", "config_file_missing", "/etc/app/app.conf" },
+		{ "/etc/myapp/config.yaml: Aucun fichier ou dossier de ce type",
+		  "config_file_missing", "/etc/myapp/config.yaml" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rt_record rec;
+		struct rt_class c;
+		const char *got = NULL;
+		bool tag = false;
+
+		rt_record_init(&rec);
+		rec.message = rt_str_make(cases[i][0], strlen(cases[i][0]));
+		rules_classify(r, &rec, a, &c);
+		for (unsigned k = 0; k < c.ntags; k++)
+			tag |= strcmp(c.tags[k], cases[i][1]) == 0;
+		for (unsigned k = 0; k < c.nfields && !got; k++)
+			if (rt_str_eq(c.fields[k].key, "path"))
+				got = strndup(c.fields[k].val.p,
+					      c.fields[k].val.n);
+		ok(tag, "%s: %s", cases[i][1], cases[i][0]);
+		is_str(got ? got : "(none)", cases[i][2], "path captured");
+		free((void *)got);
+		rt_arena_reset(a);
+	}
+}
+
 int main(void)
 {
 	struct rules *r = rules_new();
@@ -131,6 +177,8 @@ int main(void)
 		rt_arena_reset(&a);
 	}
 	is_int(differ, 0, "prefilter on == off over %u variants", lines);
+	rules_set_prefilter(r, true);
+	missing_file_paths(r, &a);
 	ok(tagged > lines / 4, "%u of them tagged", tagged);
 	free(v);
 	rt_arena_release(&a);
