@@ -102,7 +102,7 @@ static void missing_file_paths(struct rules *r, struct rt_arena *a)
 		{ "Error: ENOENT: no such file or directory, open "
 		  "'/app/dist/index.js'", "file_not_found", "/app/dist/index.js" },
 		{ "[emerg] 1#1: open() \"/etc/nginx/mime.types\" failed (2: No "
-		  "such file or directory)", "file_not_found",
+		  "such file or directory)", "config_file_missing",
 		  "/etc/nginx/mime.types" },
 		{ "cat: /etc/app/app.conf: Datei oder Verzeichnis nicht "
 		  "gefunden", "config_file_missing", "/etc/app/app.conf" },
