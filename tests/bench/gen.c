@@ -15,6 +15,12 @@
  *   gen again LINES          the same Events as `gen release LINES`, each
  *                            re-emitted five minutes later with its count
  *                            up by 5 (an Event's update in a watch stream)
+ *   gen crirep LINES [NGINX] one container's CRI log (name the file
+ *                            POD_NS_CONTAINER-ID.log) with about 2.5% tagged
+ *                            lines: nginx 5xx access lines (NGINX per mille
+ *                            of all lines, 15 by default; each differs in
+ *                            its client and time) and a crash loop's lines,
+ *                            the same few errors repeated; the rest noise
  *
  * The same arguments always give the same bytes, so runs compare.
  */
@@ -137,6 +143,38 @@ static void gen_cri(uint64_t lines)
 	}
 }
 
+/* A crash loop: the same few lines, again and again. */
+static const char *const crash_lines[] = {
+	"Error 111 connecting to redis:6379. Connection refused.",
+	"dial tcp: lookup pg-primary.prod.svc on 10.96.0.10:53: no such host",
+	"FATAL:  password authentication failed for user \"payments\"",
+};
+
+static void gen_crirep(uint64_t lines, unsigned nginx)
+{
+	char when[40], msg[512];
+
+	for (uint64_t i = 0; i < lines; i++) {
+		unsigned r = pick(1000);
+		const char *stream = "stdout";
+
+		ts(when, sizeof(when), i);
+		if (r < nginx) {
+			snprintf(msg, sizeof(msg), "10.%u.%u.%u - - [03/Nov/2024:%.8s +0000] \"%s %s/%u HTTP/1.1\" %d %u \"-\" \"Go-http-client/1.1\"",
+				 pick(255), pick(255), pick(255), when + 11,
+				 methods[pick(COUNT(methods))],
+				 paths[pick(COUNT(paths))], pick(100000),
+				 502 + (int)pick(3), pick(500));
+		} else if (r < 25) {
+			snprintf(msg, sizeof(msg), "%s", crash_lines[pick(COUNT(crash_lines))]);
+			stream = "stderr";
+		} else {
+			noise_line(msg, sizeof(msg));
+		}
+		printf("%s %s F %s\n", when, stream, msg);
+	}
+}
+
 static const char *const normal_events[][2] = {
 	{ "Scheduled", "Successfully assigned shop/%s to node-%u" },
 	{ "Pulled", "Container image \"registry.local/web:1.4.2\" already present on machine (pod %s, node %u)" },
@@ -231,7 +269,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fputs("usage: gen cri|events LINES [SEED] | release LINES |"
-		      " again LINES | newpods N START\n", stderr);
+		      " again LINES | newpods N START | crirep LINES [NGINX]\n", stderr);
 		return 2;
 	}
 	lines = strtoull(argv[2], NULL, 10);
@@ -244,7 +282,10 @@ int main(int argc, char **argv)
 		gen_release(lines, 0);
 	else if (!strcmp(argv[1], "again"))
 		gen_release(lines, 1);
-	else if (!strcmp(argv[1], "newpods") && argc > 3)
+	else if (!strcmp(argv[1], "crirep")) {
+		rng_state = 0x9e3779b97f4a7c15ULL;
+		gen_crirep(lines, argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 15);
+	} else if (!strcmp(argv[1], "newpods") && argc > 3)
 		gen_newpods(lines, strtoull(argv[3], NULL, 10));
 	else
 		return 2;

@@ -14,6 +14,7 @@
 #                                   also the Events ingested twice (again)
 #   BENCH_RELEASE=1000000           stored events of the release new pods join
 #   BENCH_CG_LINES=100000           callgrind slice (0: no callgrind)
+#   BENCH_REPEATS=1000000           tagged CRI corpus size (0: not run)
 #
 # Beside the packs' own patterns, ripgrep also runs tests/bench/patterns.small:
 # 26 patterns for the error kinds a person greps for by hand. revtrail runs
@@ -299,6 +300,43 @@ bench_again() {
 	}' "$dir/rounds"
 }
 
+# repeats: one container's CRI log (named as the kubelet names it, so
+# its lines have a pod and container) with about 2.5% tagged lines: nginx
+# 5xx access lines, each different, and a crash loop's few lines repeated
+# (`gen crirep`); then the same log with the crash lines only. Prints the
+# database's bytes per tagged line (file size after ingest, WAL
+# checkpointed, over the tagged lines ingest counted) and ingest's CPU
+# over `rg -c -f patterns.small` on the same file, median over rounds.
+bench_repeats() {
+	local n=${BENCH_REPEATS:-1000000} nginx f db=$dir/repeats.db
+	[ "$n" -gt 0 ] || return 0
+	for nginx in 15 0; do
+		f=$dir/crirep-$n-$nginx/web-7d9c8b6f5-x2k4p_shop_web-$(printf '%064d' "$nginx").log
+		mkdir -p "$(dirname "$f")"
+		[ -s "$f" ] || "$dir/gen" crirep "$n" "$nginx" > "$f"
+		: > "$dir/rounds"
+		for _ in $(seq "$runs"); do
+			warm "$f"
+			echo "rgsmall $(measure rg -c -i -f "$small" "$f")" >> "$dir/rounds"
+			rm -f "$db" "$db-wal" "$db-shm"
+			warm "$f"
+			echo "ingest $(measure "$bin" ingest --db "$db" "$f")" >> "$dir/rounds"
+			tagged=$(sed -n 's/.* \([0-9]*\) tagged.*/\1/p' "$dir/cmd.err" | head -1)
+			echo "bytes $(stat -c %s "$db") $tagged" >> "$dir/rounds"
+		done
+		awk -v n="$n" -v what="$([ "$nginx" -gt 0 ] && echo "nginx 5xx + crash loop" || echo "crash loop only")" "$MED"'
+		$1 == "rgsmall" { k++; rg[k] = $4 > 0 ? $4 : 0.001 }
+		$1 == "ingest" { r[k] = $4 / rg[k]; cpu[k] = $4 }
+		$1 == "bytes" { size = $2; tagged = $3 }
+		END {
+			printf "%-40s %d tagged, %.0f bytes per tagged line; ingest cpu %.2f s, %.2fx rg -c -f small set\n",
+				"repeats " n " CRI (" what ")", tagged, size / (tagged > 0 ? tagged : 1),
+				med(cpu, k), med(r, k)
+		}' "$dir/rounds"
+	done
+}
+
 bench_chunks
 bench_newpods
 bench_again
+bench_repeats
