@@ -984,6 +984,8 @@ static int setup(struct consume *c, struct consume_args *a)
 		rt_log(RT_LOG_ERROR, "consume", "out of memory");
 		return CLI_FAIL;
 	}
+	c->slot[0].b->repeat_ns = c->slot[1].b->repeat_ns =
+		corr_repeat_window(store_gap(c->st));
 	pipeline_writer_set_check(c->w, writer_check, c);
 	c->topics = &a->topics;
 	if (c->m)

@@ -563,6 +563,7 @@ int cmd_ingest(int argc, char **argv)
 		say(RT_LOG_ERROR, "out of memory");
 		goto out;
 	}
+	r.b->repeat_ns = r.spare->repeat_ns = corr_repeat_window(store_gap(r.st));
 	rt_arena_init(&r.arena);
 	r.in = in;
 	r.verbose = io.verbose;

@@ -72,6 +72,7 @@ struct corr_batch *corr_batch_new(bool keep_untagged)
 		return NULL;
 	rt_arena_init(&b->arena);
 	b->keep_untagged = keep_untagged;
+	b->repeat_ns = CORR_REPEAT_NS;
 	if (rt_map_reserve(&b->evmap, 512)) {
 		free(b);
 		return NULL;
@@ -293,6 +294,34 @@ static int merge_dup(struct corr_batch *b, struct corr_event *e,
 	return err;
 }
 
+/* A repeat's time t into its set (in the batch's arena, grown by
+ * doubling: the arena's size is what caps a batch). */
+static int times_add(struct corr_batch *b, struct corr_event *e, int64_t t)
+{
+	bool found;
+	size_t i = corr_times_find(e->times, e->ntimes, t, &found);
+
+	if (found)
+		return 0;
+	if (e->ntimes == e->timescap) {
+		uint32_t cap = e->timescap ? e->timescap * 2 : 4;
+		int64_t *p;
+
+		if (cap > UINT32_MAX / 2 ||
+		    !(p = rt_arena_alloc(&b->arena, cap * sizeof(*p))))
+			return RT_ENOMEM;
+		if (e->ntimes)
+			memcpy(p, e->times, e->ntimes * sizeof(*p));
+		e->times = p;
+		e->timescap = cap;
+	}
+	memmove(e->times + i + 1, e->times + i,
+		(e->ntimes - i) * sizeof(*e->times));
+	e->times[i] = t;
+	e->count = ++e->ntimes;
+	return 0;
+}
+
 static int note_position(struct corr_batch *b, const struct rt_record *rec)
 {
 	struct corr_batch_pos *last = b->npos ? &b->pos[b->npos - 1] : NULL;
@@ -490,6 +519,7 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	int64_t first, last;
 	uint64_t key;
 	uint32_t i;
+	bool repeat;
 	int err;
 
 	b->records++;
@@ -512,11 +542,16 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 			return 0;
 	}
 	corr_record_times(rec, &first, &last);
-	key = corr_event_key(rec);
+	repeat = b->repeat_ns > 0 && corr_repeat_is(rec, first, last);
+	key = repeat ? corr_repeat_key(rec, first, b->repeat_ns) :
+		corr_event_key(rec);
 	i = event_find(b, key);
 	if (i != RT_MAP_NONE) {
+		e = &b->ev[i];
 		b->dups++;
-		return merge_dup(b, &b->ev[i], rec, cls, first, last);
+		if ((err = merge_dup(b, e, rec, cls, first, last)))
+			return err;
+		return e->repeat ? times_add(b, e, first) : 0;
 	}
 	if (RT_GROW(b->ev, b->nev + 1, b->evcap))
 		return RT_ENOMEM;
@@ -529,9 +564,77 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	if ((err = fill_event(b, e, rec, cls)))
 		return err;
 	add_tags(e, cls->tags, cls->ntags);
+	e->repeat = repeat;
+	if (repeat && (err = times_add(b, e, first)))
+		return err;
 	if ((err = rt_map_insert(&b->evmap, key, (uint32_t)b->nev)))
 		return err;
 	b->nev++;
+	return 0;
+}
+
+/* Event e as row `row` of its bucket (group: the bucket's row 0), with
+ * the n times at t (a slice of its set, which nothing grows again). */
+static void repeat_part(struct corr_event *e, uint64_t group, uint32_t row,
+			int64_t *t, size_t n)
+{
+	if (row >= CORR_REPEAT_ROWS) {   /* past the bucket's rows */
+		e->repeat = false;
+		e->ukey = corr_repeat_single(group, t[0]);
+		e->times = NULL;
+		e->ntimes = e->timescap = 0;
+		n = 1;
+	} else {
+		e->ukey = corr_repeat_row(group, row);
+		e->times = t;
+		e->ntimes = e->timescap = (uint32_t)n;
+	}
+	e->count = (int64_t)n;
+	e->first_ns = t[0];
+	e->last_ns = t[n - 1];
+}
+
+/* A copy of event i at the end of the batch: index, or -1. */
+static long repeat_copy(struct corr_batch *b, size_t i)
+{
+	if (RT_GROW(b->ev, b->nev + 1, b->evcap))
+		return -1;
+	b->ev[b->nev] = b->ev[i];
+	return (long)b->nev++;
+}
+
+int corr_batch_repeat_place(struct corr_batch *b, size_t i, uint32_t nrows,
+			    const struct plan_stored *last)
+{
+	struct corr_event *e = &b->ev[i];
+	uint64_t group = e->ukey;
+	int64_t *rest = e->times;
+	size_t nrest = e->ntimes, room = CORR_REPEAT_CAP, n;
+	uint32_t row = nrows;
+	long k;
+
+	if (!nrest) {        /* all counted already: the last row again */
+		e->ukey = corr_repeat_row(group, nrows ? nrows - 1 : 0);
+		e->first_ns = last->first_ns;
+		e->last_ns = last->last_ns;
+		e->count = last->count;
+		return 0;
+	}
+	if (nrows && last->count < CORR_REPEAT_CAP) {
+		row = nrows - 1;
+		room = CORR_REPEAT_CAP - (size_t)last->count;
+	}
+	n = row < CORR_REPEAT_ROWS ? (nrest < room ? nrest : room) : 1;
+	repeat_part(e, group, row, rest, n);
+	for (rest += n, nrest -= n; nrest; rest += n, nrest -= n) {
+		if (row < CORR_REPEAT_ROWS)
+			row++;
+		n = row >= CORR_REPEAT_ROWS ? 1 : nrest < CORR_REPEAT_CAP ?
+			nrest : CORR_REPEAT_CAP;
+		if ((k = repeat_copy(b, i)) < 0)
+			return RT_ENOMEM;
+		repeat_part(&b->ev[k], group, row, rest, n);
+	}
 	return 0;
 }
 

@@ -476,6 +476,43 @@ static int take_stored_key(struct corr_plan *p, struct corr_event *e, int via,
 	return e->attr.release_ns.p && e->attr.release.p ? 0 : RT_ENOMEM;
 }
 
+/* A repeat's times: the union of the batch's and the stored row's, in the
+ * plan's arena; count is its size. Unreadable stored times count as
+ * none, and the count never falls below the stored one. */
+static int merge_times(struct corr_plan *p, struct corr_event *e,
+		       const struct plan_stored *s)
+{
+	int64_t old[CORR_REPEAT_CAP], *u;
+	long n = s->times ? corr_times_decode(s->times, s->times_bytes, old,
+					      CORR_REPEAT_CAP) : 0;
+
+	if (n < 0)
+		n = 0;
+	u = rt_arena_alloc(&p->arena, ((size_t)n + e->ntimes + 1) * sizeof(*u));
+	if (!u)
+		return RT_ENOMEM;
+	e->ntimes = (uint32_t)corr_times_union(e->times, e->ntimes, old,
+					       (size_t)n, u);
+	e->times = u;
+	e->timescap = e->ntimes;
+	e->count = e->ntimes > s->count ? e->ntimes : s->count;
+	return 0;
+}
+
+/* What the row's times column says: the set, encoded. */
+static int encode_times(struct corr_plan *p, const struct corr_event *e,
+			struct plan_evstate *x)
+{
+	uint8_t *out = rt_arena_alloc(&p->arena,
+				      CORR_TIMES_BYTES((size_t)e->ntimes) + 1);
+
+	if (!out)
+		return RT_ENOMEM;
+	x->times = out;
+	x->times_bytes = corr_times_encode(e->times, e->ntimes, out);
+	return 0;
+}
+
 /*
  * A stored row of the event's identity, merged. The release: of one
  * object, the better attribution (ties by key); when the versions name
@@ -506,6 +543,8 @@ static int merge_stored(struct corr_plan *p, struct corr_event *e,
 		e->first_ns = s->first_ns;
 	if (s->last_ns > e->last_ns)
 		e->last_ns = s->last_ns;
+	if (e->repeat && (err = merge_times(p, e, s)))
+		return err;
 	if (s->count > e->count)
 		e->count = s->count;
 	if (s->sev > (int)e->severity)
@@ -567,6 +606,8 @@ int corr_plan_event(struct corr_plan *p, struct corr_event *e,
 
 	memset(x, 0, sizeof(*x));
 	if (s->found && (err = merge_stored(p, e, s, x)))
+		return err;
+	if (e->repeat && (err = encode_times(p, e, x)))
 		return err;
 	r = corr_release_at(corr_registry_find(p->reg, e->attr.release_ns,
 					       e->attr.release), e->first_ns);

@@ -227,6 +227,20 @@ static int share_of(struct pipeline_db *db, const struct corr_batch *b,
 	return 0;
 }
 
+/* The batch's repeats of cluster c (all: of any) in their buckets' rows,
+ * before its share is copied: a bucket past a row's cap adds events. */
+static int place_repeats(struct pipeline_db *db, struct corr_batch *b,
+			 struct rt_str c, bool all)
+{
+	size_t n = b->nev;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++)
+		if (b->ev[i].repeat && (all || same(b->ev[i].cluster, c)))
+			err = place_repeat(db, b, i);
+	return err;
+}
+
 int cluster_commit(struct pipeline_db *db, struct corr_batch *b)
 {
 	struct names l = { 0 };
@@ -236,13 +250,15 @@ int cluster_commit(struct pipeline_db *db, struct corr_batch *b)
 	if ((err = batch_names(db, b, &l)))
 		goto out;
 	if (l.n <= 1) {                   /* all of it: no copies */
-		if (l.n && (err = cluster_use(db, l.v[0])))
+		if ((l.n && (err = cluster_use(db, l.v[0]))) ||
+		    (err = place_repeats(db, b, RT_STR_NULL, true)))
 			goto out;
 		err = commit_steps(db, b);
 		goto out;
 	}
 	for (size_t i = 0; i < l.n && !err; i++) {
 		if ((err = cluster_use(db, l.v[i])) ||
+		    (err = place_repeats(db, b, l.v[i], false)) ||
 		    (err = share_of(db, b, l.v[i], &sub)))
 			break;
 		if (i + 1 == l.n)

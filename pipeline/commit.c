@@ -197,6 +197,37 @@ static int aliases_merge(struct pipeline_db *db, const struct corr_batch *b)
 
 /* ---- 2. events and windows ------------------------------------------ */
 
+/* Repeat i (its bucket's row 0 key) against the bucket's stored rows:
+ * the times they hold already are dropped from it, then it is placed in
+ * the last row or new ones (corr_batch_repeat_place). */
+int place_repeat(struct pipeline_db *db, struct corr_batch *b, size_t i)
+{
+	uint64_t group = b->ev[i].ukey;
+	struct plan_stored s, last = { 0 };
+	int64_t held[CORR_REPEAT_CAP];
+	uint32_t j;
+	int err;
+
+	for (j = 0; j < CORR_REPEAT_ROWS; j++) {
+		struct corr_event *e = &b->ev[i];
+		long n;
+
+		if ((err = store_read_event(db->st, corr_repeat_row(group, j),
+					    &s)))
+			return err;
+		if (!s.found)
+			break;
+		n = s.times ? corr_times_decode(s.times, s.times_bytes, held,
+						CORR_REPEAT_CAP) : -1;
+		if (n > 0)
+			e->ntimes = (uint32_t)corr_times_minus(e->times,
+						e->ntimes, held, (size_t)n);
+		last = s;
+	}
+	return corr_batch_repeat_place(b, i, j, &last);
+}
+
+
 /* One release's events: extend its incidents, or leave them to rebuild. */
 static int write_group(struct pipeline_db *db, const struct corr_batch *b,
 		       const size_t *idx, size_t n)

@@ -34,6 +34,8 @@ struct pipeline_db {
 
 /* commit.c: one cluster's share of a batch, inside the transaction. */
 int commit_steps(struct pipeline_db *db, struct corr_batch *b);
+/* A repeat of the batch placed in its bucket's stored rows (commit.c). */
+int place_repeat(struct pipeline_db *db, struct corr_batch *b, size_t i);
 
 /* cluster.c */
 /* Makes name the current cluster of the correlator and the store, loading

@@ -52,6 +52,10 @@ static int stored_row(struct store *st, sqlite3_stmt *s, struct plan_stored *o)
 	o->pod = keep_col(st, s, 14);
 	o->container = keep_col(st, s, 15);
 	o->type = keep_col(st, s, 16);
+	if ((o->times_bytes = (size_t)sqlite3_column_bytes(s, 17)) &&
+	    !(o->times = scratch_dup(st, (const char *)sqlite3_column_blob(s, 17),
+				     o->times_bytes)))
+		return RT_ENOMEM;
 	if (!o->tags || !o->rel_ns || !o->rel ||
 	    (sqlite3_column_bytes(s, 10) && !o->message.p) ||
 	    (sqlite3_column_bytes(s, 13) && !o->name.p))
@@ -208,6 +212,16 @@ static int origin_text(char *buf, size_t size, const char *source,
 	return (int)n;
 }
 
+/* A repeat's times (NULL for any other row). */
+static void bind_times(sqlite3_stmt *s, int i, const struct plan_evstate *x)
+{
+	if (x->times)
+		sqlite3_bind_blob(s, i, x->times, (int)x->times_bytes,
+				  SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
 static int insert_event(struct store *st, const struct corr_event *e,
 			const struct plan_evstate *x, int64_t incident)
 {
@@ -252,6 +266,7 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	sqlite3_bind_int64(s, 24, e->last_ns);
 	sqlite3_bind_int(s, 25, e->attr.via);
 	bind_rts(s, 26, x->workload);
+	bind_times(s, 27, x);
 	st->pending.events_new++;
 	if (e->ntags && (e->attr.via == CORR_VIA_NONE || !e->attr.release.n))
 		st->pending.events_no_release++;
@@ -296,6 +311,7 @@ static void bind_update(sqlite3_stmt *s, const struct corr_event *e,
 		bind_rts(s, 23, x->workload);
 	}
 	sqlite3_bind_int64(s, 24, x->id);
+	bind_times(s, 25, x);
 }
 
 /*

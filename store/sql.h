@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -227,6 +227,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * revision before. NULL: no manifest decoded. */
 	"ALTER TABLE revisions"
 	" ADD COLUMN manifest_summary TEXT;",
+	/* 9 -> 10: a line repeated by one container is one row per time
+	 * bucket, which keeps the distinct times it counted (correlate/
+	 * repeat.c): count is their number. NULL for every other row. */
+	"ALTER TABLE events ADD COLUMN times BLOB;",
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
@@ -242,7 +246,7 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" pod = CASE WHEN ?14 THEN ?19 ELSE pod END," \
 	" container = CASE WHEN ?14 THEN ?20 ELSE container END," \
 	" type = CASE WHEN ?14 THEN ?21 ELSE type END," \
-	" fields = CASE WHEN ?14 THEN ?22 ELSE fields END"
+	" fields = CASE WHEN ?14 THEN ?22 ELSE fields END, times = ?25"
 
 /* A sum of occurrence counts that saturates at INT64_MAX as the writer's
  * does (rt_count_add): sum() raises "integer overflow" past it. total()
@@ -277,17 +281,18 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" AND cluster = :cluster") \
 	X(EV_LOOKUP, "SELECT id, incident_id, first_ns, ts_ns, count, tags," \
 		" severity, via, release_namespace, release, message, reason," \
-		" object_kind, object_name, pod, container, type FROM events" \
-		" WHERE ukey = ?1 AND cluster = :cluster") \
+		" object_kind, object_name, pod, container, type, times" \
+		" FROM events WHERE ukey = ?1 AND cluster = :cluster") \
 	X(EV_UKEYS, "SELECT ukey FROM events") \
 	X(EV_MAX_ID, "SELECT coalesce(max(id), 0) FROM events") \
 	X(EV_INSERT, "INSERT INTO events(incident_id, ts, first_seen," \
 		" namespace, object_kind, object_name, pod, container, reason," \
 		" type, message, tags, fields, severity, release," \
 		" release_namespace, attribution, revision, format, origin, count," \
-		" ukey, first_ns, ts_ns, via, workload, cluster) VALUES(?1, ?2, ?3," \
-		" ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17," \
-		" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, :cluster)") \
+		" ukey, first_ns, ts_ns, via, workload, times, cluster)" \
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13," \
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25," \
+		" ?26, ?27, :cluster)") \
 	X(EV_UPDATE, "UPDATE events SET" SQL_EV_SET_UNKEYED "," \
 		" incident_id = ?1, release = ?7, release_namespace = ?8," \
 		" via = ?10, first_ns = ?12," \

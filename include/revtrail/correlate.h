@@ -239,6 +239,40 @@ uint64_t corr_event_key(const struct rt_record *rec);
 void corr_record_times(const struct rt_record *rec, int64_t *first,
 		       int64_t *last);
 
+/* ---- repeats (repeat.c) ---------------------------------------------- */
+
+/* A bucket of a repeated line's times, and the times a row holds at most;
+ * the rows of one bucket, past which a time is a row of its own. */
+#define CORR_REPEAT_NS (60LL * 1000000000LL)
+#define CORR_REPEAT_CAP 256
+#define CORR_REPEAT_ROWS 1024
+/* Encoded, a set of n times takes at most this many bytes. */
+#define CORR_TIMES_BYTES(n) ((n) * 10)
+
+/* The bucket width for a database of gap gap_ns: CORR_REPEAT_NS, or the
+ * gap when it is smaller, so that a row never spans a quiet gap. */
+int64_t corr_repeat_window(int64_t gap_ns);
+/* Whether a record is a repeat: no uid, no count of its own, one time. */
+bool corr_repeat_is(const struct rt_record *rec, int64_t first, int64_t last);
+/* A repeat's identity: its content and the bucket of first (row 0). */
+uint64_t corr_repeat_key(const struct rt_record *rec, int64_t first,
+			 int64_t window);
+/* The key of row `row` of a bucket whose row 0 is group; of a time past
+ * the bucket's rows. */
+uint64_t corr_repeat_row(uint64_t group, uint32_t row);
+uint64_t corr_repeat_single(uint64_t group, int64_t t);
+
+/* A sorted set of distinct times (> 0) as delta varints: out needs
+ * CORR_TIMES_BYTES(n). decode: at most cap times; -1 when the bytes are
+ * not such a set. union: out needs na + nb; minus: a without b's, in
+ * place. find: where t is or would go. All return sizes. */
+size_t corr_times_encode(const int64_t *t, size_t n, uint8_t *out);
+long corr_times_decode(const void *p, size_t n, int64_t *out, size_t cap);
+size_t corr_times_union(const int64_t *a, size_t na, const int64_t *b,
+			size_t nb, int64_t *out);
+size_t corr_times_minus(int64_t *a, size_t na, const int64_t *b, size_t nb);
+size_t corr_times_find(const int64_t *a, size_t n, int64_t t, bool *found);
+
 
 /* The mapping a record states, if any: a release hint on a pod, or on a
  * workload object. False when the record teaches nothing (no hint, no
@@ -260,6 +294,7 @@ struct corr_batch {
 	struct rt_map aliasmap;        /* a mapping's hash -> index */
 	size_t alias_last;             /* index + 1 of the last one seen */
 	bool keep_untagged;
+	int64_t repeat_ns;             /* corr_repeat_window of the database */
 	int64_t max_ts;                /* newest time of any record */
 	struct rt_arena arena;         /* copies of what the batch keeps */
 	/* counters since corr_batch_new, never reset */
@@ -267,6 +302,15 @@ struct corr_batch {
 };
 
 struct corr_batch *corr_batch_new(bool keep_untagged);
+/*
+ * Repeat i of the batch (a bucket's row 0 key, its times less those the
+ * bucket's rows hold already) placed in the bucket's nrows stored rows,
+ * the last of which is *last: it fills the last row, then new ones after
+ * it (copies of event i at the end of the batch), the smallest times
+ * first (correlate/repeat.c). Call it once, before the plan.
+ */
+int corr_batch_repeat_place(struct corr_batch *b, size_t i, uint32_t nrows,
+			    const struct plan_stored *last);
 void corr_batch_free(struct corr_batch *b);
 /* Forgets the pending records and their copies (call after the commit). */
 void corr_batch_reset(struct corr_batch *b);

@@ -55,6 +55,11 @@ struct corr_attr {
 struct corr_event {
 	uint64_t ukey;                 /* identity: same key = same event */
 	int64_t first_ns, last_ns, count;
+	/* A repeat (correlate/repeat.c): its distinct times, sorted, in the
+	 * batch's or the plan's arena; count is their number. */
+	bool repeat;
+	uint32_t ntimes, timescap;
+	int64_t *times;
 	enum rt_format format;
 	enum rt_severity severity;
 	struct rt_str ns, kind, name, pod, container, reason, type, message;
@@ -109,6 +114,8 @@ struct plan_stored {
 	const char *tags;                /* JSON array */
 	const char *rel_ns, *rel;
 	struct rt_str message, reason, kind, name, pod, container, type;
+	const void *times;               /* a repeat's set, encoded; or NULL */
+	size_t times_bytes;
 };
 
 /* A stored incident a group of the batch's events may touch. */
@@ -177,6 +184,8 @@ struct plan_evstate {
 	const char *tags;    /* JSON array, as written */
 	const char *via;     /* attribution name */
 	struct rt_str workload;
+	const void *times;   /* a repeat's set, encoded, as written; or NULL */
+	size_t times_bytes;
 };
 
 /* An incident's aggregates: sums and maxima of its events. */

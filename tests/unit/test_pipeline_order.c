@@ -570,7 +570,9 @@ static void check_reference(const char *db)
 	v = query1(db, "SELECT revision || ' ' || diagnosis || ' ' ||"
 		   " later_revisions || ' ' || event_count FROM incidents"
 		   " WHERE release = 'payments-api' ORDER BY opened_ns LIMIT 1");
-	is_str(v, "48 hook_configmap_race [49] 7",
+	/* 6 rows: the pod's two "password authentication failed" lines,
+	 * 30 s apart, are one repeat row counting 2 */
+	is_str(v, "48 hook_configmap_race [49] 6",
 	       "payments-api: revision 48, rollback on the timeline, bridged");
 	free(v);
 	v = query1(db, "SELECT count(*) FROM events WHERE release ="
@@ -590,7 +592,7 @@ static void check_reference(const char *db)
 	free(v);
 	v = query1(db, "SELECT count(*) || ' ' || sum(count) FROM events WHERE"
 		   " ukey IS NOT NULL");
-	is_str(v, "11 40", "11 events stored once each, counts kept");
+	is_str(v, "10 40", "10 rows (a repeated line is one), counts kept");
 	free(v);
 	v = query1(db, "SELECT status FROM incidents WHERE release ="
 		   " 'payments-api' ORDER BY opened_ns LIMIT 1");

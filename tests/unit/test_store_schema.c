@@ -95,7 +95,7 @@ static void test_create_and_migrate(void)
 	store_close(st);
 	is_int(version(), STORE_SCHEMA_VERSION, "migrated to the current version");
 	/* The file, not the macro: docs/schema.md documents the number
-	 * ("currently 8"), and a migrate that stopped short or wrote
+	 * ("currently 9"), and a migrate that stopped short or wrote
 	 * another would pass a comparison of STORE_SCHEMA_VERSION with
 	 * itself. */
 	is_int(version(), 9, "the file says 9, as docs/schema.md documents");

@@ -1,0 +1,166 @@
+/*
+ * repeat.c: a line repeated by one container is a counter, not a row.
+ *
+ * A record without a uid and with one time of its own (a container log
+ * line, a plain line) is a repeat: its identity is its content and a time
+ * bucket (corr_repeat_key), not its exact time, and the row of that
+ * identity keeps the set of distinct times it has counted (the times
+ * column, delta-varint encoded). count is the size of the set, so merging
+ * two versions is a set union: the same line read again adds nothing, and
+ * any order of the lines gives the same set.
+ *
+ * The bucket is no wider than the smallest gap (corr_repeat_window), so
+ * two times of one row are less than a gap apart and a row never joins
+ * windows that its lines would have kept apart.
+ *
+ * A row takes at most CORR_REPEAT_CAP times. Past that, the times of the
+ * bucket fill rows 1, 2, ... (keys corr_repeat_row) in the order they
+ * arrive, the smallest of a batch first. Every time is still counted once
+ * (a time already in any row of the bucket is not counted again), so the
+ * counts, times, incidents and objects do not depend on the order; only
+ * which row holds which time does, and only in a bucket past the cap.
+ */
+#include <string.h>
+
+#include "revtrail/correlate.h"
+
+int64_t corr_repeat_window(int64_t gap_ns)
+{
+	return gap_ns > 0 && gap_ns < CORR_REPEAT_NS ? gap_ns : CORR_REPEAT_NS;
+}
+
+bool corr_repeat_is(const struct rt_record *rec, int64_t first, int64_t last)
+{
+	return !rec->uid.n && rec->count <= 1 && first > 0 && first == last &&
+	       !rec->nrevs;
+}
+
+static uint64_t hash_str(uint64_t h, struct rt_str s)
+{
+	uint64_t n = s.n;
+
+	h = rt_hash64(h, &n, sizeof(n));
+	return s.n ? rt_hash64(h, s.p, s.n) : h;
+}
+
+uint64_t corr_repeat_key(const struct rt_record *rec, int64_t first,
+			 int64_t window)
+{
+	const struct rt_str *f[] = {
+		&rec->cluster, &rec->ns, &rec->kind, &rec->name, &rec->pod,
+		&rec->container, &rec->stream, &rec->reason, &rec->message,
+	};
+	int64_t bucket = first / window;
+	uint64_t h = rt_hash64(0, "repeat", 6);
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		h = hash_str(h, *f[i]);
+	h = rt_hash64(h, &window, sizeof(window));
+	return rt_hash64(h, &bucket, sizeof(bucket));
+}
+
+uint64_t corr_repeat_row(uint64_t group, uint32_t row)
+{
+	return row ? rt_hash64(group, &row, sizeof(row)) : group;
+}
+
+uint64_t corr_repeat_single(uint64_t group, int64_t t)
+{
+	return rt_hash64(rt_hash64(group, "single", 6), &t, sizeof(t));
+}
+
+/* ---- the set of times ------------------------------------------------ */
+
+static size_t put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		out[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+size_t corr_times_encode(const int64_t *t, size_t n, uint8_t *out)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += put_varint(out + len, (uint64_t)(i ? t[i] - t[i - 1] :
+							 t[i]));
+	return len;
+}
+
+long corr_times_decode(const void *p, size_t n, int64_t *out, size_t cap)
+{
+	const uint8_t *s = p, *e = s + n;
+	int64_t prev = 0;
+	size_t k = 0;
+
+	while (s < e) {
+		uint64_t v = 0;
+		unsigned shift = 0;
+
+		do {
+			if (s == e || shift > 63)
+				return -1;
+			v |= (uint64_t)(*s & 0x7f) << shift;
+			shift += 7;
+		} while (*s++ & 0x80);
+		/* strictly increasing, positive, no overflow, bounded */
+		if (v == 0 || v > (uint64_t)(INT64_MAX - prev) || k == cap)
+			return -1;
+		prev += (int64_t)v;
+		out[k++] = prev;
+	}
+	return (long)k;
+}
+
+size_t corr_times_union(const int64_t *a, size_t na, const int64_t *b,
+			size_t nb, int64_t *out)
+{
+	size_t i = 0, j = 0, k = 0;
+
+	while (i < na || j < nb) {
+		if (j == nb || (i < na && a[i] < b[j]))
+			out[k++] = a[i++];
+		else if (i == na || b[j] < a[i])
+			out[k++] = b[j++];
+		else {
+			out[k++] = a[i++];
+			j++;
+		}
+	}
+	return k;
+}
+
+size_t corr_times_minus(int64_t *a, size_t na, const int64_t *b, size_t nb)
+{
+	size_t i, j = 0, k = 0;
+
+	for (i = 0; i < na; i++) {
+		while (j < nb && b[j] < a[i])
+			j++;
+		if (j == nb || b[j] != a[i])
+			a[k++] = a[i];
+	}
+	return k;
+}
+
+size_t corr_times_find(const int64_t *a, size_t n, int64_t t, bool *found)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < n && a[lo] == t;
+	return lo;
+}
