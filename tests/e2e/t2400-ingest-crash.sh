@@ -7,7 +7,9 @@
 # written into it when the kill lands -- on any machine, however fast.
 . "$(dirname "$0")/lib.sh"
 
-# ~200k log lines over four pods of two releases, a third failing.
+# ~200k log lines over four pods of two releases, a third failing: two
+# lines each pod repeats (a repeat's row counts them), one that differs
+# every time (a row each, so the first two files fill a batch).
 for p in payments-api-7d9c8f4b6-4kx2m payments-api-7d9c8f4b6-9jvpd \
 	orders-5c7d9f8b4-k2x9z orders-5c7d9f8b4-q7x2c; do
 	awk -v pod="$p" -v n=50000 'BEGIN {
@@ -18,6 +20,7 @@ for p in payments-api-7d9c8f4b6-4kx2m payments-api-7d9c8f4b6-9jvpd \
 			m = i % 6
 			if (m == 0) msg = "FATAL:  password authentication failed for user \"app\""
 			else if (m == 1) msg = "dial tcp 10.0.3.4:6379: connect: connection refused"
+			else if (m == 2) msg = "dial tcp 10.0.3.4:6379: connect: connection refused (attempt " i ")"
 			else msg = "GET /healthz 200 " i
 			printf "%s.%06dZ stderr F %s\n", strftime("%Y-%m-%dT%H:%M:%S", t, 1), (i % 20) * 50000, msg
 		} }' > "$T/${p}_prod_app-$(printf '%064d' ${#p}).log"
