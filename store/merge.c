@@ -53,7 +53,7 @@ static const char *const event_cols[] = {
 	"container", "reason", "type", "message", "tags", "fields", "severity",
 	"release", "release_namespace", "attribution", "revision", "format",
 	"origin", "count", "ukey", "first_ns", "ts_ns", "via", "workload",
-	"cluster",
+	"cluster", "times",
 };
 static const char *const revision_cols[] = {
 	"namespace", "release", "revision", "status", "chart", "app_version",
