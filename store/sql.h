@@ -230,7 +230,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 9 -> 10: a line repeated by one container is one row per time
 	 * bucket, which keeps the distinct times it counted (correlate/
 	 * repeat.c): count is their number. NULL for every other row. */
-	"ALTER TABLE events ADD COLUMN times BLOB;",
+	"ALTER TABLE events"
+	" ADD COLUMN times BLOB;",
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
