@@ -12,8 +12,8 @@ grep -h -v -e '^#' -e '^[[:space:]]*$' "$DATA/classify/real.tsv" \
 	"$DATA/classify/corpus.tsv" | cut -f2- > "$T/lines"
 jq -R -r '
 	# a time of its own for every line, a minute for each kind of
-	# payload: two kinds may decode to the same message, and one
-	# container's same line within a minute is one event (a repeat)
+	# payload: two kinds may decode to the same message, and a
+	# line a container repeats within a minute is one event (a repeat)
 	def cri(k): "2024-11-03T10:0" + (k | tostring) + ":00." +
 		((1000000000 + input_line_number * 10 + k) | tostring | .[1:]) +
 		"Z stderr F " + tojson;
