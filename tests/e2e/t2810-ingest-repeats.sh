@@ -71,6 +71,16 @@ ok cmp "$T/a.evt" "$OUT"
 run_rt query --db "$T/c.db" -o json "SELECT opened_at, last_seen_at, event_count, occurrences, tags, diagnosis, pods FROM incidents"
 is "$(jq -c . "$OUT")" "$(jq -c '[.[] | {opened_at, last_seen_at, event_count, occurrences, tags, diagnosis, pods}]' "$T/a.inc")" "the same incident"
 
+# A gap under a minute: the bucket is the gap, so a row never spans one.
+# Two lines 45 s apart in one minute are two incidents with --gap 30s.
+GAP=$T/containers/web-6d8f7c9b5-q2w3e_shop_app-$ID.log
+printf '%s stderr F FATAL:  password authentication failed for user "app"\n' \
+	2024-11-03T15:00:01.000000000Z 2024-11-03T15:00:46.000000000Z > "$GAP"
+run_rt ingest --db "$T/gap.db" --gap 30s "$GAP"
+is "$RC" 0 "ingest with --gap 30s"
+run_rt query --db "$T/gap.db" -o json "SELECT count(*) AS n FROM incidents"
+is "$(jq -r '.[0].n' "$OUT")" 2 "two incidents, 45 s apart"
+
 # A burst: 600 distinct times within one minute, in two halves.
 BURST=$T/containers/orders-5c7d9f8b4-k2x9z_shop_app-$ID.log
 awk 'BEGIN {
