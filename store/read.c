@@ -549,6 +549,8 @@ int store_has_clusters(struct store *st)
 	return rc == SQLITE_ROW ? has : store_read_fail(st, rc);
 }
 
+static void bind_filter(sqlite3_stmt *s, const struct store_filter *f);
+
 int store_incidents(struct store *st, const struct store_filter *f,
 		    int (*header)(void *ctx, int ncols,
 				  const char *const *names),
@@ -561,12 +563,7 @@ int store_incidents(struct store *st, const struct store_filter *f,
 	if (sqlite3_prepare_v2(st->db, clustered(st) ? SQL_INCIDENTS :
 			       SQL_INCIDENTS_V4, -1, &s, NULL))
 		return db_fail(st, "incidents");
-	sqlite3_bind_int(s, 1, f && f->open_only);
-	bind_cstr(s, 2, f ? f->ns : NULL);
-	bind_cstr(s, 3, f ? f->release : NULL);
-	if (f && f->since_ns)
-		sqlite3_bind_int64(s, 4, f->since_ns);
-	bind_cstr(s, 5, f ? f->cluster : NULL);
+	bind_filter(s, f);
 	ret = run_rows(s, header, fn, ctx, st);
 	sqlite3_finalize(s);
 	return ret;
@@ -598,6 +595,64 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 			       NULL))
 		/* a database from before manifest summaries has none */
 		return part == STORE_PART_CHANGES ? 0 : db_fail(st, "incident");
+	sqlite3_bind_int64(s, 1, id);
+	ret = run_rows(s, NULL, fn, ctx, st);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int store_data_version(struct store *st, int64_t *v)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	reader_start(st);
+	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL))
+		return db_fail(st, "data_version");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : store_read_fail(st, rc);
+}
+
+static void bind_filter(sqlite3_stmt *s, const struct store_filter *f)
+{
+	sqlite3_bind_int(s, 1, f && f->open_only);
+	bind_cstr(s, 2, f ? f->ns : NULL);
+	bind_cstr(s, 3, f ? f->release : NULL);
+	if (f && f->since_ns)
+		sqlite3_bind_int64(s, 4, f->since_ns);
+	bind_cstr(s, 5, f ? f->cluster : NULL);
+}
+
+int store_incidents_watch(struct store *st, const struct store_filter *f,
+			  int64_t after_id, store_row_fn fn, void *ctx)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	reader_start(st);
+	if (sqlite3_prepare_v2(st->db, clustered(st) ? SQL_INCIDENTS_WATCH :
+			       SQL_INCIDENTS_WATCH_V4, -1, &s, NULL))
+		return db_fail(st, "incidents");
+	bind_filter(s, f);
+	sqlite3_bind_int64(s, 6, after_id);
+	ret = run_rows(s, NULL, fn, ctx, st);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int store_incident_row(struct store *st, int64_t id, store_row_fn fn,
+		       void *ctx)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	reader_start(st);
+	if (sqlite3_prepare_v2(st->db, clustered(st) ? SQL_INCIDENTS_ONE :
+			       SQL_INCIDENTS_ONE_V4, -1, &s, NULL))
+		return db_fail(st, "incident");
 	sqlite3_bind_int64(s, 1, id);
 	ret = run_rows(s, NULL, fn, ctx, st);
 	sqlite3_finalize(s);

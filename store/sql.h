@@ -468,16 +468,33 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 /* What the read commands run (incidents, show). They read a file of an
  * older version as it is: before version 5 there is no cluster column,
  * and CL is '' (the cluster every row of such a file belongs to). */
-#define SQL_INCIDENTS_OF(CL) \
+#define SQL_INCIDENTS_COLS(CL) \
 	"SELECT id, namespace, release, revision, status, severity, opened_at," \
 	" last_seen_at, closed_at, event_count, tags, diagnosis, title," \
-	" revision_status, attribution, pods, " CL " AS cluster FROM incidents" \
-	" WHERE (?1 = 0 OR status = 'open')" \
+	" revision_status, attribution, pods, " CL " AS cluster FROM incidents"
+#define SQL_INCIDENTS_FILTER(CL) \
+	" (?1 = 0 OR status = 'open')" \
 	" AND (?2 IS NULL OR namespace = ?2) AND (?3 IS NULL OR release = ?3)" \
-	" AND (?4 IS NULL OR last_ns >= ?4) AND (?5 IS NULL OR " CL " = ?5)" \
+	" AND (?4 IS NULL OR last_ns >= ?4) AND (?5 IS NULL OR " CL " = ?5)"
+#define SQL_INCIDENTS_OF(CL) \
+	SQL_INCIDENTS_COLS(CL) " WHERE" SQL_INCIDENTS_FILTER(CL) \
 	" ORDER BY opened_ns DESC, id DESC"
 #define SQL_INCIDENTS SQL_INCIDENTS_OF("cluster")
 #define SQL_INCIDENTS_V4 SQL_INCIDENTS_OF("''")
+/* What a watcher re-reads after a commit: the open incidents (the partial
+ * index incidents_open) and the closed ones after the last id it knows
+ * (the rowid), never the whole table. Two SELECTs, so that each finds its
+ * index, and no ORDER BY: by id, the planner would scan the table. */
+#define SQL_INCIDENTS_WATCH_OF(CL) \
+	SQL_INCIDENTS_COLS(CL) " WHERE status = 'open' AND" \
+	SQL_INCIDENTS_FILTER(CL) " UNION ALL " \
+	SQL_INCIDENTS_COLS(CL) " WHERE id > ?6 AND status <> 'open' AND" \
+	SQL_INCIDENTS_FILTER(CL)
+#define SQL_INCIDENTS_WATCH SQL_INCIDENTS_WATCH_OF("cluster")
+#define SQL_INCIDENTS_WATCH_V4 SQL_INCIDENTS_WATCH_OF("''")
+/* One incident in the columns of SQL_INCIDENTS. */
+#define SQL_INCIDENTS_ONE SQL_INCIDENTS_COLS("cluster") " WHERE id = ?1"
+#define SQL_INCIDENTS_ONE_V4 SQL_INCIDENTS_COLS("''") " WHERE id = ?1"
 #define SQL_INCIDENT_OF(CL) \
 	"SELECT id, namespace, release, revision, status, severity, opened_at," \
 	" last_seen_at, closed_at, event_count, occurrences, tags, diagnosis," \

@@ -108,6 +108,23 @@ int store_incidents(struct store *st, const struct store_filter *f,
 				  const char *const *names),
 		    store_row_fn fn, void *ctx);
 
+/*
+ * Watching a database another connection writes (incidents --watch).
+ * store_data_version: SQLite's data_version of the main database, which
+ * changes when another connection commits; one short read, so a watcher
+ * can ask every few hundred milliseconds and hold no snapshot between.
+ * store_incidents_watch: what may have changed since a commit, in the
+ * columns of store_incidents, by id: the open incidents under f and those
+ * after after_id, not the closed ones of before (indexed reads only).
+ * store_incident_row: incident id in those columns (no row: gone).
+ * Each returns 0, RT_EDB, or fn's non-zero return.
+ */
+int store_data_version(struct store *st, int64_t *v);
+int store_incidents_watch(struct store *st, const struct store_filter *f,
+			  int64_t after_id, store_row_fn fn, void *ctx);
+int store_incident_row(struct store *st, int64_t id, store_row_fn fn,
+		       void *ctx);
+
 enum store_part {
 	STORE_PART_INCIDENT,    /* one row: the incident */
 	STORE_PART_OBJECTS,     /* affected objects, first seen first */
