@@ -31,6 +31,9 @@ struct rows {
 	bool no_headers;
 	bool csv_raw;         /* -o csv-raw: no formula guard */
 	bool color;
+	FILE *tty;            /* colours as if printed here (rows_color_as) */
+	int min_col;          /* rows_min_width: this column is at least */
+	size_t min_width;     /* so wide; 0: no such column */
 	int fit_width;        /* 0: no limit */
 	size_t gutter;        /* spaces between columns */
 	int nshrink;
@@ -54,6 +57,17 @@ struct rows *rows_new(FILE *out, int fmt)
 void rows_json_columns(struct rows *r, const char *const *names)
 {
 	r->json_cols = names;
+}
+
+void rows_color_as(struct rows *r, FILE *f)
+{
+	r->tty = f;
+}
+
+void rows_min_width(struct rows *r, int col, size_t width)
+{
+	r->min_col = col;
+	r->min_width = width;
 }
 
 void rows_no_headers(struct rows *r)
@@ -91,7 +105,8 @@ int rows_header(void *ctx, int ncols, const char *const *names)
 		ncols = MAX_COLS;
 	r->ncols = ncols;
 	r->streaming = false;
-	r->color = r->fmt == CLI_OUT_TABLE && cli_color(r->f);
+	r->color = r->fmt == CLI_OUT_TABLE &&
+		cli_color(r->tty ? r->tty : r->f);
 	for (int i = 0; i < ncols; i++) {
 		r->hdr[i] = r->fmt == CLI_OUT_TABLE ?
 			cli_escape(names[i], strlen(names[i])) :
@@ -99,6 +114,8 @@ int rows_header(void *ctx, int ncols, const char *const *names)
 		if (!r->hdr[i])
 			return RT_ENOMEM;
 		r->width[i] = r->no_headers ? 0 : cli_text_width(r->hdr[i]);
+		if (i == r->min_col && r->width[i] < r->min_width)
+			r->width[i] = r->min_width;
 	}
 	if (r->fmt == CLI_OUT_CSV && !r->no_headers) {
 		for (int i = 0; i < ncols; i++)

@@ -17,6 +17,12 @@ struct rows *rows_new(FILE *out, int fmt);
 /* JSON only: columns with these names hold JSON text and are embedded as
  * JSON values, not strings (NULL-terminated list, kept by pointer). */
 void rows_json_columns(struct rows *r, const char *const *names);
+/* Table: colours as cli_color(f) says, not as the output file would have
+ * them (a watcher writes through a temporary file). Before rows_header. */
+void rows_color_as(struct rows *r, FILE *f);
+/* Table: column col at least width wide, for the cells that stream after
+ * the widths are set (a watcher's). Before rows_header. */
+void rows_min_width(struct rows *r, int col, size_t width);
 /* Table and CSV: no header line. Before rows_header. */
 void rows_no_headers(struct rows *r);
 /* Table: gutter spaces between columns (default 3); fit in width columns
