@@ -25,7 +25,7 @@ _revtrail()
 	ingest) opts="--db --gap --regap --keep-untagged --cluster --log-format
 		--max-registry --retain $input --help" ;;
 	incidents) opts="--db -o --output --open -n --namespace -A --all-namespaces
-		--release --cluster --since --no-headers --color --help" ;;
+		--release --cluster --since --no-headers --color -w --watch --help" ;;
 	show) opts="--db -o --output --color --cluster --help" ;;
 	report) opts="--db -o --output --all -n --namespace --cluster --help" ;;
 	query) opts="--db -o --output --no-headers --timeout --max-memory --help" ;;
