@@ -65,6 +65,7 @@ ok wait_line "$T/json.out" '"change":"closed","id":1,'
 ok wait_line "$T/json.out" '"change":"closed","id":2,'
 stop_watch TERM
 is "$WRC" 0 "SIGTERM ends the watch with exit 0"
+is "$(cat "$T/json.err")" "" "nothing on stderr (a sanitizer's report would be)"
 ok jq -e . "$T/json.out"
 is "$(jq -c '[.change, .id, .status]' "$T/json.out" | sort | tr '\n' ' ')" \
 	'["closed",1,"closed"] ["closed",2,"closed"] ["listed",1,"open"] ["listed",2,"open"] ["opened",3,"open"] ' \
