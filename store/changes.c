@@ -89,7 +89,7 @@ int store_track_incidents(struct store *st)
 			 " rt_incident_gone AFTER DELETE ON main.incidents"
 			 " BEGIN SELECT rt_incident_gone(old.id, old.cluster,"
 			 " old.namespace, old.release); END", NULL, NULL, NULL))
-		return db_fail(st, "tracking incidents");
+		return store_db_fail(st, "tracking incidents");
 	sqlite3_update_hook(st->db, on_update, st);
 	return 0;
 }

@@ -17,22 +17,22 @@
 
 static struct rt_str keep_col(struct store *st, sqlite3_stmt *s, int i)
 {
-	const char *t = col_text(s, i);
+	const char *t = store_col_text(s, i);
 	size_t n = strlen(t);
 
-	return n ? rt_str_make(scratch_dup(st, t, n), n) : RT_STR_NULL;
+	return n ? rt_str_make(store_scratch_dup(st, t, n), n) : RT_STR_NULL;
 }
 
 static const char *keep_text(struct store *st, sqlite3_stmt *s, int i)
 {
-	const char *t = col_text(s, i);
+	const char *t = store_col_text(s, i);
 
-	return scratch_dup(st, t, strlen(t));
+	return store_scratch_dup(st, t, strlen(t));
 }
 
 static int stored_row(struct store *st, sqlite3_stmt *s, struct plan_stored *o)
 {
-	const char *sev = col_text(s, 6);
+	const char *sev = store_col_text(s, 6);
 
 	o->found = true;
 	o->id = sqlite3_column_int64(s, 0);
@@ -53,7 +53,7 @@ static int stored_row(struct store *st, sqlite3_stmt *s, struct plan_stored *o)
 	o->container = keep_col(st, s, 15);
 	o->type = keep_col(st, s, 16);
 	if ((o->times_bytes = (size_t)sqlite3_column_bytes(s, 17)) &&
-	    !(o->times = scratch_dup(st, (const char *)sqlite3_column_blob(s, 17),
+	    !(o->times = store_scratch_dup(st, (const char *)sqlite3_column_blob(s, 17),
 				     o->times_bytes)))
 		return RT_ENOMEM;
 	if (!o->tags || !o->rel_ns || !o->rel ||
@@ -70,15 +70,15 @@ int store_read_event(struct store *st, uint64_t ukey, struct plan_stored *out)
 	int rc, err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = seen_check(st, ukey, &maybe)) || !maybe)
+	if ((err = store_seen_check(st, ukey, &maybe)) || !maybe)
 		return err;
-	s = stmt(st, S_EV_LOOKUP);
+	s = store_stmt(st, S_EV_LOOKUP);
 	sqlite3_bind_int64(s, 1, (int64_t)ukey);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		err = stored_row(st, s, out);
 	else if (rc != SQLITE_DONE)
-		err = db_fail(st, "event lookup");
+		err = store_db_fail(st, "event lookup");
 	sqlite3_reset(s);
 	return err;
 }
@@ -86,7 +86,7 @@ int store_read_event(struct store *st, uint64_t ukey, struct plan_stored *out)
 static int near_add_row(struct store *st, sqlite3_stmt *s)
 {
 	struct plan_near *p;
-	const char *sev = col_text(s, 5);
+	const char *sev = store_col_text(s, 5);
 
 	for (size_t i = 0; i < st->nnear; i++)
 		if (st->near[i].id == sqlite3_column_int64(s, 0))
@@ -112,7 +112,7 @@ static int near_query(struct store *st, sqlite3_stmt *s)
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		err = near_add_row(st, s);
 	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "incident lookup");
+		err = store_db_fail(st, "incident lookup");
 	sqlite3_reset(s);
 	return err;
 }
@@ -129,14 +129,14 @@ int store_read_near(struct store *st, struct rt_str ns, struct rt_str rel,
 		    int64_t lo, int64_t hi, const int64_t *incs, size_t nincs,
 		    const struct plan_near **out, size_t *n)
 {
-	sqlite3_stmt *s = stmt(st, S_INC_NEAR);
+	sqlite3_stmt *s = store_stmt(st, S_INC_NEAR);
 	int err;
 
 	st->nnear = 0;
-	bind_rts(s, 1, ns);
+	store_bind_rts(s, 1, ns);
 	if (!ns.n)
 		sqlite3_bind_text(s, 1, "", 0, SQLITE_STATIC);
-	bind_rts(s, 2, rel);
+	store_bind_rts(s, 2, rel);
 	sqlite3_bind_int64(s, 3, lo);
 	sqlite3_bind_int64(s, 4, hi);
 	if ((err = near_query(st, s)))
@@ -145,7 +145,7 @@ int store_read_near(struct store *st, struct rt_str ns, struct rt_str rel,
 	for (size_t i = 0; i < nincs; i++) {
 		if (near_has(st, incs[i]))
 			continue;
-		s = stmt(st, S_INC_BY_ID);
+		s = store_stmt(st, S_INC_BY_ID);
 		sqlite3_bind_int64(s, 1, incs[i]);
 		if ((err = near_query(st, s)))
 			return err;
@@ -176,12 +176,12 @@ static const char *fields_json(struct store *st, const struct corr_event *e)
 			continue;
 		if (b->n > 1)
 			rt_buf_addc(b, ',');
-		buf_json_str(b, e->fields[i].key.p, e->fields[i].key.n);
+		store_buf_json_str(b, e->fields[i].key.p, e->fields[i].key.n);
 		rt_buf_addc(b, ':');
-		buf_json_str(b, e->fields[i].val.p, e->fields[i].val.n);
+		store_buf_json_str(b, e->fields[i].val.p, e->fields[i].val.n);
 	}
 	rt_buf_addc(b, '}');
-	return buf_str(b);
+	return store_buf_str(b);
 }
 
 static void bind_incident(sqlite3_stmt *s, int i, int64_t id)
@@ -225,30 +225,30 @@ static void bind_times(sqlite3_stmt *s, int i, const struct plan_evstate *x)
 static int insert_event(struct store *st, const struct corr_event *e,
 			const struct plan_evstate *x, int64_t incident)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_INSERT);
+	sqlite3_stmt *s = store_stmt(st, S_EV_INSERT);
 	char origin[1024], last[RT_TIME_BUFSZ], first[RT_TIME_BUFSZ];
 	const char *fields = fields_json(st, e);
 
 	if (!fields)
 		return RT_ENOMEM;
 	bind_incident(s, 1, incident);
-	bind_iso(s, 2, e->last_ns, last);
-	bind_iso(s, 3, e->first_ns, first);
-	bind_rts(s, 4, e->ns);
-	bind_rts(s, 5, e->attr.kind);
-	bind_rts(s, 6, e->attr.name);
-	bind_rts(s, 7, e->pod);
-	bind_rts(s, 8, e->container);
-	bind_rts(s, 9, e->reason);
-	bind_rts(s, 10, e->type);
-	bind_rts(s, 11, e->message);
+	store_bind_iso(s, 2, e->last_ns, last);
+	store_bind_iso(s, 3, e->first_ns, first);
+	store_bind_rts(s, 4, e->ns);
+	store_bind_rts(s, 5, e->attr.kind);
+	store_bind_rts(s, 6, e->attr.name);
+	store_bind_rts(s, 7, e->pod);
+	store_bind_rts(s, 8, e->container);
+	store_bind_rts(s, 9, e->reason);
+	store_bind_rts(s, 10, e->type);
+	store_bind_rts(s, 11, e->message);
 	sqlite3_bind_text(s, 12, x->tags, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 13, fields, -1, SQLITE_STATIC);
 	if (e->severity != RT_SEV_NONE)
 		sqlite3_bind_text(s, 14, rt_severity_name(e->severity), -1,
 				  SQLITE_STATIC);
 	if (e->attr.via != CORR_VIA_NONE) {
-		bind_rts(s, 15, e->attr.release);
+		store_bind_rts(s, 15, e->attr.release);
 		sqlite3_bind_text(s, 16, e->attr.release_ns.p ?
 				  e->attr.release_ns.p : "",
 				  (int)e->attr.release_ns.n, SQLITE_STATIC);
@@ -265,13 +265,13 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	sqlite3_bind_int64(s, 23, e->first_ns);
 	sqlite3_bind_int64(s, 24, e->last_ns);
 	sqlite3_bind_int(s, 25, e->attr.via);
-	bind_rts(s, 26, x->workload);
+	store_bind_rts(s, 26, x->workload);
 	bind_times(s, 27, x);
 	st->pending.events_new++;
 	if (e->ntags && (e->attr.via == CORR_VIA_NONE || !e->attr.release.n))
 		st->pending.events_no_release++;
-	seen_add(&st->seen, e->ukey);
-	return db_done(st, s, "event insert");
+	store_seen_add(&st->seen, e->ukey);
+	return store_db_done(st, s, "event insert");
 }
 
 static void bind_update(sqlite3_stmt *s, const struct corr_event *e,
@@ -280,15 +280,15 @@ static void bind_update(sqlite3_stmt *s, const struct corr_event *e,
 			char first[RT_TIME_BUFSZ])
 {
 	bind_incident(s, 1, incident);
-	bind_iso(s, 2, e->last_ns, last);
-	bind_iso(s, 3, e->first_ns, first);
+	store_bind_iso(s, 2, e->last_ns, last);
+	store_bind_iso(s, 3, e->first_ns, first);
 	sqlite3_bind_int64(s, 4, e->count);
 	sqlite3_bind_text(s, 5, x->tags, -1, SQLITE_STATIC);
 	if (e->severity != RT_SEV_NONE)
 		sqlite3_bind_text(s, 6, rt_severity_name(e->severity), -1,
 				  SQLITE_STATIC);
 	if (e->attr.via != CORR_VIA_NONE) {
-		bind_rts(s, 7, e->attr.release);
+		store_bind_rts(s, 7, e->attr.release);
 		sqlite3_bind_text(s, 8, e->attr.release_ns.p ?
 				  e->attr.release_ns.p : "",
 				  (int)e->attr.release_ns.n, SQLITE_STATIC);
@@ -300,15 +300,15 @@ static void bind_update(sqlite3_stmt *s, const struct corr_event *e,
 	sqlite3_bind_int64(s, 13, e->last_ns);
 	sqlite3_bind_int(s, 14, x->newer);
 	if (x->newer) {       /* this batch's version is the greater */
-		bind_rts(s, 15, e->message);
-		bind_rts(s, 16, e->reason);
-		bind_rts(s, 17, e->attr.kind);
-		bind_rts(s, 18, e->attr.name);
-		bind_rts(s, 19, e->pod);
-		bind_rts(s, 20, e->container);
-		bind_rts(s, 21, e->type);
+		store_bind_rts(s, 15, e->message);
+		store_bind_rts(s, 16, e->reason);
+		store_bind_rts(s, 17, e->attr.kind);
+		store_bind_rts(s, 18, e->attr.name);
+		store_bind_rts(s, 19, e->pod);
+		store_bind_rts(s, 20, e->container);
+		store_bind_rts(s, 21, e->type);
 		sqlite3_bind_text(s, 22, fields, -1, SQLITE_STATIC);
-		bind_rts(s, 23, x->workload);
+		store_bind_rts(s, 23, x->workload);
 	}
 	sqlite3_bind_int64(s, 24, x->id);
 	bind_times(s, 25, x);
@@ -337,10 +337,10 @@ static int update_event(struct store *st, const struct corr_event *e,
 		return RT_ENOMEM;
 	st->pending.events_updated++;
 	for (size_t k = 0; k < 2; k++) {
-		sqlite3_stmt *s = stmt(st, seq[k]);
+		sqlite3_stmt *s = store_stmt(st, seq[k]);
 
 		bind_update(s, e, x, incident, fields, last, first);
-		if ((err = db_done(st, s, "event update")))
+		if ((err = store_db_done(st, s, "event update")))
 			return err;
 		if (sqlite3_changes(st->db) > 0)
 			break;
@@ -357,11 +357,11 @@ int store_write_event(struct store *st, const struct corr_event *e,
 
 int store_key_add(struct store *st, struct rt_str ns, struct rt_str rel)
 {
-	sqlite3_stmt *s = stmt(st, S_KEY_ADD);
+	sqlite3_stmt *s = store_stmt(st, S_KEY_ADD);
 
 	sqlite3_bind_text(s, 1, ns.p ? ns.p : "", (int)ns.n, SQLITE_STATIC);
-	bind_rts(s, 2, rel);
-	return db_done(st, s, "release key");
+	store_bind_rts(s, 2, rel);
+	return store_db_done(st, s, "release key");
 }
 
 /* ---- incidents ------------------------------------------------------ */
@@ -374,7 +374,7 @@ static int merge_away(struct store *st, int64_t target, int64_t m)
 	};
 
 	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
-		sqlite3_stmt *s = stmt(st, seq[i]);
+		sqlite3_stmt *s = store_stmt(st, seq[i]);
 		int err;
 
 		if (seq[i] == S_OBJ_DELETE || seq[i] == S_INC_DELETE) {
@@ -383,14 +383,14 @@ static int merge_away(struct store *st, int64_t target, int64_t m)
 			sqlite3_bind_int64(s, 1, target);
 			sqlite3_bind_int64(s, 2, m);
 		}
-		if ((err = db_done(st, s, "incident merge")))
+		if ((err = store_db_done(st, s, "incident merge")))
 			return err;
 	}
 	st->pending.incidents_merged++;
 	return 0;
 }
 
-int incident_write_agg(struct store *st, const char *ns, const char *rel,
+int store_incident_write_agg(struct store *st, const char *ns, const char *rel,
 		       int64_t *id, const struct plan_agg *a)
 {
 	char opened[RT_TIME_BUFSZ], last[RT_TIME_BUFSZ];
@@ -398,23 +398,23 @@ int incident_write_agg(struct store *st, const char *ns, const char *rel,
 	int err;
 
 	if (!*id) {
-		s = stmt(st, S_INC_INSERT);
-		bind_cstr(s, 1, ns);
-		bind_cstr(s, 2, rel);
-		bind_iso(s, 3, a->opened, opened);
-		bind_iso(s, 4, a->last, last);
+		s = store_stmt(st, S_INC_INSERT);
+		store_bind_cstr(s, 1, ns);
+		store_bind_cstr(s, 2, rel);
+		store_bind_iso(s, 3, a->opened, opened);
+		store_bind_iso(s, 4, a->last, last);
 		sqlite3_bind_int64(s, 5, a->opened);
 		sqlite3_bind_int64(s, 6, a->last);
-		if ((err = db_done(st, s, "incident insert")))
+		if ((err = store_db_done(st, s, "incident insert")))
 			return err;
 		*id = sqlite3_last_insert_rowid(st->db);
 		st->pending.incidents_opened++;
 	} else {
 		st->pending.incidents_updated++;
 	}
-	s = stmt(st, S_INC_AGG);
-	bind_iso(s, 1, a->opened, opened);
-	bind_iso(s, 2, a->last, last);
+	s = store_stmt(st, S_INC_AGG);
+	store_bind_iso(s, 1, a->opened, opened);
+	store_bind_iso(s, 2, a->last, last);
 	sqlite3_bind_int64(s, 3, a->opened);
 	sqlite3_bind_int64(s, 4, a->last);
 	sqlite3_bind_int64(s, 5, a->count);
@@ -425,7 +425,7 @@ int incident_write_agg(struct store *st, const char *ns, const char *rel,
 	sqlite3_bind_int(s, 9, a->via);
 	sqlite3_bind_text(s, 10, a->via_name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 11, *id);
-	return db_done(st, s, "incident update");
+	return store_db_done(st, s, "incident update");
 }
 
 int store_write_window(struct store *st, const struct corr_event *ev,
@@ -435,7 +435,7 @@ int store_write_window(struct store *st, const struct corr_event *ev,
 	int err;
 
 	*id = w->target;
-	if ((err = incident_write_agg(st, w->ns, w->rel, id, &w->agg)))
+	if ((err = store_incident_write_agg(st, w->ns, w->rel, id, &w->agg)))
 		return err;
 	for (size_t i = 0; i < w->nmerged; i++)
 		if ((err = merge_away(st, *id, w->merged[i])))
@@ -446,9 +446,9 @@ int store_write_window(struct store *st, const struct corr_event *ev,
 		if ((err = store_write_event(st, &ev[k], &xs[k], *id)))
 			return err;
 	}
-	if ((err = objects_write(st, w->objs, w->nobjs, *id)))
+	if ((err = store_objects_write(st, w->objs, w->nobjs, *id)))
 		return err;
-	return w->recount ? incident_count_pods(st, *id) : 0;
+	return w->recount ? store_incident_count_pods(st, *id) : 0;
 }
 
 /* ---- the transaction ------------------------------------------------ */
@@ -456,7 +456,7 @@ int store_write_window(struct store *st, const struct corr_event *ev,
 static int exec_simple(struct store *st, const char *sql)
 {
 	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return db_fail(st, sql);
+		return store_db_fail(st, sql);
 	return 0;
 }
 
@@ -466,14 +466,14 @@ int store_close_windows(struct store *st, int64_t max_ts)
 	int err;
 
 	if (max_ts > st->watermark_ns) {
-		if ((err = meta_set_int(st, "watermark_ns", max_ts)))
+		if ((err = store_meta_set_int(st, "watermark_ns", max_ts)))
 			return err;
 		st->watermark_ns = max_ts;
 	}
-	s = stmt(st, S_INC_CLOSE);
+	s = store_stmt(st, S_INC_CLOSE);
 	sqlite3_bind_int64(s, 1, st->gap_ns);
 	sqlite3_bind_int64(s, 2, st->watermark_ns);
-	return db_done(st, s, "closing incidents");
+	return store_db_done(st, s, "closing incidents");
 }
 
 int64_t store_watermark(const struct store *st)
@@ -485,13 +485,13 @@ int store_write_positions(struct store *st, const struct corr_batch_pos *pos,
 			  size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		sqlite3_stmt *s = stmt(st, S_POS_SET);
+		sqlite3_stmt *s = store_stmt(st, S_POS_SET);
 		int err;
 
 		sqlite3_bind_text(s, 1, pos[i].source, -1, SQLITE_STATIC);
 		sqlite3_bind_int(s, 2, pos[i].partition);
 		sqlite3_bind_int64(s, 3, pos[i].offset);
-		if ((err = db_done(st, s, "source position")))
+		if ((err = store_db_done(st, s, "source position")))
 			return err;
 	}
 	return 0;

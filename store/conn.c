@@ -45,7 +45,7 @@ void store_close(struct store *st)
 	rt_buf_release(&st->buf2);
 	free(st->near);
 	free(st->objlist.o);
-	seen_free(&st->seen);
+	store_seen_free(&st->seen);
 	if (st->chg) {
 		store_changes_free(st->chg);
 		free(st->chg);

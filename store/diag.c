@@ -22,14 +22,14 @@ static bool objlist_has(const struct objlist *l, const char *kind,
 /* Appends the row s is on (kind, name, first, last, events). */
 static int objlist_push(struct store *st, sqlite3_stmt *s, struct objlist *l)
 {
-	const char *kind = col_text(s, 0), *name = col_text(s, 1);
+	const char *kind = store_col_text(s, 0), *name = store_col_text(s, 1);
 	struct corr_object *o;
 
 	if (RT_GROW(l->o, l->n + 1, l->cap))
 		return RT_ENOMEM;
 	o = &l->o[l->n++];
-	o->kind = scratch_dup(st, kind, strlen(kind));
-	o->name = scratch_dup(st, name, strlen(name));
+	o->kind = store_scratch_dup(st, kind, strlen(kind));
+	o->name = store_scratch_dup(st, name, strlen(name));
 	o->first_ns = sqlite3_column_int64(s, 2);
 	o->last_ns = sqlite3_column_int64(s, 3);
 	o->events = sqlite3_column_int64(s, 4);
@@ -44,7 +44,7 @@ static int objlist_rows(struct store *st, sqlite3_stmt *s, struct objlist *l)
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		err = objlist_push(st, s, l);
 	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "incident objects");
+		err = store_db_fail(st, "incident objects");
 	sqlite3_reset(s);
 	return err;
 }
@@ -56,7 +56,7 @@ static int objlist_rows(struct store *st, sqlite3_stmt *s, struct objlist *l)
 static int glob_kind(struct store *st, int64_t id, const char *kind,
 		     const char *glob, struct objlist *l)
 {
-	sqlite3_stmt *s = stmt(st, S_OBJ_GLOB);
+	sqlite3_stmt *s = store_stmt(st, S_OBJ_GLOB);
 	size_t head = strcspn(glob, "*?[\\");
 	char hi[256];
 	int rc;
@@ -75,7 +75,7 @@ static int glob_kind(struct store *st, int64_t id, const char *kind,
 		sqlite3_bind_text(s, 4, hi, (int)head, SQLITE_TRANSIENT);
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = col_text(s, 1);
+		const char *name = store_col_text(s, 1);
 		int err = 0;
 
 		if (fnmatch(glob, name, 0) != 0)
@@ -86,7 +86,7 @@ static int glob_kind(struct store *st, int64_t id, const char *kind,
 		return err;
 	}
 	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_fail(st, "incident objects");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(st, "incident objects");
 }
 
 /* Kubernetes kinds are CamelCase; a rule may write them in any case. */
@@ -121,7 +121,7 @@ static int objlist_glob(struct store *st, int64_t id, const char *g,
 							kbuf, sizeof(kbuf)),
 				 slash + 1, l);
 	for (;;) {
-		sqlite3_stmt *s = stmt(st, S_OBJ_NEXT_KIND);
+		sqlite3_stmt *s = store_stmt(st, S_OBJ_NEXT_KIND);
 		int rc;
 
 		sqlite3_bind_int64(s, 1, id);
@@ -129,9 +129,9 @@ static int objlist_glob(struct store *st, int64_t id, const char *g,
 		rc = sqlite3_step(s);
 		if (rc != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL) {
 			sqlite3_reset(s);
-			return rc == SQLITE_ROW ? 0 : db_fail(st, "object kinds");
+			return rc == SQLITE_ROW ? 0 : store_db_fail(st, "object kinds");
 		}
-		snprintf(prev, sizeof(prev), "%s", col_text(s, 0));
+		snprintf(prev, sizeof(prev), "%s", store_col_text(s, 0));
 		sqlite3_reset(s);
 		if ((err = glob_kind(st, id, prev, g, l)))
 			return err;
@@ -163,7 +163,7 @@ int store_read_objects(struct store *st, int64_t id, const char *const *globs,
 	int err;
 
 	l->n = 0;
-	s = stmt(st, S_OBJ_PODS);
+	s = store_stmt(st, S_OBJ_PODS);
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, CORR_MAX_PODS);
 	if ((err = objlist_rows(st, s, l)))
@@ -180,7 +180,7 @@ int store_read_objects(struct store *st, int64_t id, const char *const *globs,
 
 int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row)
 {
-	sqlite3_stmt *s = stmt(st, S_INC_GET);
+	sqlite3_stmt *s = store_stmt(st, S_INC_GET);
 	int rc;
 
 	sqlite3_bind_int64(s, 1, id);
@@ -188,13 +188,13 @@ int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row)
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(s);
 		/* merged into another or dropped in this batch */
-		return rc == SQLITE_DONE ? 0 : db_fail(st, "incident");
+		return rc == SQLITE_DONE ? 0 : store_db_fail(st, "incident");
 	}
-	row->ns = scratch_dup(st, col_text(s, 0), strlen(col_text(s, 0)));
-	row->rel = scratch_dup(st, col_text(s, 1), strlen(col_text(s, 1)));
+	row->ns = store_scratch_dup(st, store_col_text(s, 0), strlen(store_col_text(s, 0)));
+	row->rel = store_scratch_dup(st, store_col_text(s, 1), strlen(store_col_text(s, 1)));
 	row->opened = sqlite3_column_int64(s, 2);
 	row->last = sqlite3_column_int64(s, 3);
-	row->tags = scratch_dup(st, col_text(s, 4), strlen(col_text(s, 4)));
+	row->tags = store_scratch_dup(st, store_col_text(s, 4), strlen(store_col_text(s, 4)));
 	row->pods_total = sqlite3_column_int64(s, 5);
 	row->caps = NULL;
 	row->ncaps = 0;
@@ -213,36 +213,36 @@ static void json_strings(struct rt_buf *b, const char *const *v, size_t n)
 
 		if (i)
 			rt_buf_addc(b, ',');
-		buf_json_str(b, s, strlen(s));
+		store_buf_json_str(b, s, strlen(s));
 	}
 	rt_buf_addc(b, ']');
 }
 
 int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d)
 {
-	sqlite3_stmt *s = stmt(st, S_INC_DIAG);
+	sqlite3_stmt *s = store_stmt(st, S_INC_DIAG);
 	char closed[RT_TIME_BUFSZ];
 
 	sqlite3_bind_int(s, 1, d->revision);
-	bind_cstr(s, 2, d->rev_status);
+	store_bind_cstr(s, 2, d->rev_status);
 	sqlite3_bind_text(s, 3, d->later, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(s, 4, d->closed ? "closed" : "open", -1,
 			  SQLITE_STATIC);
 	if (d->closed) {
-		bind_iso(s, 5, d->closed_ns, closed);
+		store_bind_iso(s, 5, d->closed_ns, closed);
 		sqlite3_bind_int64(s, 6, d->closed_ns);
 	}
-	bind_cstr(s, 7, d->diagnosis);
-	bind_cstr(s, 8, d->title);
-	bind_cstr(s, 10, d->remedy);
+	store_bind_cstr(s, 7, d->diagnosis);
+	store_bind_cstr(s, 8, d->title);
+	store_bind_cstr(s, 10, d->remedy);
 	json_strings(&st->buf, d->evidence, d->nevidence);
 	json_strings(&st->buf2, d->pods, d->npods);
-	if (!buf_str(&st->buf) || !buf_str(&st->buf2))
+	if (!store_buf_str(&st->buf) || !store_buf_str(&st->buf2))
 		return RT_ENOMEM;
-	sqlite3_bind_text(s, 9, buf_str(&st->buf), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 11, buf_str(&st->buf2), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 9, store_buf_str(&st->buf), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 11, store_buf_str(&st->buf2), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(s, 12, id);
-	return db_done(st, s, "diagnosis");
+	return store_db_done(st, s, "diagnosis");
 }
 
 /* The rows of s as captures: (tag, field, value, pods, times) when
@@ -254,15 +254,15 @@ static int capture_rows(struct store *st, sqlite3_stmt *s, bool withfield,
 
 	while (*n < max && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct corr_capture *x = &c[*n];
-		const char *tag = col_text(s, 0);
+		const char *tag = store_col_text(s, 0);
 
 		memset(x, 0, sizeof(*x));
-		x->tag = scratch_dup(st, tag, strlen(tag));
+		x->tag = store_scratch_dup(st, tag, strlen(tag));
 		if (withfield) {
-			x->field = scratch_dup(st, col_text(s, 1),
-					       strlen(col_text(s, 1)));
-			x->value = scratch_dup(st, col_text(s, 2),
-					       strlen(col_text(s, 2)));
+			x->field = store_scratch_dup(st, store_col_text(s, 1),
+					       strlen(store_col_text(s, 1)));
+			x->value = store_scratch_dup(st, store_col_text(s, 2),
+					       strlen(store_col_text(s, 2)));
 			if (!x->field || !x->value)
 				break;
 		}
@@ -273,14 +273,14 @@ static int capture_rows(struct store *st, sqlite3_stmt *s, bool withfield,
 		(*n)++;
 	}
 	sqlite3_reset(s);
-	return *n < max && rc != SQLITE_DONE ? db_fail(st, "captures") : 0;
+	return *n < max && rc != SQLITE_DONE ? store_db_fail(st, "captures") : 0;
 }
 
 /* The revisions of the release that opened another incident. */
 static int sick_revisions(struct store *st, int64_t id,
 			  struct plan_incrow *row)
 {
-	sqlite3_stmt *s = stmt(st, S_INC_SICK_REVS);
+	sqlite3_stmt *s = store_stmt(st, S_INC_SICK_REVS);
 	int *v = rt_arena_alloc(&st->scratch, 64 * sizeof(*v));
 	int rc;
 
@@ -295,7 +295,7 @@ static int sick_revisions(struct store *st, int64_t id,
 		v[row->nsick++] = sqlite3_column_int(s, 0);
 	sqlite3_reset(s);
 	return row->nsick < 64 && rc != SQLITE_DONE ?
-		db_fail(st, "incident revisions") : 0;
+		store_db_fail(st, "incident revisions") : 0;
 }
 
 /*
@@ -315,11 +315,11 @@ int store_read_captures(struct store *st, int64_t id, struct plan_incrow *row)
 
 	if (!c)
 		return RT_ENOMEM;
-	s = stmt(st, S_INC_CAPTURES);
+	s = store_stmt(st, S_INC_CAPTURES);
 	sqlite3_bind_int64(s, 1, id);
 	if ((err = capture_rows(st, s, true, c, MAX_CAPS, &n)))
 		return err;
-	s = stmt(st, S_INC_TAG_COUNTS);
+	s = store_stmt(st, S_INC_TAG_COUNTS);
 	sqlite3_bind_int64(s, 1, id);
 	if ((err = capture_rows(st, s, false, c, MAX_CAPS, &n)))
 		return err;

@@ -86,7 +86,7 @@ static void add(struct merge *m, const char *sql)
 /* Runs what was built in m->b. */
 static int run(struct merge *m, const char *what)
 {
-	const char *sql = buf_str(&m->b);
+	const char *sql = store_buf_str(&m->b);
 	int rc;
 
 	if (!sql) {
@@ -99,7 +99,7 @@ static int run(struct merge *m, const char *what)
 		return 0;
 	rc = store_read_fail(m->st, rc);
 	if (!strncmp(m->st->errmsg, "query: ", 7))
-		db_fail(m->st, what);
+		store_db_fail(m->st, what);
 	return rc;
 }
 
@@ -115,9 +115,9 @@ static bool has(struct merge *m, int k, const char *table, const char *col)
 			       " pragma_table_info(?1, ?2)"
 			       " WHERE ?3 IS NULL OR name = ?3", -1, &s, NULL))
 		return false;
-	bind_cstr(s, 1, table);
-	bind_cstr(s, 2, schema);
-	bind_cstr(s, 3, col);
+	store_bind_cstr(s, 1, table);
+	store_bind_cstr(s, 2, schema);
+	store_bind_cstr(s, 3, col);
 	found = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) > 0;
 	sqlite3_finalize(s);
 	return found;

@@ -269,10 +269,10 @@ int store_reader_harden(struct store *st)
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
 	if (sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL))
-		return db_fail(st, "query_only");
+		return store_db_fail(st, "query_only");
 	set_limits(db, st->rd);
 	if (store_read_printf(db, st->rd->length))
-		return db_fail(st, "printf");
+		return store_db_fail(st, "printf");
 	sqlite3_set_authorizer(db, on_authorize, st->rd);
 	sqlite3_progress_handler(db, PROGRESS_OPS, on_progress, st->rd);
 	return 0;
@@ -410,7 +410,7 @@ int store_read_fail(struct store *st, int rc)
 			 "would be longer than %d bytes (an eighth of "
 			 "--max-memory)", rd->length);
 	else
-		return db_fail(st, "query");
+		return store_db_fail(st, "query");
 	return RT_EDB;
 }
 
@@ -542,7 +542,7 @@ int store_has_clusters(struct store *st)
 		return 0;
 	reader_start(st);
 	if (sqlite3_prepare_v2(st->db, SQL_HAS_CLUSTERS, -1, &s, NULL))
-		return db_fail(st, "clusters");
+		return store_db_fail(st, "clusters");
 	rc = sqlite3_step(s);
 	has = rc == SQLITE_ROW && sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
@@ -562,7 +562,7 @@ int store_incidents(struct store *st, const struct store_filter *f,
 	reader_start(st);
 	if (sqlite3_prepare_v2(st->db, clustered(st) ? SQL_INCIDENTS :
 			       SQL_INCIDENTS_V4, -1, &s, NULL))
-		return db_fail(st, "incidents");
+		return store_db_fail(st, "incidents");
 	bind_filter(s, f);
 	ret = run_rows(s, header, fn, ctx, st);
 	sqlite3_finalize(s);
@@ -594,7 +594,7 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 	if (sqlite3_prepare_v2(st->db, sql[clustered(st)][part], -1, &s,
 			       NULL))
 		/* a database from before manifest summaries has none */
-		return part == STORE_PART_CHANGES ? 0 : db_fail(st, "incident");
+		return part == STORE_PART_CHANGES ? 0 : store_db_fail(st, "incident");
 	sqlite3_bind_int64(s, 1, id);
 	ret = run_rows(s, NULL, fn, ctx, st);
 	sqlite3_finalize(s);
@@ -608,7 +608,7 @@ int store_data_version(struct store *st, int64_t *v)
 
 	reader_start(st);
 	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL))
-		return db_fail(st, "data_version");
+		return store_db_fail(st, "data_version");
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*v = sqlite3_column_int64(s, 0);
@@ -619,11 +619,11 @@ int store_data_version(struct store *st, int64_t *v)
 static void bind_filter(sqlite3_stmt *s, const struct store_filter *f)
 {
 	sqlite3_bind_int(s, 1, f && f->open_only);
-	bind_cstr(s, 2, f ? f->ns : NULL);
-	bind_cstr(s, 3, f ? f->release : NULL);
+	store_bind_cstr(s, 2, f ? f->ns : NULL);
+	store_bind_cstr(s, 3, f ? f->release : NULL);
 	if (f && f->since_ns)
 		sqlite3_bind_int64(s, 4, f->since_ns);
-	bind_cstr(s, 5, f ? f->cluster : NULL);
+	store_bind_cstr(s, 5, f ? f->cluster : NULL);
 }
 
 int store_incidents_watch(struct store *st, const struct store_filter *f,
@@ -635,7 +635,7 @@ int store_incidents_watch(struct store *st, const struct store_filter *f,
 	reader_start(st);
 	if (sqlite3_prepare_v2(st->db, clustered(st) ? SQL_INCIDENTS_WATCH :
 			       SQL_INCIDENTS_WATCH_V4, -1, &s, NULL))
-		return db_fail(st, "incidents");
+		return store_db_fail(st, "incidents");
 	bind_filter(s, f);
 	sqlite3_bind_int64(s, 6, after_id);
 	ret = run_rows(s, NULL, fn, ctx, st);
@@ -652,7 +652,7 @@ int store_incident_row(struct store *st, int64_t id, store_row_fn fn,
 	reader_start(st);
 	if (sqlite3_prepare_v2(st->db, clustered(st) ? SQL_INCIDENTS_ONE :
 			       SQL_INCIDENTS_ONE_V4, -1, &s, NULL))
-		return db_fail(st, "incident");
+		return store_db_fail(st, "incident");
 	sqlite3_bind_int64(s, 1, id);
 	ret = run_rows(s, NULL, fn, ctx, st);
 	sqlite3_finalize(s);

@@ -41,15 +41,15 @@ static int collect(struct store *st, sqlite3_stmt *s, const char ***out,
 	*out = NULL;
 	*n = 0;
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *t = col_text(s, 0);
+		const char *t = store_col_text(s, 0);
 		const char **slot = vec_push(st, (void **)out, n, &cap,
 					     sizeof(**out));
 
-		if (!slot || !(*slot = scratch_dup(st, t, strlen(t))))
+		if (!slot || !(*slot = store_scratch_dup(st, t, strlen(t))))
 			err = RT_ENOMEM;
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "release keys");
+		err = store_db_fail(st, "release keys");
 	sqlite3_reset(s);
 	return err;
 }
@@ -63,7 +63,7 @@ static void json_list(struct rt_buf *b, const char *csv)
 
 		if (p != csv)
 			rt_buf_addc(b, ',');
-		buf_json_str(b, p, n);
+		store_buf_json_str(b, p, n);
 		p += n + (p[n] == ',');
 	}
 	rt_buf_addc(b, ']');
@@ -71,7 +71,7 @@ static void json_list(struct rt_buf *b, const char *csv)
 
 int store_write_revision(struct store *st, const struct plan_revision *r)
 {
-	sqlite3_stmt *s = stmt(st, S_REV_UPSERT);
+	sqlite3_stmt *s = store_stmt(st, S_REV_UPSERT);
 	char ev[64], updated[RT_TIME_BUFSZ];
 	const char *hooks;
 
@@ -84,55 +84,55 @@ int store_write_revision(struct store *st, const struct plan_revision *r)
 		 (r->evidence & RT_REV_PAYLOAD) ? "," : "",
 		 r->evidence & RT_REV_PAYLOAD ? "\"payload\"" : "");
 	json_list(&st->buf, r->hooks);
-	hooks = buf_str(&st->buf);
+	hooks = store_buf_str(&st->buf);
 	if (!hooks)
 		return RT_ENOMEM;
-	bind_cstr(s, 1, r->ns);
-	bind_cstr(s, 2, r->rel);
+	store_bind_cstr(s, 1, r->ns);
+	store_bind_cstr(s, 2, r->rel);
 	sqlite3_bind_int(s, 3, r->revision);
-	bind_cstr(s, 4, r->status);
-	bind_cstr(s, 5, r->chart);
-	bind_cstr(s, 6, r->app_version);
-	bind_iso(s, 7, r->updated_ns, updated);
-	bind_cstr(s, 8, r->description);
-	bind_cstr(s, 9, ev);
-	bind_cstr(s, 10, hooks);
+	store_bind_cstr(s, 4, r->status);
+	store_bind_cstr(s, 5, r->chart);
+	store_bind_cstr(s, 6, r->app_version);
+	store_bind_iso(s, 7, r->updated_ns, updated);
+	store_bind_cstr(s, 8, r->description);
+	store_bind_cstr(s, 9, ev);
+	store_bind_cstr(s, 10, hooks);
 	sqlite3_bind_int64(s, 11, r->updated_ns);
 	sqlite3_bind_int(s, 12, (int)r->evidence);
 	sqlite3_bind_int64(s, 13, r->ranks);
 	st->pending.revisions++;
-	return db_done(st, s, "revision");
+	return store_db_done(st, s, "revision");
 }
 
 int store_write_alias(struct store *st, const struct corr_alias *a)
 {
-	sqlite3_stmt *s = stmt(st, S_ALIAS_SET);
+	sqlite3_stmt *s = store_stmt(st, S_ALIAS_SET);
 
-	bind_rts(s, 1, a->ns);
-	bind_rts(s, 2, a->workload);
-	bind_rts(s, 3, a->rel_ns);
-	bind_rts(s, 4, a->rel);
+	store_bind_rts(s, 1, a->ns);
+	store_bind_rts(s, 2, a->workload);
+	store_bind_rts(s, 3, a->rel_ns);
+	store_bind_rts(s, 4, a->rel);
 	sqlite3_bind_int(s, 5, a->via);
-	return db_done(st, s, "workload release");
+	return store_db_done(st, s, "workload release");
 }
 
 int store_keys_of_name(struct store *st, const char *rel, const char ***ns,
 		       size_t *n)
 {
-	sqlite3_stmt *s = stmt(st, S_KEY_OF_NAME);
+	sqlite3_stmt *s = store_stmt(st, S_KEY_OF_NAME);
 
-	bind_cstr(s, 1, rel);
+	store_bind_cstr(s, 1, rel);
 	return collect(st, s, ns, n);
 }
 
 int store_key_namespaces(struct store *st, const char ***ns, size_t *n)
 {
-	return collect(st, stmt(st, S_KEY_NAMESPACES), ns, n);
+	return collect(st, store_stmt(st, S_KEY_NAMESPACES), ns, n);
 }
 
 int store_all_keys(struct store *st, struct store_key **keys, size_t *n)
 {
-	sqlite3_stmt *s = stmt(st, S_KEY_ALL);
+	sqlite3_stmt *s = store_stmt(st, S_KEY_ALL);
 	size_t cap = 0;
 	int rc, err = 0;
 
@@ -142,14 +142,14 @@ int store_all_keys(struct store *st, struct store_key **keys, size_t *n)
 		struct store_key *k = vec_push(st, (void **)keys, n, &cap,
 					       sizeof(**keys));
 
-		if (!k || !(k->ns = scratch_dup(st, col_text(s, 0),
-						strlen(col_text(s, 0)))) ||
-		    !(k->rel = scratch_dup(st, col_text(s, 1),
-					   strlen(col_text(s, 1)))))
+		if (!k || !(k->ns = store_scratch_dup(st, store_col_text(s, 0),
+						strlen(store_col_text(s, 0)))) ||
+		    !(k->rel = store_scratch_dup(st, store_col_text(s, 1),
+					   strlen(store_col_text(s, 1)))))
 			err = RT_ENOMEM;
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "release keys");
+		err = store_db_fail(st, "release keys");
 	sqlite3_reset(s);
 	return err;
 }
@@ -157,10 +157,10 @@ int store_all_keys(struct store *st, struct store_key **keys, size_t *n)
 int store_job_namespaces(struct store *st, const char *keyns, const char *rel,
 			 int via, const char ***ns, size_t *n)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_JOB_NS);
+	sqlite3_stmt *s = store_stmt(st, S_EV_JOB_NS);
 
-	bind_cstr(s, 1, keyns);
-	bind_cstr(s, 2, rel);
+	store_bind_cstr(s, 1, keyns);
+	store_bind_cstr(s, 2, rel);
 	sqlite3_bind_int(s, 3, via);
 	return collect(st, s, ns, n);
 }
@@ -168,27 +168,27 @@ int store_job_namespaces(struct store *st, const char *keyns, const char *rel,
 int store_move_jobs(struct store *st, const char *target, const char *keyns,
 		    const char *rel, int via, const char *jobns, bool *moved)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_REATTR_JOB);
+	sqlite3_stmt *s = store_stmt(st, S_EV_REATTR_JOB);
 	int err;
 
-	bind_cstr(s, 1, target);
-	bind_cstr(s, 2, keyns);
-	bind_cstr(s, 3, rel);
+	store_bind_cstr(s, 1, target);
+	store_bind_cstr(s, 2, keyns);
+	store_bind_cstr(s, 3, rel);
 	sqlite3_bind_int(s, 4, via);
-	bind_cstr(s, 5, jobns);
-	if ((err = db_done(st, s, "reattribution")))
+	store_bind_cstr(s, 5, jobns);
+	if ((err = store_db_done(st, s, "reattribution")))
 		return err;
 	*moved = sqlite3_changes(st->db) > 0;
-	return *moved ? key_add_str(st, target, rel) : 0;
+	return *moved ? store_key_add_str(st, target, rel) : 0;
 }
 
-int key_add_str(struct store *st, const char *ns, const char *rel)
+int store_key_add_str(struct store *st, const char *ns, const char *rel)
 {
-	sqlite3_stmt *s = stmt(st, S_KEY_ADD);
+	sqlite3_stmt *s = store_stmt(st, S_KEY_ADD);
 
-	bind_cstr(s, 1, ns);
-	bind_cstr(s, 2, rel);
-	return db_done(st, s, "release key");
+	store_bind_cstr(s, 1, ns);
+	store_bind_cstr(s, 2, rel);
+	return store_db_done(st, s, "release key");
 }
 
 static int evrow_rows(struct store *st, sqlite3_stmt *s, struct plan_evrow **v,
@@ -210,8 +210,8 @@ static int evrow_rows(struct store *st, sqlite3_stmt *s, struct plan_evrow **v,
 		for (int i = 0; i < 6; i++) {
 			int c = i < 3 ? i + 1 : i + 2;
 
-			t[i] = scratch_dup(st, col_text(s, c),
-					   strlen(col_text(s, c)));
+			t[i] = store_scratch_dup(st, store_col_text(s, c),
+					   strlen(store_col_text(s, c)));
 			if (!t[i])
 				err = RT_ENOMEM;
 		}
@@ -223,7 +223,7 @@ static int evrow_rows(struct store *st, sqlite3_stmt *s, struct plan_evrow **v,
 		r->workload = t[5];
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "reattribution lookup");
+		err = store_db_fail(st, "reattribution lookup");
 	sqlite3_reset(s);
 	return err;
 }
@@ -241,7 +241,7 @@ int store_claimable(struct store *st, const char *ns, const char *name,
 		    struct plan_evrow **rows, size_t *n)
 {
 	size_t len = strlen(name), cap = 0;
-	char *hi = (char *)scratch_dup(st, name, len + 1);
+	char *hi = (char *)store_scratch_dup(st, name, len + 1);
 	sqlite3_stmt *s;
 	int err = 0;
 
@@ -252,8 +252,8 @@ int store_claimable(struct store *st, const char *ns, const char *name,
 	for (size_t k = 1; k <= len && !err; k++) {
 		if (k < len && name[k] != '-')
 			continue;
-		s = stmt(st, S_EV_OF_WORKLOAD);
-		bind_cstr(s, 1, ns);
+		s = store_stmt(st, S_EV_OF_WORKLOAD);
+		store_bind_cstr(s, 1, ns);
 		sqlite3_bind_text(s, 2, name, (int)k, SQLITE_STATIC);
 		err = evrow_rows(st, s, rows, n, &cap);
 	}
@@ -262,8 +262,8 @@ int store_claimable(struct store *st, const char *ns, const char *name,
 	/* "name-" <= workload < "name." ('.' follows '-') */
 	memcpy(hi, name, len);
 	hi[len] = '-';
-	s = stmt(st, S_EV_OF_WORKLOADS);
-	bind_cstr(s, 1, ns);
+	s = store_stmt(st, S_EV_OF_WORKLOADS);
+	store_bind_cstr(s, 1, ns);
 	sqlite3_bind_text(s, 2, hi, (int)len + 1, SQLITE_TRANSIENT);
 	hi[len] = '.';
 	sqlite3_bind_text(s, 3, hi, (int)len + 1, SQLITE_TRANSIENT);
@@ -272,17 +272,17 @@ int store_claimable(struct store *st, const char *ns, const char *name,
 
 int store_write_move(struct store *st, const struct plan_move *m)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_REATTR);
+	sqlite3_stmt *s = store_stmt(st, S_EV_REATTR);
 	int err;
 
 	sqlite3_bind_text(s, 1, m->rel_ns, -1, SQLITE_STATIC);
-	bind_cstr(s, 2, m->rel);
+	store_bind_cstr(s, 2, m->rel);
 	sqlite3_bind_text(s, 3, m->via_name, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 4, m->via);
 	sqlite3_bind_int64(s, 5, m->id);
-	if ((err = db_done(st, s, "reattribution")))
+	if ((err = store_db_done(st, s, "reattribution")))
 		return err;
-	return key_add_str(st, m->rel_ns, m->rel);
+	return store_key_add_str(st, m->rel_ns, m->rel);
 }
 
 /* ---- rebuild -------------------------------------------------------- */
@@ -290,14 +290,14 @@ int store_write_move(struct store *st, const struct plan_move *m)
 int store_incidents_of_key(struct store *st, const char *ns, const char *rel,
 			   int64_t **ids, size_t *n)
 {
-	sqlite3_stmt *s = stmt(st, S_INC_OF_KEY);
+	sqlite3_stmt *s = store_stmt(st, S_INC_OF_KEY);
 	size_t cap = 0;
 	int rc, err = 0;
 
 	*ids = NULL;
 	*n = 0;
-	bind_cstr(s, 1, ns);
-	bind_cstr(s, 2, rel);
+	store_bind_cstr(s, 1, ns);
+	store_bind_cstr(s, 2, rel);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t *v = vec_push(st, (void **)ids, n, &cap, sizeof(**ids));
 
@@ -308,7 +308,7 @@ int store_incidents_of_key(struct store *st, const char *ns, const char *rel,
 		*v = sqlite3_column_int64(s, 0);
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "incidents of release");
+		err = store_db_fail(st, "incidents of release");
 	sqlite3_reset(s);
 	return err;
 }
@@ -316,34 +316,34 @@ int store_incidents_of_key(struct store *st, const char *ns, const char *rel,
 /* Writes below touch rows the scan has passed, not its index. */
 void store_key_scan(struct store *st, const char *ns, const char *rel)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_KEY_SCAN);
+	sqlite3_stmt *s = store_stmt(st, S_EV_KEY_SCAN);
 
 	st->pending.recomputed++;
-	bind_cstr(s, 1, ns);
-	bind_cstr(s, 2, rel);
+	store_bind_cstr(s, 1, ns);
+	store_bind_cstr(s, 2, rel);
 }
 
 int store_key_next(struct store *st, struct plan_keyrow *row)
 {
-	sqlite3_stmt *s = st->st[S_EV_KEY_SCAN];   /* bound: no stmt() */
+	sqlite3_stmt *s = st->st[S_EV_KEY_SCAN];   /* bound: no store_stmt() */
 	const char *sev;
 	int rc = sqlite3_step(s);
 
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(s);
-		return rc == SQLITE_DONE ? 0 : db_fail(st, "rebuild scan");
+		return rc == SQLITE_DONE ? 0 : store_db_fail(st, "rebuild scan");
 	}
-	sev = col_text(s, 5);
+	sev = store_col_text(s, 5);
 	row->inc = sqlite3_column_int64(s, 0);
 	row->first = sqlite3_column_int64(s, 1);
 	row->last = sqlite3_column_int64(s, 2);
 	row->count = sqlite3_column_int64(s, 3);
-	row->tags = col_text(s, 4);
+	row->tags = store_col_text(s, 4);
 	row->sev = rt_severity_from_name(sev, strlen(sev));
-	row->kind = col_text(s, 6);
-	row->name = col_text(s, 7);
+	row->kind = store_col_text(s, 6);
+	row->name = store_col_text(s, 7);
 	row->via = sqlite3_column_int(s, 8);
-	row->fields = col_text(s, 9);
+	row->fields = store_col_text(s, 9);
 	return 1;
 }
 
@@ -360,24 +360,24 @@ int store_write_rebuilt(struct store *st, const struct plan_rebuilt *w,
 
 	*id = w->id;
 	if (*id) {
-		s = stmt(st, S_OBJ_DELETE);
+		s = store_stmt(st, S_OBJ_DELETE);
 		sqlite3_bind_int64(s, 1, *id);
-		if ((err = db_done(st, s, "rebuild objects")))
+		if ((err = store_db_done(st, s, "rebuild objects")))
 			return err;
 	}
-	if ((err = incident_write_agg(st, w->ns, w->rel, id, &w->agg)))
+	if ((err = store_incident_write_agg(st, w->ns, w->rel, id, &w->agg)))
 		return err;
-	s = stmt(st, S_EV_ASSIGN);
+	s = store_stmt(st, S_EV_ASSIGN);
 	sqlite3_bind_int64(s, 1, *id);
-	bind_cstr(s, 2, w->ns);
-	bind_cstr(s, 3, w->rel);
+	store_bind_cstr(s, 2, w->ns);
+	store_bind_cstr(s, 3, w->rel);
 	sqlite3_bind_int64(s, 4, w->first_min);
 	sqlite3_bind_int64(s, 5, w->first_max);
-	if ((err = db_done(st, s, "rebuild events")))
+	if ((err = store_db_done(st, s, "rebuild events")))
 		return err;
-	if ((err = objects_write(st, w->objs, w->nobjs, *id)))
+	if ((err = store_objects_write(st, w->objs, w->nobjs, *id)))
 		return err;
-	return incident_count_pods(st, *id);
+	return store_incident_count_pods(st, *id);
 }
 
 int store_drop_incident(struct store *st, int64_t id)
@@ -387,11 +387,11 @@ int store_drop_incident(struct store *st, int64_t id)
 	};
 
 	for (size_t i = 0; i < 3; i++) {
-		sqlite3_stmt *s = stmt(st, seq[i]);
+		sqlite3_stmt *s = store_stmt(st, seq[i]);
 		int err;
 
 		sqlite3_bind_int64(s, 1, id);
-		if ((err = db_done(st, s, "dropping incident")))
+		if ((err = store_db_done(st, s, "dropping incident")))
 			return err;
 	}
 	return 0;
@@ -400,26 +400,26 @@ int store_drop_incident(struct store *st, int64_t id)
 int store_write_revrange(struct store *st, const char *ns, const char *rel,
 			 const struct plan_revrange *r)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_REV_RANGE);
+	sqlite3_stmt *s = store_stmt(st, S_EV_REV_RANGE);
 
 	if (r->from >= r->to)
 		return 0;
 	sqlite3_bind_int(s, 1, r->rev);
-	bind_cstr(s, 2, ns);
-	bind_cstr(s, 3, rel);
+	store_bind_cstr(s, 2, ns);
+	store_bind_cstr(s, 3, rel);
 	sqlite3_bind_int64(s, 4, r->from);
 	sqlite3_bind_int64(s, 5, r->to);
-	return db_done(st, s, "event revisions");
+	return store_db_done(st, s, "event revisions");
 }
 
 int store_write_summary(struct store *st, const char *ns, const char *rel,
 			int revision, struct rt_str summary)
 {
-	sqlite3_stmt *s = stmt(st, S_REV_SUMMARY);
+	sqlite3_stmt *s = store_stmt(st, S_REV_SUMMARY);
 
-	bind_cstr(s, 1, ns);
-	bind_cstr(s, 2, rel);
+	store_bind_cstr(s, 1, ns);
+	store_bind_cstr(s, 2, rel);
 	sqlite3_bind_int(s, 3, revision);
 	sqlite3_bind_text(s, 4, summary.p, (int)summary.n, SQLITE_STATIC);
-	return db_done(st, s, "revision summary");
+	return store_db_done(st, s, "revision summary");
 }

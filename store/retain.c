@@ -23,7 +23,7 @@
 static int64_t step_changes(struct store *st, sqlite3_stmt *s,
 			    const char *what, int *err)
 {
-	*err = db_done(st, s, what);
+	*err = store_db_done(st, s, what);
 	return *err ? 0 : sqlite3_changes64(st->db);
 }
 
@@ -31,7 +31,7 @@ static int64_t step_changes(struct store *st, sqlite3_stmt *s,
 static int retain_orphans(struct store *st, int64_t horizon,
 			  int64_t *budget, bool *more)
 {
-	sqlite3_stmt *s = stmt(st, S_RET_ORPHANS);
+	sqlite3_stmt *s = store_stmt(st, S_RET_ORPHANS);
 	int64_t n;
 	int err;
 
@@ -50,7 +50,7 @@ static int retain_orphans(struct store *st, int64_t horizon,
 static int retain_incident(struct store *st, int64_t id, int64_t *budget,
 			   bool *more)
 {
-	sqlite3_stmt *s = stmt(st, S_RET_INC_EVENTS);
+	sqlite3_stmt *s = store_stmt(st, S_RET_INC_EVENTS);
 	int64_t n;
 	int err;
 
@@ -65,11 +65,11 @@ static int retain_incident(struct store *st, int64_t id, int64_t *budget,
 		*more = true;
 		return 0;
 	}
-	s = stmt(st, S_RET_INC_OBJECTS);
+	s = store_stmt(st, S_RET_INC_OBJECTS);
 	sqlite3_bind_int64(s, 1, id);
-	if ((err = db_done(st, s, "retention: incident objects")))
+	if ((err = store_db_done(st, s, "retention: incident objects")))
 		return err;
-	s = stmt(st, S_RET_INC_DELETE);
+	s = store_stmt(st, S_RET_INC_DELETE);
 	sqlite3_bind_int64(s, 1, id);
 	n = step_changes(st, s, "retention: incidents", &err);
 	st->pending.incidents_expired += (uint64_t)n;
@@ -85,7 +85,7 @@ static int retain_incidents(struct store *st, int64_t horizon,
 			    int64_t *budget, bool *more)
 {
 	int64_t ids[RETAIN_INC_BATCH];
-	sqlite3_stmt *s = stmt(st, S_RET_INCIDENTS);
+	sqlite3_stmt *s = store_stmt(st, S_RET_INCIDENTS);
 	int n = 0, rc, err = 0;
 
 	sqlite3_bind_int64(s, 1, horizon);
@@ -94,7 +94,7 @@ static int retain_incidents(struct store *st, int64_t horizon,
 		ids[n++] = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
-		return db_fail(st, "retention: aged incidents");
+		return store_db_fail(st, "retention: aged incidents");
 	*more = n == RETAIN_INC_BATCH;
 	for (int i = 0; i < n && !err; i++) {
 		if (*budget <= 0) {
@@ -139,7 +139,7 @@ static int cmp_i64(const void *a, const void *b)
 static int recent_median(struct store *st, enum store_stmt id, int64_t *ns)
 {
 	int64_t t[RETAIN_RECENT];
-	sqlite3_stmt *s = stmt(st, id);
+	sqlite3_stmt *s = store_stmt(st, id);
 	int n = 0, rc = SQLITE_DONE;
 
 	*ns = 0;
@@ -148,7 +148,7 @@ static int recent_median(struct store *st, enum store_stmt id, int64_t *ns)
 		t[n++] = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
 	if (n < RETAIN_RECENT && rc != SQLITE_DONE)
-		return db_fail(st, "retention: recent times");
+		return store_db_fail(st, "retention: recent times");
 	if (n) {
 		qsort(t, (size_t)n, sizeof(*t), cmp_i64);
 		*ns = t[(n - 1) / 2];
@@ -171,11 +171,11 @@ int store_recent_time(struct store *st, int64_t *ns)
 int store_each_event_time(struct store *st, void (*fn)(void *, int64_t),
 			  void *ctx)
 {
-	sqlite3_stmt *s = stmt(st, S_RET_TIMES);
+	sqlite3_stmt *s = store_stmt(st, S_RET_TIMES);
 	int rc;
 
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		fn(ctx, sqlite3_column_int64(s, 0));
 	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_fail(st, "retention: event times");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(st, "retention: event times");
 }

@@ -51,14 +51,14 @@ static uint64_t *word_of(const struct seen *f, uint64_t ukey, uint64_t *bits)
 	return &f->w[h & f->mask];
 }
 
-bool seen_holds(const struct seen *f, uint64_t ukey)
+bool store_seen_holds(const struct seen *f, uint64_t ukey)
 {
 	uint64_t bits, *w = word_of(f, ukey, &bits);
 
 	return (*w & bits) == bits;
 }
 
-void seen_add(struct seen *f, uint64_t ukey)
+void store_seen_add(struct seen *f, uint64_t ukey)
 {
 	uint64_t bits, *w;
 
@@ -67,7 +67,7 @@ void seen_add(struct seen *f, uint64_t ukey)
 	w = word_of(f, ukey, &bits);
 	*w |= bits;
 	f->keys++;
-	RT_ASSERT(seen_holds(f, ukey));    /* no false "not stored", ever */
+	RT_ASSERT(store_seen_holds(f, ukey));    /* no false "not stored", ever */
 }
 
 static uint64_t bits_of(const struct seen *f)
@@ -85,7 +85,7 @@ static uint64_t size_for(const struct seen *f, int64_t n)
 	return bits;
 }
 
-int seen_alloc(struct seen *f, int64_t n)
+int store_seen_alloc(struct seen *f, int64_t n)
 {
 	uint64_t bits = size_for(f, n);
 
@@ -105,30 +105,30 @@ static int build(struct store *st, int64_t n)
 	int rc;
 
 	f->built = true;
-	if (seen_alloc(f, n))
+	if (store_seen_alloc(f, n))
 		return 0;
-	s = stmt(st, S_EV_UKEYS);
+	s = store_stmt(st, S_EV_UKEYS);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		seen_add(f, (uint64_t)sqlite3_column_int64(s, 0));
+		store_seen_add(f, (uint64_t)sqlite3_column_int64(s, 0));
 	sqlite3_reset(s);
 	if (rc == SQLITE_DONE)
 		return 0;
-	seen_free(f);
-	return db_fail(st, "reading event identities");
+	store_seen_free(f);
+	return store_db_fail(st, "reading event identities");
 }
 
 /* The table's row count, from its largest id (rows are never fewer). */
 static int rows(struct store *st, int64_t *n)
 {
-	sqlite3_stmt *s = stmt(st, S_EV_MAX_ID);
+	sqlite3_stmt *s = store_stmt(st, S_EV_MAX_ID);
 	int rc = sqlite3_step(s);
 
 	*n = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_reset(s);
-	return rc == SQLITE_ROW ? 0 : db_fail(st, "counting events");
+	return rc == SQLITE_ROW ? 0 : store_db_fail(st, "counting events");
 }
 
-int seen_check(struct store *st, uint64_t ukey, bool *maybe)
+int store_seen_check(struct store *st, uint64_t ukey, bool *maybe)
 {
 	struct seen *f = &st->seen;
 	int64_t n;
@@ -141,11 +141,11 @@ int seen_check(struct store *st, uint64_t ukey, bool *maybe)
 		   bits_of(f) < SEEN_MAX_BITS &&
 		   (err = build(st, f->keys * 2)))
 		return err;
-	*maybe = !f->w || seen_holds(f, ukey);
+	*maybe = !f->w || store_seen_holds(f, ukey);
 	return 0;
 }
 
-void seen_free(struct seen *f)
+void store_seen_free(struct seen *f)
 {
 	free(f->w);
 	f->w = NULL;

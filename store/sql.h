@@ -9,7 +9,7 @@
  * data.
  *
  * Releases are keyed by (cluster, namespace, release). A write statement
- * names its cluster as the parameter :cluster, which stmt() binds to the
+ * names its cluster as the parameter :cluster, which store_stmt() binds to the
  * cluster being written (store_use_cluster), so the statements below read
  * as if there were one cluster; :cluster is always the last parameter.
  */

@@ -10,7 +10,7 @@
 
 #include "store_int.h"
 
-sqlite3_stmt *stmt(struct store *st, enum store_stmt id)
+sqlite3_stmt *store_stmt(struct store *st, enum store_stmt id)
 {
 	sqlite3_stmt *s = st->st[id];
 
@@ -23,7 +23,7 @@ sqlite3_stmt *stmt(struct store *st, enum store_stmt id)
 	return s;
 }
 
-int db_fail(struct store *st, const char *what)
+int store_db_fail(struct store *st, const char *what)
 {
 	snprintf(st->errmsg, sizeof(st->errmsg), "%s: %s", what,
 		 sqlite3_errmsg(st->db));
@@ -31,14 +31,14 @@ int db_fail(struct store *st, const char *what)
 }
 
 /* Steps a statement that returns no rows worth reading, then resets it. */
-int db_done(struct store *st, sqlite3_stmt *s, const char *what)
+int store_db_done(struct store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc;
 
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		;
 	if (rc != SQLITE_DONE) {
-		db_fail(st, what);
+		store_db_fail(st, what);
 		sqlite3_reset(s);
 		return RT_EDB;
 	}
@@ -48,7 +48,7 @@ int db_done(struct store *st, sqlite3_stmt *s, const char *what)
 
 /* Empty strings are stored as NULL: "unknown" reads better in SQL. The
  * views outlive the step (batch arena, registry), so no copy. */
-void bind_rts(sqlite3_stmt *s, int i, struct rt_str v)
+void store_bind_rts(sqlite3_stmt *s, int i, struct rt_str v)
 {
 	if (v.n == 0)
 		sqlite3_bind_null(s, i);
@@ -56,7 +56,7 @@ void bind_rts(sqlite3_stmt *s, int i, struct rt_str v)
 		sqlite3_bind_text(s, i, v.p, (int)v.n, SQLITE_STATIC);
 }
 
-void bind_cstr(sqlite3_stmt *s, int i, const char *v)
+void store_bind_cstr(sqlite3_stmt *s, int i, const char *v)
 {
 	if (!v)
 		sqlite3_bind_null(s, i);
@@ -74,7 +74,7 @@ void bind_cstr(sqlite3_stmt *s, int i, const char *v)
  * without a copy: SQLite copying each time text cost a malloc and a free
  * per bound time.
  */
-void bind_iso(sqlite3_stmt *s, int i, int64_t ns, char buf[RT_TIME_BUFSZ])
+void store_bind_iso(sqlite3_stmt *s, int i, int64_t ns, char buf[RT_TIME_BUFSZ])
 {
 	static _Thread_local int64_t cached_sec = -1;
 	static _Thread_local char cached[RT_TIME_BUFSZ];
@@ -100,7 +100,7 @@ void bind_iso(sqlite3_stmt *s, int i, int64_t ns, char buf[RT_TIME_BUFSZ])
 	sqlite3_bind_text(s, i, buf, 27, SQLITE_STATIC);
 }
 
-const char *col_text(sqlite3_stmt *s, int i)
+const char *store_col_text(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
 

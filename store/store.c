@@ -42,11 +42,11 @@ static int pragma_int(struct store *st, const char *pragma, int64_t *v)
 	int rc;
 
 	if (sqlite3_prepare_v2(st->db, pragma, -1, &s, NULL))
-		return db_fail(st, pragma);
+		return store_db_fail(st, pragma);
 	rc = sqlite3_step(s);
 	*v = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : db_fail(st, pragma);
+	return rc == SQLITE_ROW ? 0 : store_db_fail(st, pragma);
 }
 
 /* Brings the schema to STORE_SCHEMA_VERSION, one migration at a time, all
@@ -85,7 +85,7 @@ rollback:
 
 static int meta_get_int(struct store *st, const char *key, int64_t *v)
 {
-	sqlite3_stmt *s = stmt(st, S_META_GET);
+	sqlite3_stmt *s = store_stmt(st, S_META_GET);
 	int rc, found = 0;
 
 	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
@@ -95,19 +95,19 @@ static int meta_get_int(struct store *st, const char *key, int64_t *v)
 		found = 1;
 	} else if (rc != SQLITE_DONE) {
 		sqlite3_reset(s);
-		return db_fail(st, "meta");
+		return store_db_fail(st, "meta");
 	}
 	sqlite3_reset(s);
 	return found;
 }
 
-int meta_set_int(struct store *st, const char *key, int64_t v)
+int store_meta_set_int(struct store *st, const char *key, int64_t v)
 {
-	sqlite3_stmt *s = stmt(st, S_META_SET);
+	sqlite3_stmt *s = store_stmt(st, S_META_SET);
 
 	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, v);
-	return db_done(st, s, "meta");
+	return store_db_done(st, s, "meta");
 }
 
 /* "a","b" JSON array back to the registry's "a,b". */
@@ -136,7 +136,7 @@ static void hooks_csv(const char *json, char *out, size_t size)
 
 static struct rt_str col_rts(sqlite3_stmt *s, int i)
 {
-	const char *t = col_text(s, i);
+	const char *t = store_col_text(s, i);
 
 	return rt_str_make(t, strlen(t));
 }
@@ -145,7 +145,7 @@ static int read_aliases(struct store *st,
 			int (*fn)(void *ctx, const struct corr_alias *a),
 			void *ctx)
 {
-	sqlite3_stmt *s = stmt(st, S_ALIAS_ALL);
+	sqlite3_stmt *s = store_stmt(st, S_ALIAS_ALL);
 	int rc, err = 0;
 
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -158,7 +158,7 @@ static int read_aliases(struct store *st,
 	sqlite3_reset(s);
 	if (err)
 		return err;
-	return rc == SQLITE_DONE ? 0 : db_fail(st, "loading workload releases");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(st, "loading workload releases");
 }
 
 int store_read_registry(struct store *st,
@@ -166,23 +166,23 @@ int store_read_registry(struct store *st,
 			int (*alias)(void *ctx, const struct corr_alias *a),
 			void *ctx)
 {
-	sqlite3_stmt *s = stmt(st, S_REV_ALL);
+	sqlite3_stmt *s = store_stmt(st, S_REV_ALL);
 	char hooks[4096];
 	int rc, err = 0;
 
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct plan_revision r = { 0 };
 
-		r.ns = col_text(s, 0);
-		r.rel = col_text(s, 1);
+		r.ns = store_col_text(s, 0);
+		r.rel = store_col_text(s, 1);
 		r.revision = sqlite3_column_int(s, 2);
-		r.status = col_text(s, 3);
-		r.chart = col_text(s, 4);
-		r.app_version = col_text(s, 5);
-		r.description = col_text(s, 6);
+		r.status = store_col_text(s, 3);
+		r.chart = store_col_text(s, 4);
+		r.app_version = store_col_text(s, 5);
+		r.description = store_col_text(s, 6);
 		r.updated_ns = sqlite3_column_int64(s, 7);
 		r.evidence = (unsigned)sqlite3_column_int(s, 8);
-		hooks_csv(col_text(s, 9), hooks, sizeof(hooks));
+		hooks_csv(store_col_text(s, 9), hooks, sizeof(hooks));
 		r.hooks = hooks;
 		r.ranks = (uint32_t)sqlite3_column_int64(s, 10);
 		err = rev(ctx, &r);
@@ -191,7 +191,7 @@ int store_read_registry(struct store *st,
 	if (err)
 		return err;
 	if (rc != SQLITE_DONE)
-		return db_fail(st, "loading revisions");
+		return store_db_fail(st, "loading revisions");
 	return read_aliases(st, alias, ctx);
 }
 
@@ -270,7 +270,7 @@ static int prepare_all(struct store *st)
 		if (sqlite3_prepare_v3(st->db, write_sql[i], -1,
 				       SQLITE_PREPARE_PERSISTENT, &st->st[i],
 				       NULL) != SQLITE_OK)
-			return db_fail(st, "preparing statements");
+			return store_db_fail(st, "preparing statements");
 		s = st->st[i];
 		k = sqlite3_bind_parameter_index(s, ":cluster");
 		/* A name takes the number after the largest one seen so
@@ -325,7 +325,7 @@ static int open_writer(struct store *st, const struct store_opts *o)
 	if (sqlite3_create_function(st->db, "rt_workload", 2,
 				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, st,
 				    sql_workload, NULL, NULL) != SQLITE_OK)
-		return db_fail(st, "rt_workload");
+		return store_db_fail(st, "rt_workload");
 	if ((err = migrate(st)) ||
 	    (err = pragma_int(st, "PRAGMA page_size", &st->page_size)))
 		return err;
@@ -353,7 +353,7 @@ static int open_writer(struct store *st, const struct store_opts *o)
 	}
 	st->regapped_from = st->rebuild_all ? v : 0;
 	if (!found || st->rebuild_all)
-		if ((err = meta_set_int(st, "gap_ns", st->gap_ns)))
+		if ((err = store_meta_set_int(st, "gap_ns", st->gap_ns)))
 			return err;
 	return 0;
 }
@@ -428,14 +428,14 @@ int store_use_cluster(struct store *st, const char *name)
 
 int store_clusters(struct store *st, const char ***names, size_t *n)
 {
-	sqlite3_stmt *s = stmt(st, S_KEY_CLUSTERS);
+	sqlite3_stmt *s = store_stmt(st, S_KEY_CLUSTERS);
 	size_t cap = 0;
 	int rc, err = 0;
 
 	*names = NULL;
 	*n = 0;
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *c = col_text(s, 0);
+		const char *c = store_col_text(s, 0);
 
 		if (*n == cap) {
 			size_t nc = cap ? cap * 2 : 4;
@@ -451,11 +451,11 @@ int store_clusters(struct store *st, const char ***names, size_t *n)
 			*names = q;
 			cap = nc;
 		}
-		if (!((*names)[(*n)++] = scratch_dup(st, c, strlen(c))))
+		if (!((*names)[(*n)++] = store_scratch_dup(st, c, strlen(c))))
 			err = RT_ENOMEM;
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = db_fail(st, "clusters");
+		err = store_db_fail(st, "clusters");
 	sqlite3_reset(s);
 	return err;
 }
@@ -473,7 +473,7 @@ bool store_gap_changed(const struct store *st)
 int store_position(struct store *st, const char *source, int32_t partition,
 		   int64_t *offset)
 {
-	sqlite3_stmt *s = stmt(st, S_POS_GET);
+	sqlite3_stmt *s = store_stmt(st, S_POS_GET);
 	int rc;
 
 	sqlite3_bind_text(s, 1, source, -1, SQLITE_STATIC);
@@ -484,5 +484,5 @@ int store_position(struct store *st, const char *source, int32_t partition,
 	sqlite3_reset(s);
 	if (rc == SQLITE_ROW)
 		return 0;
-	return rc == SQLITE_DONE ? 1 : db_fail(st, "source position");
+	return rc == SQLITE_DONE ? 1 : store_db_fail(st, "source position");
 }

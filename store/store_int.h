@@ -86,39 +86,39 @@ int store_lock(const char *path, struct store_lock **out, char *err,
 void store_unlock(struct store_lock *l);
 
 /* util.c */
-void buf_json_str(struct rt_buf *b, const char *p, size_t n);
-const char *buf_str(struct rt_buf *b);    /* NUL-terminated, or NULL */
+void store_buf_json_str(struct rt_buf *b, const char *p, size_t n);
+const char *store_buf_str(struct rt_buf *b);    /* NUL-terminated, or NULL */
 /* Upserts every object's delta into incident_objects and adds the new
  * pods to the incident's pod_count. */
-int objects_write(struct store *st, const struct corr_object *o, size_t n,
+int store_objects_write(struct store *st, const struct corr_object *o, size_t n,
 		  int64_t incident);
 /* Counts the incident's pods again (after a merge or a rebuild, when the
  * objects of two incidents overlap or were all replaced). */
-int incident_count_pods(struct store *st, int64_t incident);
-const char *scratch_dup(struct store *st, const char *p, size_t n);
+int store_incident_count_pods(struct store *st, int64_t incident);
+const char *store_scratch_dup(struct store *st, const char *p, size_t n);
 
-/* seen.c. seen_check: *maybe is false only when the database holds no
+/* seen.c. store_seen_check: *maybe is false only when the database holds no
  * event of that identity (the filter is built at the first call). */
-int seen_check(struct store *st, uint64_t ukey, bool *maybe);
-void seen_add(struct seen *f, uint64_t ukey);
-bool seen_holds(const struct seen *f, uint64_t ukey);
-int seen_alloc(struct seen *f, int64_t n);       /* for n keys, empty */
-void seen_free(struct seen *f);
+int store_seen_check(struct store *st, uint64_t ukey, bool *maybe);
+void store_seen_add(struct seen *f, uint64_t ukey);
+bool store_seen_holds(const struct seen *f, uint64_t ukey);
+int store_seen_alloc(struct seen *f, int64_t n);       /* for n keys, empty */
+void store_seen_free(struct seen *f);
 
 /* stmt.c */
 /* Statement id, reset, its bindings cleared but :cluster's. */
-sqlite3_stmt *stmt(struct store *st, enum store_stmt id);
-int db_fail(struct store *st, const char *what);
-int db_done(struct store *st, sqlite3_stmt *s, const char *what);
-void bind_rts(sqlite3_stmt *s, int i, struct rt_str v);
-void bind_cstr(sqlite3_stmt *s, int i, const char *v);
+sqlite3_stmt *store_stmt(struct store *st, enum store_stmt id);
+int store_db_fail(struct store *st, const char *what);
+int store_db_done(struct store *st, sqlite3_stmt *s, const char *what);
+void store_bind_rts(sqlite3_stmt *s, int i, struct rt_str v);
+void store_bind_cstr(sqlite3_stmt *s, int i, const char *v);
 /* Binds time ns as ISO text formatted into buf, which must outlive the
  * statement's step (no copy is made); NULL for ns <= 0. */
-void bind_iso(sqlite3_stmt *s, int i, int64_t ns, char buf[RT_TIME_BUFSZ]);
-const char *col_text(sqlite3_stmt *s, int i);    /* "" for NULL */
+void store_bind_iso(sqlite3_stmt *s, int i, int64_t ns, char buf[RT_TIME_BUFSZ]);
+const char *store_col_text(sqlite3_stmt *s, int i);    /* "" for NULL */
 
 /* store.c */
-int meta_set_int(struct store *st, const char *key, int64_t v);
+int store_meta_set_int(struct store *st, const char *key, int64_t v);
 
 /* conn.c (and store_close, in store_read.h) */
 /* Process-wide SQLite settings, before the first connection. */
@@ -142,9 +142,9 @@ int store_read_printf(sqlite3 *db, int max_length);
 
 /* commit.c: writes a's aggregates to incident *id, inserting it when
  * *id is 0 (and then setting *id). */
-int incident_write_agg(struct store *st, const char *ns, const char *rel,
+int store_incident_write_agg(struct store *st, const char *ns, const char *rel,
 		       int64_t *id, const struct plan_agg *a);
 /* recompute.c */
-int key_add_str(struct store *st, const char *ns, const char *rel);
+int store_key_add_str(struct store *st, const char *ns, const char *rel);
 
 #endif

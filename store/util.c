@@ -9,7 +9,7 @@
 #include "store_int.h"
 
 /* JSON string: quotes, escapes control bytes, passes UTF-8 through. */
-void buf_json_str(struct rt_buf *b, const char *p, size_t n)
+void store_buf_json_str(struct rt_buf *b, const char *p, size_t n)
 {
 	rt_buf_addc(b, '"');
 	for (size_t i = 0; i < n; i++) {
@@ -43,14 +43,14 @@ void buf_json_str(struct rt_buf *b, const char *p, size_t n)
 	rt_buf_addc(b, '"');
 }
 
-const char *buf_str(struct rt_buf *b)
+const char *store_buf_str(struct rt_buf *b)
 {
 	if (!b->p)
 		rt_buf_add(b, "", 0);
 	return b->err ? NULL : b->p;
 }
 
-const char *scratch_dup(struct store *st, const char *p, size_t n)
+const char *store_scratch_dup(struct store *st, const char *p, size_t n)
 {
 	return rt_arena_strdup(&st->scratch, p ? p : "", p ? n : 0).p;
 }
@@ -79,7 +79,7 @@ static int object_write(struct store *st, const struct corr_object *o,
 	}
 	*added = false;
 	for (size_t k = 0; k < 3; k++) {
-		sqlite3_stmt *s = stmt(st, seq[k]);
+		sqlite3_stmt *s = store_stmt(st, seq[k]);
 
 		sqlite3_bind_int64(s, 1, incident);
 		sqlite3_bind_text(s, 2, o->kind, -1, SQLITE_STATIC);
@@ -89,9 +89,9 @@ static int object_write(struct store *st, const struct corr_object *o,
 		sqlite3_bind_int64(s, 6, o->events);
 		/* formatted here: SQLite's strftime + printf per row cost more
 		 * than the upsert itself */
-		bind_iso(s, 7, o->first_ns, first);
-		bind_iso(s, 8, o->last_ns, last);
-		if ((err = db_done(st, s, "object upsert")))
+		store_bind_iso(s, 7, o->first_ns, first);
+		store_bind_iso(s, 8, o->last_ns, last);
+		if ((err = store_db_done(st, s, "object upsert")))
 			return err;
 		if (sqlite3_changes(st->db) > 0) {
 			*added = seq[k] == S_OBJ_NEW;
@@ -102,7 +102,7 @@ static int object_write(struct store *st, const struct corr_object *o,
 	return 0;
 }
 
-int objects_write(struct store *st, const struct corr_object *o, size_t n,
+int store_objects_write(struct store *st, const struct corr_object *o, size_t n,
 		  int64_t incident)
 {
 	int64_t pods = 0;
@@ -116,19 +116,19 @@ int objects_write(struct store *st, const struct corr_object *o, size_t n,
 		pods += added && !strcmp(o[i].kind, "Pod");
 	}
 	if (pods) {
-		sqlite3_stmt *s = stmt(st, S_INC_PODS_ADD);
+		sqlite3_stmt *s = store_stmt(st, S_INC_PODS_ADD);
 
 		sqlite3_bind_int64(s, 1, incident);
 		sqlite3_bind_int64(s, 2, pods);
-		return db_done(st, s, "incident pods");
+		return store_db_done(st, s, "incident pods");
 	}
 	return 0;
 }
 
-int incident_count_pods(struct store *st, int64_t incident)
+int store_incident_count_pods(struct store *st, int64_t incident)
 {
-	sqlite3_stmt *s = stmt(st, S_INC_PODS_COUNT);
+	sqlite3_stmt *s = store_stmt(st, S_INC_PODS_COUNT);
 
 	sqlite3_bind_int64(s, 1, incident);
-	return db_done(st, s, "incident pods");
+	return store_db_done(st, s, "incident pods");
 }

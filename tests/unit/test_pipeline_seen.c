@@ -36,19 +36,19 @@ static void filter_alone(void)
 	uint64_t s = 1, keys[1000];
 	int missing = 0, false_maybe = 0;
 
-	if (!ok(seen_alloc(&f, 1000) == 0, "a filter for 1000 keys"))
+	if (!ok(store_seen_alloc(&f, 1000) == 0, "a filter for 1000 keys"))
 		return;
 	ok((f.mask + 1) * 64 >= 1000 * 16, "of at least 16 bits a key");
 	for (int i = 0; i < 1000; i++)
-		seen_add(&f, keys[i] = next_key(&s));
+		store_seen_add(&f, keys[i] = next_key(&s));
 	for (int i = 0; i < 1000; i++)
-		missing += !seen_holds(&f, keys[i]);
+		missing += !store_seen_holds(&f, keys[i]);
 	is_int(missing, 0, "every key added is held");
 	for (int i = 0; i < 100000; i++)
-		false_maybe += seen_holds(&f, next_key(&s));
+		false_maybe += store_seen_holds(&f, next_key(&s));
 	ok(false_maybe < 2000, "under 2%% of other keys are a maybe (%d of "
 	   "100000)", false_maybe);
-	seen_free(&f);
+	store_seen_free(&f);
 }
 
 /* n Pod Events with uids from first on, in one commit. */
@@ -101,7 +101,7 @@ static int unheld(struct pipeline_db *st)
 	if (sqlite3_prepare_v2(s->db, "SELECT ukey FROM events", -1, &q, NULL))
 		return -1;
 	while (sqlite3_step(q) == SQLITE_ROW)
-		n += !seen_holds(&s->seen, (uint64_t)sqlite3_column_int64(q, 0));
+		n += !store_seen_holds(&s->seen, (uint64_t)sqlite3_column_int64(q, 0));
 	sqlite3_finalize(q);
 	return n;
 }
