@@ -27,17 +27,17 @@ static const char *const via_names[] = {
 
 const char *corr_via_name(int via)
 {
-	if (via < 0 || via > CORR_VIA_WORKLOAD)
+	if (via < 0 || via > PLAN_VIA_WORKLOAD)
 		return "none";
 	return via_names[via];
 }
 
 int corr_via_from_name(const char *s)
 {
-	for (int i = 0; i <= CORR_VIA_WORKLOAD; i++)
+	for (int i = 0; i <= PLAN_VIA_WORKLOAD; i++)
 		if (s && strcmp(s, via_names[i]) == 0)
 			return i;
-	return CORR_VIA_NONE;
+	return PLAN_VIA_NONE;
 }
 
 static bool is_alnum_lower(char c)
@@ -259,15 +259,15 @@ struct rt_str corr_object_key(struct rt_str kind, struct rt_str name,
 
 /* The release a learned mapping gives: the object itself as a decoded
  * manifest lists it ("ConfigMap/x"), else its workload -- the one its
- * owner reference names when known, then via CORR_VIA_OWNER unless the
+ * owner reference names when known, then via PLAN_VIA_OWNER unless the
  * name says the same. */
 static bool alias_attr(const struct corr_registry *reg, struct rt_str ns,
 		       struct rt_str template_hash, struct rt_str owner,
-		       struct corr_attr *out)
+		       struct plan_attr *out)
 {
 	char buf[512];
 	struct rt_str key, own, w;
-	int via = CORR_VIA_LABEL;
+	int via = PLAN_VIA_LABEL;
 
 	if (!reg)
 		return false;
@@ -284,7 +284,7 @@ static bool alias_attr(const struct corr_registry *reg, struct rt_str ns,
 	if (!corr_registry_alias_find(reg, ns, w, &out->release_ns,
 				      &out->release, &via))
 		return false;
-	out->via = rts_same(w, own) ? via : CORR_VIA_OWNER;
+	out->via = rts_same(w, own) ? via : PLAN_VIA_OWNER;
 	return true;
 }
 
@@ -305,7 +305,7 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		    struct rt_str ns, struct rt_str kind, struct rt_str name,
 		    struct rt_str pod, struct rt_str hint_release,
 		    struct rt_str hint_ns, struct rt_str template_hash,
-		    struct rt_str owner, struct corr_attr *out)
+		    struct rt_str owner, struct plan_attr *out)
 {
 	const struct corr_release *rel;
 	struct rt_str r;
@@ -324,14 +324,14 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		    memcmp(r.p, hint_release.p, r.n) == 0) {
 			out->release = r;
 			out->release_ns = job_ns(reg, ns, r);
-			out->via = CORR_VIA_JOB;
+			out->via = PLAN_VIA_JOB;
 			return;
 		}
 	}
 	if (hint_release.n) {
 		out->release = hint_release;
 		out->release_ns = hint_ns.n ? hint_ns : ns;
-		out->via = CORR_VIA_LABEL;
+		out->via = PLAN_VIA_LABEL;
 		return;
 	}
 	if (out->name.n == 0) {
@@ -341,7 +341,7 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 			out->release_ns = o->release_ns ?
 				rt_str_make(o->release_ns, strlen(o->release_ns)) :
 				ns;
-			out->via = CORR_VIA_OPTION;
+			out->via = PLAN_VIA_OPTION;
 		}
 		return;
 	}
@@ -355,7 +355,7 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 	if (r.n) {
 		out->release = r;
 		out->release_ns = job_ns(reg, ns, r);
-		out->via = CORR_VIA_JOB;
+		out->via = PLAN_VIA_JOB;
 		return;
 	}
 	if (alias_attr(reg, ns, template_hash, owner, out))
@@ -364,16 +364,16 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 	if (rel) {
 		out->release = rt_str_make(out->name.p, strlen(rel->name));
 		out->release_ns = ns;
-		out->via = CORR_VIA_PREFIX;
+		out->via = PLAN_VIA_PREFIX;
 		return;
 	}
 	out->release = corr_object_workload(out->kind, out->name, template_hash,
 					    owner);
 	out->release_ns = ns;
-	out->via = out->release.n ? CORR_VIA_WORKLOAD : CORR_VIA_NONE;
+	out->via = out->release.n ? PLAN_VIA_WORKLOAD : PLAN_VIA_NONE;
 }
 
-bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out)
+bool corr_record_alias(const struct rt_record *rec, struct plan_alias *out)
 {
 	struct rt_str kind = rec->kind, name = rec->name;
 
@@ -394,7 +394,7 @@ bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out)
 	out->workload = corr_object_workload(kind, name, rec->template_hash,
 		corr_owner_workload(rec->owner_kind, rec->owner_name,
 				    rec->template_hash));
-	out->via = CORR_VIA_LABEL;
+	out->via = PLAN_VIA_LABEL;
 	out->rel_ns = rec->release_ns.n ? rec->release_ns : rec->ns;
 	out->rel = rec->release;
 	out->cluster = rec->cluster;

@@ -121,7 +121,7 @@ static struct rt_str keep(struct corr_batch *b, struct rt_str s, int *err)
 }
 
 struct ukey_ctx {
-	const struct corr_event *ev;
+	const struct plan_event *ev;
 	uint64_t key;
 };
 
@@ -140,7 +140,7 @@ static uint32_t event_find(const struct corr_batch *b, uint64_t key)
 	return rt_map_find(&b->evmap, key, ukey_eq, &c);
 }
 
-static void add_tags(struct corr_event *e, const char *const *tags, unsigned n)
+static void add_tags(struct plan_event *e, const char *const *tags, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		unsigned j;
@@ -153,7 +153,7 @@ static void add_tags(struct corr_event *e, const char *const *tags, unsigned n)
 	}
 }
 
-static int fill_event(struct corr_batch *b, struct corr_event *e,
+static int fill_event(struct corr_batch *b, struct plan_event *e,
 		      const struct rt_record *rec, const struct rt_class *cls)
 {
 	int err = 0;
@@ -215,7 +215,7 @@ int corr_version_cmp(const struct corr_version *a,
 	return 0;
 }
 
-void corr_event_version(const struct corr_event *e, struct corr_version *v)
+void corr_event_version(const struct plan_event *e, struct corr_version *v)
 {
 	*v = (struct corr_version){ e->last_ns, e->message, e->reason, e->kind,
 				    e->name, e->pod, e->container, e->type };
@@ -232,7 +232,7 @@ static void record_version(const struct rt_record *rec, int64_t last,
 /* Of two release hints, the smaller (namespace, release): any order of
  * the versions gives the same. An empty hint loses. */
 static bool hint_wins(struct rt_str ns, struct rt_str rel,
-		      const struct corr_event *e)
+		      const struct plan_event *e)
 {
 	int c;
 
@@ -246,7 +246,7 @@ static bool hint_wins(struct rt_str ns, struct rt_str rel,
 
 /* Whether a version names the object e does: a release hint is a label
  * of its own object, and says nothing of another one a reused uid names. */
-static bool same_object(const struct corr_event *e, const struct rt_record *rec)
+static bool same_object(const struct plan_event *e, const struct rt_record *rec)
 {
 	return !cmp_str(e->kind, rec->kind) && !cmp_str(e->name, rec->name) &&
 	       !cmp_str(e->pod, rec->pod);
@@ -256,7 +256,7 @@ static bool same_object(const struct corr_event *e, const struct rt_record *rec)
  * times and count, every tag; release hints of the versions that name its
  * object. As across batches (store/commit.c), so the row does not depend
  * on whether the versions came in one batch or two. */
-static int merge_dup(struct corr_batch *b, struct corr_event *e,
+static int merge_dup(struct corr_batch *b, struct plan_event *e,
 		     const struct rt_record *rec, const struct rt_class *cls,
 		     int64_t first, int64_t last)
 {
@@ -266,7 +266,7 @@ static int merge_dup(struct corr_batch *b, struct corr_event *e,
 	record_version(rec, last, &theirs);
 	corr_event_version(e, &mine);
 	if (corr_version_cmp(&theirs, &mine) > 0) {
-		struct corr_event old = *e;
+		struct plan_event old = *e;
 		bool same = same_object(&old, rec);
 
 		err = fill_event(b, e, rec, cls);
@@ -296,7 +296,7 @@ static int merge_dup(struct corr_batch *b, struct corr_event *e,
 
 /* A repeat's time t into its set (in the batch's arena, grown by
  * doubling: the arena's size is what caps a batch). */
-static int times_add(struct corr_batch *b, struct corr_event *e, int64_t t)
+static int times_add(struct corr_batch *b, struct plan_event *e, int64_t t)
 {
 	bool found;
 	size_t i = corr_times_find(e->times, e->ntimes, t, &found);
@@ -324,7 +324,7 @@ static int times_add(struct corr_batch *b, struct corr_event *e, int64_t t)
 
 static int note_position(struct corr_batch *b, const struct rt_record *rec)
 {
-	struct corr_batch_pos *last = b->npos ? &b->pos[b->npos - 1] : NULL;
+	struct plan_batch_pos *last = b->npos ? &b->pos[b->npos - 1] : NULL;
 	int64_t next;
 	int32_t part = rec->pos.partition;
 
@@ -355,11 +355,11 @@ int corr_batch_position(struct corr_batch *b, const char *source,
 		}
 	if (RT_GROW(b->pos, b->npos + 1, b->poscap))
 		return RT_ENOMEM;
-	b->pos[b->npos++] = (struct corr_batch_pos){ source, partition, offset };
+	b->pos[b->npos++] = (struct plan_batch_pos){ source, partition, offset };
 	return 0;
 }
 
-static int put_alias(struct corr_batch *b, struct corr_alias *a);
+static int put_alias(struct corr_batch *b, struct plan_alias *a);
 
 /*
  * The objects a release's manifest creates belong to it, whatever their
@@ -383,9 +383,9 @@ static int add_manifest_aliases(struct corr_batch *b,
 		const char *s1 = memchr(p, '/', (size_t)((nl ? nl : e) - p));
 		const char *s2 = s1 ? memchr(s1 + 1, '/',
 					     (size_t)((nl ? nl : e) - s1 - 1)) : NULL;
-		struct corr_alias a = { .rel_ns = r->ns, .rel = r->release,
+		struct plan_alias a = { .rel_ns = r->ns, .rel = r->release,
 					.cluster = cluster,
-					.via = CORR_VIA_MANIFEST };
+					.via = PLAN_VIA_MANIFEST };
 		char buf[512];
 
 		if (!nl)
@@ -435,7 +435,7 @@ static int add_revs(struct corr_batch *b, const struct rt_record *rec)
 	return 0;
 }
 
-static uint64_t alias_hash(const struct corr_alias *a)
+static uint64_t alias_hash(const struct plan_alias *a)
 {
 	uint64_t h = rt_hash_str(rt_hash64(0, "alias", 5), a->ns);
 
@@ -446,7 +446,7 @@ static uint64_t alias_hash(const struct corr_alias *a)
 	return rt_hash_str(h, a->cluster);
 }
 
-static bool alias_eq(const struct corr_alias *x, const struct corr_alias *y)
+static bool alias_eq(const struct plan_alias *x, const struct plan_alias *y)
 {
 	const struct rt_str *a = &x->ns, *b = &y->ns;
 
@@ -460,7 +460,7 @@ static bool alias_eq(const struct corr_alias *x, const struct corr_alias *y)
 }
 
 struct alias_ctx {
-	const struct corr_alias *aliases, *a;
+	const struct plan_alias *aliases, *a;
 };
 
 static bool alias_is(const void *ctx, uint32_t idx)
@@ -471,9 +471,9 @@ static bool alias_is(const void *ctx, uint32_t idx)
 }
 
 /* Keeps each distinct workload -> release mapping of the batch once. */
-static int put_alias(struct corr_batch *b, struct corr_alias *ap)
+static int put_alias(struct corr_batch *b, struct plan_alias *ap)
 {
-	struct corr_alias a = *ap;
+	struct plan_alias a = *ap;
 	uint64_t h;
 	uint32_t i;
 	int err = 0;
@@ -507,7 +507,7 @@ static int put_alias(struct corr_batch *b, struct corr_alias *ap)
 
 static int add_alias(struct corr_batch *b, const struct rt_record *rec)
 {
-	struct corr_alias a;
+	struct plan_alias a;
 
 	return corr_record_alias(rec, &a) ? put_alias(b, &a) : 0;
 }
@@ -515,7 +515,7 @@ static int add_alias(struct corr_batch *b, const struct rt_record *rec)
 int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 		   const struct rt_class *cls)
 {
-	struct corr_event *e;
+	struct plan_event *e;
 	int64_t first, last;
 	uint64_t key;
 	uint32_t i;
@@ -556,7 +556,7 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	if (RT_GROW(b->ev, b->nev + 1, b->evcap))
 		return RT_ENOMEM;
 	e = &b->ev[b->nev];
-	memset(e, 0, offsetof(struct corr_event, tags));
+	memset(e, 0, offsetof(struct plan_event, tags));
 	e->ukey = key;
 	e->first_ns = first;
 	e->last_ns = last;
@@ -575,7 +575,7 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 
 /* Event e as row `row` of its bucket (group: the bucket's row 0), with
  * the n times at t (a slice of its set, which nothing grows again). */
-static void repeat_part(struct corr_event *e, uint64_t group, uint32_t row,
+static void repeat_part(struct plan_event *e, uint64_t group, uint32_t row,
 			int64_t *t, size_t n)
 {
 	if (row >= CORR_REPEAT_ROWS) {   /* past the bucket's rows */
@@ -606,7 +606,7 @@ static long repeat_copy(struct corr_batch *b, size_t i)
 int corr_batch_repeat_place(struct corr_batch *b, size_t i, uint32_t nrows,
 			    const struct plan_stored *last)
 {
-	struct corr_event *e = &b->ev[i];
+	struct plan_event *e = &b->ev[i];
 	uint64_t group = e->ukey;
 	int64_t *rest = e->times;
 	size_t nrest = e->ntimes, room = CORR_REPEAT_CAP, n;
@@ -643,7 +643,7 @@ void corr_batch_attribute(struct corr_batch *b,
 			  const struct corr_opts *o)
 {
 	for (size_t i = 0; i < b->nev; i++) {
-		struct corr_event *e = &b->ev[i];
+		struct plan_event *e = &b->ev[i];
 		const struct corr_rev *r;
 
 		corr_attribute(reg, o, e->ns, e->kind, e->name, e->pod,

@@ -208,7 +208,7 @@ static bool check_revision(const struct rules_diagnosis *d,
 	return true;
 }
 
-static const struct corr_object *install_job(const struct corr_incview *v)
+static const struct plan_object *install_job(const struct corr_incview *v)
 {
 	for (size_t i = 0; i < v->nobjects; i++)
 		if (strncmp(v->objects[i].name, "helm-install-", 13) == 0)
@@ -237,7 +237,7 @@ static bool check_opened_by(const struct rules_diagnosis *d,
 			    struct corr_diagnosis *out)
 {
 	const struct corr_rev *r = v->opening;
-	const struct corr_object *job;
+	const struct plan_object *job;
 	char buf[32];
 
 	switch (d->opened_by) {
@@ -309,7 +309,7 @@ static bool object_matches(const char *glob, size_t n,
 	slash = strchr(pat, '/');
 	klen = slash ? (size_t)(slash - pat) : 0;
 	for (size_t i = 0; i < v->nobjects; i++) {
-		const struct corr_object *o = &v->objects[i];
+		const struct plan_object *o = &v->objects[i];
 
 		if (slash && (strlen(o->kind) != klen ||
 			      strncasecmp(o->kind, pat, klen) != 0))
@@ -413,8 +413,8 @@ static void payload_evidence(const struct corr_incview *v,
 
 static int pod_cmp(const void *a, const void *b)
 {
-	const struct corr_object *x = *(const struct corr_object *const *)a;
-	const struct corr_object *y = *(const struct corr_object *const *)b;
+	const struct plan_object *x = *(const struct plan_object *const *)a;
+	const struct plan_object *y = *(const struct plan_object *const *)b;
 
 	if (x->first_ns != y->first_ns)
 		return x->first_ns < y->first_ns ? -1 : 1;
@@ -424,7 +424,7 @@ static int pod_cmp(const void *a, const void *b)
 static void affected_pods(const struct corr_incview *v,
 			  struct corr_diagnosis *out)
 {
-	const struct corr_object *pods[CORR_MAX_PODS];
+	const struct plan_object *pods[PLAN_MAX_PODS];
 	size_t n = 0;
 
 	out->pods_total = 0;
@@ -432,7 +432,7 @@ static void affected_pods(const struct corr_incview *v,
 		if (strcmp(v->objects[i].kind, "Pod") != 0)
 			continue;
 		out->pods_total++;
-		if (n < CORR_MAX_PODS)
+		if (n < PLAN_MAX_PODS)
 			pods[n++] = &v->objects[i];
 	}
 	if (v->pods_total > out->pods_total)

@@ -161,7 +161,7 @@ int corr_plan_touch(struct corr_plan *p, int64_t id)
 }
 
 struct obj_ctx {
-	const struct corr_object *o;
+	const struct plan_object *o;
 	const char *kind, *name;
 	size_t kn, nn;
 };
@@ -169,7 +169,7 @@ struct obj_ctx {
 static bool obj_eq(const void *ctx, uint32_t idx)
 {
 	const struct obj_ctx *c = ctx;
-	const struct corr_object *o = &c->o[idx];
+	const struct plan_object *o = &c->o[idx];
 
 	return cstr_is(o->name, c->name, c->nn) &&
 	       cstr_is(o->kind, c->kind, c->kn);
@@ -181,7 +181,7 @@ static int objmap_add(struct corr_plan *p, const char *kind, size_t kn,
 		      int64_t events)
 {
 	struct corr_objmap *m = &p->objs;
-	struct corr_object *o;
+	struct plan_object *o;
 	uint64_t h = rt_hash64(rt_hash64(0, kind, kn), name, nn);
 	struct obj_ctx c = { m->o, kind, name, kn, nn };
 	uint32_t i = rt_map_find(&m->map, h, obj_eq, &c);
@@ -212,11 +212,11 @@ static int objmap_add(struct corr_plan *p, const char *kind, size_t kn,
 }
 
 /* The map's objects into the plan's arena, and the map emptied. */
-static int objmap_take(struct corr_plan *p, const struct corr_object **out,
+static int objmap_take(struct corr_plan *p, const struct plan_object **out,
 		       size_t *n)
 {
 	struct corr_objmap *m = &p->objs;
-	struct corr_object *v = NULL;
+	struct plan_object *v = NULL;
 
 	if (m->n) {
 		v = rt_arena_alloc(&p->arena, m->n * sizeof(*v));
@@ -233,7 +233,7 @@ static int objmap_take(struct corr_plan *p, const struct corr_object **out,
 
 /* A ConfigMap or Secret an event names (a "configmap"/"secret" capture)
  * is an affected object of the incident too. */
-static int config_objects(struct corr_plan *p, const struct corr_event *e,
+static int config_objects(struct corr_plan *p, const struct plan_event *e,
 			  int64_t events)
 {
 	for (unsigned i = 0; i < e->nfields; i++) {
@@ -337,7 +337,7 @@ int corr_plan_init(struct corr_plan *p, struct corr_registry *reg,
 	p->reg = reg;
 	p->opts = *o;
 	if (p->opts.gap_ns <= 0)
-		p->opts.gap_ns = CORR_DEFAULT_GAP_NS;
+		p->opts.gap_ns = PLAN_DEFAULT_GAP_NS;
 	p->rules = rules;
 	rt_arena_init(&p->arena);
 	p->diag = malloc(sizeof(*p->diag));
@@ -419,7 +419,7 @@ static bool rts_same(struct rt_str a, struct rt_str b)
 	return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
 }
 
-static void add_tag(struct corr_event *e, const char *tag)
+static void add_tag(struct plan_event *e, const char *tag)
 {
 	for (unsigned i = 0; i < e->ntags; i++)
 		if (strcmp(e->tags[i], tag) == 0)
@@ -429,12 +429,12 @@ static void add_tag(struct corr_event *e, const char *tag)
 }
 
 /* Which key a re-seen event keeps: the better attribution, ties by key. */
-static bool stored_key_wins(const struct corr_event *e, int via,
+static bool stored_key_wins(const struct plan_event *e, int via,
 			    const char *rns, const char *rel)
 {
 	int c;
 
-	if (e->attr.via == CORR_VIA_NONE || via < e->attr.via)
+	if (e->attr.via == PLAN_VIA_NONE || via < e->attr.via)
 		return true;
 	if (via > e->attr.via)
 		return false;
@@ -455,7 +455,7 @@ static bool stored_key_wins(const struct corr_event *e, int via,
  * shows its text and object again, and the row keeps them. The captures
  * stay those of the row, so the batch's are dropped.
  */
-static void keep_stored_text(struct corr_event *e, const struct plan_stored *s)
+static void keep_stored_text(struct plan_event *e, const struct plan_stored *s)
 {
 	e->message = s->message;
 	e->reason = s->reason;
@@ -467,7 +467,7 @@ static void keep_stored_text(struct corr_event *e, const struct plan_stored *s)
 	e->nfields = 0;
 }
 
-static int take_stored_key(struct corr_plan *p, struct corr_event *e, int via,
+static int take_stored_key(struct corr_plan *p, struct plan_event *e, int via,
 			   const char *rns, const char *rel)
 {
 	e->attr.release_ns = rt_str_make(dup(p, rns, strlen(rns)), strlen(rns));
@@ -479,7 +479,7 @@ static int take_stored_key(struct corr_plan *p, struct corr_event *e, int via,
 /* A repeat's times: the union of the batch's and the stored row's, in the
  * plan's arena; count is its size. Unreadable stored times count as
  * none, and the count never falls below the stored one. */
-static int merge_times(struct corr_plan *p, struct corr_event *e,
+static int merge_times(struct corr_plan *p, struct plan_event *e,
 		       const struct plan_stored *s)
 {
 	int64_t old[CORR_REPEAT_CAP], *u;
@@ -500,7 +500,7 @@ static int merge_times(struct corr_plan *p, struct corr_event *e,
 }
 
 /* What the row's times column says: the set, encoded. */
-static int encode_times(struct corr_plan *p, const struct corr_event *e,
+static int encode_times(struct corr_plan *p, const struct plan_event *e,
 			struct plan_evstate *x)
 {
 	uint8_t *out = rt_arena_alloc(&p->arena,
@@ -520,10 +520,10 @@ static int encode_times(struct corr_plan *p, const struct corr_event *e,
  * recomputed from their events (objects counted, incidents). Either way
  * the row does not depend on which version came first.
  */
-static int merge_stored(struct corr_plan *p, struct corr_event *e,
+static int merge_stored(struct corr_plan *p, struct plan_event *e,
 			const struct plan_stored *s, struct plan_evstate *x)
 {
-	struct corr_tagset old = { 0 };
+	struct plan_tagset old = { 0 };
 	struct corr_version mine, theirs;
 	bool same_obj = rts_same(s->kind, e->attr.kind) &&
 			rts_same(s->name, e->attr.name);
@@ -552,7 +552,7 @@ static int merge_stored(struct corr_plan *p, struct corr_event *e,
 	corr_tagset_parse(&old, s->tags, corr_intern_cb, &p->intern);
 	for (unsigned i = 0; i < old.n; i++)
 		add_tag(e, old.t[i]);
-	if (s->via == CORR_VIA_NONE)
+	if (s->via == PLAN_VIA_NONE)
 		return 0;
 	if (!same_obj) {
 		if (!x->newer &&
@@ -573,7 +573,7 @@ static int merge_stored(struct corr_plan *p, struct corr_event *e,
 			       e->attr.release);
 }
 
-static const char *tags_json(struct corr_plan *p, const struct corr_tagset *t,
+static const char *tags_json(struct corr_plan *p, const struct plan_tagset *t,
 			     size_t size)
 {
 	char buf[2048];
@@ -597,10 +597,10 @@ int corr_plan_events(struct corr_plan *p, size_t n)
 	return p->evscap ? 0 : RT_ENOMEM;
 }
 
-int corr_plan_event(struct corr_plan *p, struct corr_event *e,
+int corr_plan_event(struct corr_plan *p, struct plan_event *e,
 		    const struct plan_stored *s, struct plan_evstate *x)
 {
-	struct corr_tagset t = { 0 };
+	struct plan_tagset t = { 0 };
 	const struct corr_rev *r;
 	int err;
 
@@ -612,7 +612,7 @@ int corr_plan_event(struct corr_plan *p, struct corr_event *e,
 	r = corr_release_at(corr_registry_find(p->reg, e->attr.release_ns,
 					       e->attr.release), e->first_ns);
 	e->revision = r ? r->revision : 0;
-	x->cluster = e->ntags > 0 && e->attr.via != CORR_VIA_NONE &&
+	x->cluster = e->ntags > 0 && e->attr.via != PLAN_VIA_NONE &&
 		     e->attr.release.n > 0 && e->first_ns > 0;
 	for (unsigned i = 0; i < e->ntags; i++)
 		corr_tagset_add(&t, e->tags[i]);
@@ -636,8 +636,8 @@ static int cmp_rts(struct rt_str a, struct rt_str b)
 static int order_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct corr_batch *b = ctx;
-	const struct corr_event *x = &b->ev[*(const size_t *)pa];
-	const struct corr_event *y = &b->ev[*(const size_t *)pb];
+	const struct plan_event *x = &b->ev[*(const size_t *)pa];
+	const struct plan_event *y = &b->ev[*(const size_t *)pb];
 	int c = cmp_rts(x->attr.release_ns, y->attr.release_ns);
 
 	if (!c)
@@ -659,7 +659,7 @@ void corr_plan_order(struct corr_plan *p, const struct corr_batch *b)
 size_t corr_plan_group_end(const struct corr_plan *p,
 			   const struct corr_batch *b, size_t a)
 {
-	const struct corr_event *e = &b->ev[p->order[a]];
+	const struct plan_event *e = &b->ev[p->order[a]];
 	size_t z = a + 1;
 
 	while (z < b->nev &&
@@ -673,12 +673,12 @@ size_t corr_plan_group_end(const struct corr_plan *p,
 int corr_plan_group(struct corr_plan *p, const struct corr_batch *b,
 		    const size_t *idx, size_t n, struct corr_group *g)
 {
-	const struct corr_event *e0 = &b->ev[idx[0]];
+	const struct plan_event *e0 = &b->ev[idx[0]];
 
 	memset(g, 0, sizeof(*g));
 	g->ns = e0->attr.release_ns;
 	g->rel = e0->attr.release;
-	g->keyed = e0->attr.via != CORR_VIA_NONE;
+	g->keyed = e0->attr.via != PLAN_VIA_NONE;
 	g->deferred = p->rebuild_all ||
 		corr_keyset_has(&p->rebuild, g->ns, g->rel);
 	g->cl = rt_arena_alloc(&p->arena, n * sizeof(*g->cl));
@@ -689,7 +689,7 @@ int corr_plan_group(struct corr_plan *p, const struct corr_batch *b,
 	g->hi = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct plan_evstate *x = &p->evs[idx[i]];
-		const struct corr_event *e = &b->ev[idx[i]];
+		const struct plan_event *e = &b->ev[idx[i]];
 
 		if (!x->cluster || g->deferred)
 			continue;
@@ -712,7 +712,7 @@ static void aggr_init(struct corr_aggr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->opened = INT64_MAX;
-	a->via = CORR_VIA_WORKLOAD + 1;
+	a->via = PLAN_VIA_WORKLOAD + 1;
 }
 
 static void aggr_span(struct corr_aggr *a, int64_t first, int64_t last,
@@ -766,7 +766,7 @@ static void window_aggr(struct corr_plan *p, const struct corr_batch *b,
 				*target = q->id;
 			continue;
 		}
-		const struct corr_event *e = &b->ev[it[i].idx];
+		const struct plan_event *e = &b->ev[it[i].idx];
 		const struct plan_evstate *x = &p->evs[it[i].idx];
 		bool counted = x->inc && in_near(near, nnear, x->inc);
 
@@ -812,7 +812,7 @@ static int plan_window(struct corr_plan *p, const struct corr_batch *b,
 				merged[w->nmerged++] = id;
 			continue;
 		}
-		const struct corr_event *e = &b->ev[it[i].idx];
+		const struct plan_event *e = &b->ev[it[i].idx];
 		const struct plan_evstate *x = &p->evs[it[i].idx];
 		bool counted = x->inc && in_near(near, nnear, x->inc);
 
@@ -846,7 +846,7 @@ int corr_plan_windows(struct corr_plan *p, const struct corr_batch *b,
 	if (!it)
 		return err;
 	for (size_t i = 0; i < g->ncl; i++) {
-		const struct corr_event *e = &b->ev[g->cl[i]];
+		const struct plan_event *e = &b->ev[g->cl[i]];
 
 		it[i] = (struct corr_item){ e->first_ns, e->last_ns, g->cl[i], 0 };
 	}

@@ -48,13 +48,13 @@ static struct rt_str str(const char *s)
 static int move_row(struct corr_plan *p, const struct plan_evrow *r,
 		    struct plan_move *m, bool *moved)
 {
-	struct corr_attr a;
+	struct plan_attr a;
 
 	*moved = false;
 	corr_attribute(p->reg, &p->opts, str(r->rel_ns), str(r->kind),
 		       str(r->name), str(r->pod), RT_STR_NULL, RT_STR_NULL,
 		       RT_STR_NULL, str(r->workload), &a);
-	if (a.via == CORR_VIA_NONE ||
+	if (a.via == PLAN_VIA_NONE ||
 	    (a.via == r->via && rts_is(a.release_ns, r->rel_ns) &&
 	     rts_is(a.release, r->rel)))
 		return 0;
@@ -165,10 +165,10 @@ int corr_plan_revranges(struct corr_plan *p, const struct corr_key *k,
 }
 
 int corr_plan_diag(struct corr_plan *p, const struct plan_incrow *row,
-		   const struct corr_object *objs, size_t nobjs,
+		   const struct plan_object *objs, size_t nobjs,
 		   int64_t watermark, struct plan_diag *out)
 {
-	struct corr_tagset tags = { 0 };
+	struct plan_tagset tags = { 0 };
 	struct corr_incview v = { 0 };
 	struct corr_diagnosis *d = p->diag;
 	int64_t gap = p->opts.gap_ns;

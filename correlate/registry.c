@@ -28,7 +28,7 @@
 /* A learned workload -> release mapping (see correlate.h). */
 struct alias {
 	char *ns, *workload, *rel_ns, *rel;
-	int via;                       /* CORR_VIA_LABEL or CORR_VIA_MANIFEST */
+	int via;                       /* PLAN_VIA_LABEL or PLAN_VIA_MANIFEST */
 };
 
 struct corr_registry {
@@ -856,8 +856,8 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 	*changed = false;
 	if (!ns.n || !workload.n || !rel_ns.n || !rel.n)
 		return RT_EINVAL;
-	if (via != CORR_VIA_MANIFEST)
-		via = CORR_VIA_LABEL;
+	if (via != PLAN_VIA_MANIFEST)
+		via = PLAN_VIA_LABEL;
 	if ((reg->acount + 1) * 2 > reg->amap.nslots && (err = alias_grow(reg)))
 		return err;
 	if ((a = alias_lookup(reg, ns, workload))) {

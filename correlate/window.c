@@ -45,15 +45,15 @@ size_t corr_cluster(struct corr_item *items, size_t n, int64_t gap_ns)
 /* Sorted and unique: what corr_tagset_add's search and the stored JSON
  * arrays (compared as text) rely on. A loop over at most 64 names, run
  * only where asserts are on. */
-static inline bool tagset_sorted(const struct corr_tagset *s)
+static inline bool tagset_sorted(const struct plan_tagset *s)
 {
 	for (unsigned i = 1; i < s->n; i++)
 		if (strcmp(s->t[i - 1], s->t[i]) >= 0)
 			return false;
-	return s->n <= CORR_MAX_TAGS;
+	return s->n <= PLAN_MAX_TAGS;
 }
 
-bool corr_tagset_add(struct corr_tagset *s, const char *tag)
+bool corr_tagset_add(struct plan_tagset *s, const char *tag)
 {
 	unsigned lo = 0, hi = s->n;
 
@@ -70,7 +70,7 @@ bool corr_tagset_add(struct corr_tagset *s, const char *tag)
 		else
 			hi = mid;
 	}
-	if (s->n == CORR_MAX_TAGS)
+	if (s->n == PLAN_MAX_TAGS)
 		return false;
 	memmove(&s->t[lo + 1], &s->t[lo], (s->n - lo) * sizeof(s->t[0]));
 	s->t[lo] = tag;
@@ -78,7 +78,7 @@ bool corr_tagset_add(struct corr_tagset *s, const char *tag)
 	return true;
 }
 
-int corr_tagset_parse(struct corr_tagset *s, const char *json,
+int corr_tagset_parse(struct plan_tagset *s, const char *json,
 		      const char *(*intern)(void *ctx, const char *p, size_t n),
 		      void *ctx)
 {
@@ -108,7 +108,7 @@ int corr_tagset_parse(struct corr_tagset *s, const char *json,
 	return 0;
 }
 
-int corr_tagset_json(const struct corr_tagset *s, char *buf, size_t size)
+int corr_tagset_json(const struct plan_tagset *s, char *buf, size_t size)
 {
 	size_t len = 0;
 

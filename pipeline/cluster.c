@@ -58,7 +58,7 @@ static int load_rev(void *ctx, const struct plan_revision *r)
 	return corr_registry_load_row(ctx, r) == RT_ENOMEM ? RT_ENOMEM : 0;
 }
 
-static int load_alias(void *ctx, const struct corr_alias *a)
+static int load_alias(void *ctx, const struct plan_alias *a)
 {
 	bool chg;
 

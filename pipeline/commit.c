@@ -70,7 +70,7 @@ static int claim_jobs(struct pipeline_db *db, const char *r)
 	if ((err = store_keys_of_name(db->st, r, &keyns, &nk)))
 		return err;
 	for (size_t i = 0; i < nk && !err; i++) {
-		err = store_job_namespaces(db->st, keyns[i], r, CORR_VIA_JOB,
+		err = store_job_namespaces(db->st, keyns[i], r, PLAN_VIA_JOB,
 					   &jobns, &nj);
 		for (size_t j = 0; j < nj && !err; j++) {
 			const char *target = corr_job_target(p->reg, jobns[j], r);
@@ -79,7 +79,7 @@ static int claim_jobs(struct pipeline_db *db, const char *r)
 			if (strcmp(target, keyns[i]) == 0)
 				continue;
 			err = store_move_jobs(db->st, target, keyns[i], r,
-					      CORR_VIA_JOB, jobns[j], &moved);
+					      PLAN_VIA_JOB, jobns[j], &moved);
 			if (!err && moved)
 				err = corr_keyset_add(p, &p->rebuild,
 						      str(keyns[i]), str(r));
@@ -174,7 +174,7 @@ static int aliases_merge(struct pipeline_db *db, const struct corr_batch *b)
 	int err = 0;
 
 	for (size_t i = 0; i < b->naliases && !err; i++) {
-		const struct corr_alias *a = &b->aliases[i];
+		const struct plan_alias *a = &b->aliases[i];
 		struct rt_str ns, w;
 		bool chg;
 
@@ -209,7 +209,7 @@ int place_repeat(struct pipeline_db *db, struct corr_batch *b, size_t i)
 	int err;
 
 	for (j = 0; j < CORR_REPEAT_ROWS; j++) {
-		struct corr_event *e = &b->ev[i];
+		struct plan_event *e = &b->ev[i];
 		long n;
 
 		if ((err = store_read_event(db->st, corr_repeat_row(group, j),
@@ -373,7 +373,7 @@ static int diagnose_touched(struct pipeline_db *db)
 	if (p->ntouched)
 		qsort(p->touched, p->ntouched, sizeof(*p->touched), id_cmp);
 	for (size_t i = 0; i < p->ntouched && !err; i++) {
-		const struct corr_object *objs;
+		const struct plan_object *objs;
 		struct plan_incrow row;
 		struct plan_diag d;
 		size_t n;

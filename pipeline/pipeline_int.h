@@ -24,11 +24,11 @@ struct pipeline_db {
 	uint64_t refused_counted;         /* registry refusals in stats */
 	int64_t retain_ns;                /* --retain, or 0 */
 	struct corr_retain_clock retain_clock;
-	struct corr_event *sub_ev;        /* cluster.c: one cluster's share */
+	struct plan_event *sub_ev;        /* cluster.c: one cluster's share */
 	size_t sub_evcap;
 	struct rt_revision *sub_revs;     /* of a batch of several */
 	size_t sub_revcap;
-	struct corr_alias *sub_aliases;
+	struct plan_alias *sub_aliases;
 	size_t sub_aliascap;
 };
 

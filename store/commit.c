@@ -157,7 +157,7 @@ int store_read_near(struct store *st, struct rt_str ns, struct rt_str rel,
 
 /* ---- events --------------------------------------------------------- */
 
-static const char *fields_json(struct store *st, const struct corr_event *e)
+static const char *fields_json(struct store *st, const struct plan_event *e)
 {
 	struct rt_buf *b = &st->buf2;
 
@@ -222,7 +222,7 @@ static void bind_times(sqlite3_stmt *s, int i, const struct plan_evstate *x)
 		sqlite3_bind_null(s, i);
 }
 
-static int insert_event(struct store *st, const struct corr_event *e,
+static int insert_event(struct store *st, const struct plan_event *e,
 			const struct plan_evstate *x, int64_t incident)
 {
 	sqlite3_stmt *s = store_stmt(st, S_EV_INSERT);
@@ -247,7 +247,7 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	if (e->severity != RT_SEV_NONE)
 		sqlite3_bind_text(s, 14, rt_severity_name(e->severity), -1,
 				  SQLITE_STATIC);
-	if (e->attr.via != CORR_VIA_NONE) {
+	if (e->attr.via != PLAN_VIA_NONE) {
 		store_bind_rts(s, 15, e->attr.release);
 		sqlite3_bind_text(s, 16, e->attr.release_ns.p ?
 				  e->attr.release_ns.p : "",
@@ -268,13 +268,13 @@ static int insert_event(struct store *st, const struct corr_event *e,
 	store_bind_rts(s, 26, x->workload);
 	bind_times(s, 27, x);
 	st->pending.events_new++;
-	if (e->ntags && (e->attr.via == CORR_VIA_NONE || !e->attr.release.n))
+	if (e->ntags && (e->attr.via == PLAN_VIA_NONE || !e->attr.release.n))
 		st->pending.events_no_release++;
 	store_seen_add(&st->seen, e->ukey);
 	return store_db_done(st, s, "event insert");
 }
 
-static void bind_update(sqlite3_stmt *s, const struct corr_event *e,
+static void bind_update(sqlite3_stmt *s, const struct plan_event *e,
 			const struct plan_evstate *x, int64_t incident,
 			const char *fields, char last[RT_TIME_BUFSZ],
 			char first[RT_TIME_BUFSZ])
@@ -287,7 +287,7 @@ static void bind_update(sqlite3_stmt *s, const struct corr_event *e,
 	if (e->severity != RT_SEV_NONE)
 		sqlite3_bind_text(s, 6, rt_severity_name(e->severity), -1,
 				  SQLITE_STATIC);
-	if (e->attr.via != CORR_VIA_NONE) {
+	if (e->attr.via != PLAN_VIA_NONE) {
 		store_bind_rts(s, 7, e->attr.release);
 		sqlite3_bind_text(s, 8, e->attr.release_ns.p ?
 				  e->attr.release_ns.p : "",
@@ -323,7 +323,7 @@ static void bind_update(sqlite3_stmt *s, const struct corr_event *e,
  * changes, falls through to the full update). On 60k updated Events the
  * full update's index rewrites were most of its cost.
  */
-static int update_event(struct store *st, const struct corr_event *e,
+static int update_event(struct store *st, const struct plan_event *e,
 			const struct plan_evstate *x, int64_t incident)
 {
 	static const enum store_stmt seq[] = {
@@ -348,7 +348,7 @@ static int update_event(struct store *st, const struct corr_event *e,
 	return 0;
 }
 
-int store_write_event(struct store *st, const struct corr_event *e,
+int store_write_event(struct store *st, const struct plan_event *e,
 		      const struct plan_evstate *x, int64_t incident)
 {
 	return x->id ? update_event(st, e, x, incident) :
@@ -428,7 +428,7 @@ int store_incident_write_agg(struct store *st, const char *ns, const char *rel,
 	return store_db_done(st, s, "incident update");
 }
 
-int store_write_window(struct store *st, const struct corr_event *ev,
+int store_write_window(struct store *st, const struct plan_event *ev,
 		       const struct plan_evstate *xs,
 		       const struct plan_window *w, int64_t *id)
 {
@@ -481,7 +481,7 @@ int64_t store_watermark(const struct store *st)
 	return st->watermark_ns;
 }
 
-int store_write_positions(struct store *st, const struct corr_batch_pos *pos,
+int store_write_positions(struct store *st, const struct plan_batch_pos *pos,
 			  size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

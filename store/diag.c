@@ -23,7 +23,7 @@ static bool objlist_has(const struct objlist *l, const char *kind,
 static int objlist_push(struct store *st, sqlite3_stmt *s, struct objlist *l)
 {
 	const char *kind = store_col_text(s, 0), *name = store_col_text(s, 1);
-	struct corr_object *o;
+	struct plan_object *o;
 
 	if (RT_GROW(l->o, l->n + 1, l->cap))
 		return RT_ENOMEM;
@@ -140,7 +140,7 @@ static int objlist_glob(struct store *st, int64_t id, const char *g,
 
 static int obj_cmp(const void *a, const void *b)
 {
-	const struct corr_object *x = a, *y = b;
+	const struct plan_object *x = a, *y = b;
 	int c = strcmp(x->kind, y->kind);
 
 	return c ? c : strcmp(x->name, y->name);
@@ -148,7 +148,7 @@ static int obj_cmp(const void *a, const void *b)
 
 /*
  * What the diagnosis reads of an incident's objects, bounded whatever the
- * incident's size: the first CORR_MAX_PODS pods (the first rows of the
+ * incident's size: the first PLAN_MAX_PODS pods (the first rows of the
  * table, which keeps them in that order) and, for each of the globs the
  * correlator asks for, one matching object. The pod total is the incident's
  * pod_count, kept as objects are written. Conditions see the same answers
@@ -156,7 +156,7 @@ static int obj_cmp(const void *a, const void *b)
  * objects of the incidents it touches.
  */
 int store_read_objects(struct store *st, int64_t id, const char *const *globs,
-		       size_t nglobs, const struct corr_object **out, size_t *n)
+		       size_t nglobs, const struct plan_object **out, size_t *n)
 {
 	struct objlist *l = &st->objlist;
 	sqlite3_stmt *s;
@@ -165,7 +165,7 @@ int store_read_objects(struct store *st, int64_t id, const char *const *globs,
 	l->n = 0;
 	s = store_stmt(st, S_OBJ_PODS);
 	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, CORR_MAX_PODS);
+	sqlite3_bind_int(s, 2, PLAN_MAX_PODS);
 	if ((err = objlist_rows(st, s, l)))
 		return err;
 	for (size_t i = 0; i < nglobs && !err; i++)

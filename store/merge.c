@@ -67,7 +67,7 @@ static const char *const revision_cols[] = {
 
 #define STR(x) #x
 #define XSTR(x) STR(x)
-#define CORR_MAX_PODS_SQL XSTR(CORR_MAX_PODS)
+#define CORR_MAX_PODS_SQL XSTR(PLAN_MAX_PODS)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

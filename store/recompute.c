@@ -104,7 +104,7 @@ int store_write_revision(struct store *st, const struct plan_revision *r)
 	return store_db_done(st, s, "revision");
 }
 
-int store_write_alias(struct store *st, const struct corr_alias *a)
+int store_write_alias(struct store *st, const struct plan_alias *a)
 {
 	sqlite3_stmt *s = store_stmt(st, S_ALIAS_SET);
 

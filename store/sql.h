@@ -119,8 +119,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 3 -> 4: what a batch reads kept at hand rather than counted. The
 	 * events an inferred attribution may lose to a newly learned name,
 	 * by their workload (rt_workload: corr_workload_name, registered on
-	 * the writer connection; via >= 4 is CORR_VIA_PREFIX and
-	 * CORR_VIA_WORKLOAD); an incident's pod count; its pods in first
+	 * the writer connection; via >= 4 is PLAN_VIA_PREFIX and
+	 * PLAN_VIA_WORKLOAD); an incident's pod count; its pods in first
 	 * seen order. */
 	"ALTER TABLE events ADD COLUMN workload TEXT;"
 	"UPDATE events SET workload = rt_workload(object_kind, object_name)"

@@ -142,14 +142,14 @@ static struct rt_str col_rts(sqlite3_stmt *s, int i)
 }
 
 static int read_aliases(struct store *st,
-			int (*fn)(void *ctx, const struct corr_alias *a),
+			int (*fn)(void *ctx, const struct plan_alias *a),
 			void *ctx)
 {
 	sqlite3_stmt *s = store_stmt(st, S_ALIAS_ALL);
 	int rc, err = 0;
 
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct corr_alias a = { col_rts(s, 0), col_rts(s, 1),
+		struct plan_alias a = { col_rts(s, 0), col_rts(s, 1),
 					col_rts(s, 2), col_rts(s, 3), RT_STR_NULL,
 					sqlite3_column_int(s, 4) };
 
@@ -163,7 +163,7 @@ static int read_aliases(struct store *st,
 
 int store_read_registry(struct store *st,
 			int (*rev)(void *ctx, const struct plan_revision *r),
-			int (*alias)(void *ctx, const struct corr_alias *a),
+			int (*alias)(void *ctx, const struct plan_alias *a),
 			void *ctx)
 {
 	sqlite3_stmt *s = store_stmt(st, S_REV_ALL);
@@ -339,7 +339,7 @@ static int open_writer(struct store *st, const struct store_opts *o)
 	if ((found = meta_get_int(st, "gap_ns", &v)) < 0)
 		return found;
 	st->gap_ns = o && o->gap_ns > 0 ? o->gap_ns :
-		found ? v : CORR_DEFAULT_GAP_NS;
+		found ? v : PLAN_DEFAULT_GAP_NS;
 	/* A new gap changes every window: recompute them all once, but only
 	 * when asked to (a typo must not rewrite every incident). */
 	st->rebuild_all = found && v != st->gap_ns;

@@ -18,7 +18,7 @@ enum store_stmt { STORE_WRITE_STMTS(X) S_COUNT };
 
 /* The objects a diagnosis reads of one incident. */
 struct objlist {
-	struct corr_object *o;
+	struct plan_object *o;
 	size_t n, cap;
 };
 
@@ -90,7 +90,7 @@ void store_buf_json_str(struct rt_buf *b, const char *p, size_t n);
 const char *store_buf_str(struct rt_buf *b);    /* NUL-terminated, or NULL */
 /* Upserts every object's delta into incident_objects and adds the new
  * pods to the incident's pod_count. */
-int store_objects_write(struct store *st, const struct corr_object *o, size_t n,
+int store_objects_write(struct store *st, const struct plan_object *o, size_t n,
 		  int64_t incident);
 /* Counts the incident's pods again (after a merge or a rebuild, when the
  * objects of two incidents overlap or were all replaced). */

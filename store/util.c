@@ -66,7 +66,7 @@ const char *store_scratch_dup(struct store *st, const char *p, size_t n)
  * the step that worked for the last object goes first. Its names and times
  * outlive the steps below, so SQLite copies none of them.
  */
-static int object_write(struct store *st, const struct corr_object *o,
+static int object_write(struct store *st, const struct plan_object *o,
 			int64_t incident, bool *added)
 {
 	enum store_stmt seq[] = { S_OBJ_NEW, S_OBJ_TOUCH, S_OBJ_UPSERT };
@@ -102,7 +102,7 @@ static int object_write(struct store *st, const struct corr_object *o,
 	return 0;
 }
 
-int store_objects_write(struct store *st, const struct corr_object *o, size_t n,
+int store_objects_write(struct store *st, const struct plan_object *o, size_t n,
 		  int64_t incident)
 {
 	int64_t pods = 0;

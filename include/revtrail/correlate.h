@@ -122,7 +122,7 @@ size_t corr_registry_count(const struct corr_registry *reg);
  * app.kubernetes.io/instance=edge make every record of a `haproxy-*` pod
  * of that namespace belong to release edge, also the log lines that carry
  * no labels at all; and from the objects a decoded release manifest
- * lists (via CORR_VIA_MANIFEST): its workloads by name, its other objects
+ * lists (via PLAN_VIA_MANIFEST): its workloads by name, its other objects
  * (ConfigMap, Service, ...) as "Kind/name", which no workload name can
  * be. Keyed by (namespace, workload name); when records disagree a label
  * beats a manifest, then the smallest (release namespace, release) wins,
@@ -158,7 +158,7 @@ const char *corr_via_name(int via);   /* "label", ..., "none" */
 int corr_via_from_name(const char *s);
 
 struct corr_opts {
-	int64_t gap_ns;                  /* 0 = CORR_DEFAULT_GAP_NS */
+	int64_t gap_ns;                  /* 0 = PLAN_DEFAULT_GAP_NS */
 	const char *release_ns;          /* ingest --release NS/NAME, or NULL */
 	const char *release_name;
 	bool keep_untagged;
@@ -178,7 +178,7 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		    struct rt_str ns, struct rt_str kind, struct rt_str name,
 		    struct rt_str pod, struct rt_str hint_release,
 		    struct rt_str hint_ns, struct rt_str template_hash,
-		    struct rt_str owner, struct corr_attr *out);
+		    struct rt_str owner, struct plan_attr *out);
 
 /* The workload an owner reference names: a ReplicaSet's Deployment (the
  * pod-template-hash cut), a CronJob's Job's CronJob, else the owner itself;
@@ -225,7 +225,7 @@ struct corr_version {
 int corr_version_cmp(const struct corr_version *a,
 		     const struct corr_version *b);
 /* The version e shows (its own kind and name, as decoded). */
-void corr_event_version(const struct corr_event *e, struct corr_version *v);
+void corr_event_version(const struct plan_event *e, struct corr_version *v);
 
 /* The identity of a record: Kubernetes events by namespace + uid (a re-sent
  * or MODIFIED event is the same event); anything else by its content and
@@ -277,19 +277,19 @@ size_t corr_times_find(const int64_t *a, size_t n, int64_t t, bool *found);
 /* The mapping a record states, if any: a release hint on a pod, or on a
  * workload object. False when the record teaches nothing (no hint, no
  * namespace, or the workload is named like the release already). */
-bool corr_record_alias(const struct rt_record *rec, struct corr_alias *out);
+bool corr_record_alias(const struct rt_record *rec, struct plan_alias *out);
 
 
 /* The records of one batch: deduped events and the Helm revisions stated. */
 struct corr_batch {
-	struct corr_event *ev;
+	struct plan_event *ev;
 	size_t nev, evcap;
 	struct rt_map evmap;           /* ukey -> index into ev */
 	struct rt_revision *revs;
 	size_t nrevs, revcap;
-	struct corr_batch_pos *pos;
+	struct plan_batch_pos *pos;
 	size_t npos, poscap;
-	struct corr_alias *aliases;    /* distinct mappings stated */
+	struct plan_alias *aliases;    /* distinct mappings stated */
 	size_t naliases, aliascap;
 	struct rt_map aliasmap;        /* a mapping's hash -> index */
 	size_t alias_last;             /* index + 1 of the last one seen */
@@ -361,14 +361,14 @@ void corr_batch_attribute(struct corr_batch *b,
 
 /* ---- incidents ------------------------------------------------------- */
 
-bool corr_tagset_add(struct corr_tagset *s, const char *tag);
+bool corr_tagset_add(struct plan_tagset *s, const char *tag);
 /* Parses a JSON array of strings ("[\"a\",\"b\"]") into s, interning each
  * name with intern(ctx, name, len). Returns 0 or RT_EPARSE. */
-int corr_tagset_parse(struct corr_tagset *s, const char *json,
+int corr_tagset_parse(struct plan_tagset *s, const char *json,
 		      const char *(*intern)(void *ctx, const char *p, size_t n),
 		      void *ctx);
 /* Writes s as a JSON array into buf; returns the length or -1 if too small. */
-int corr_tagset_json(const struct corr_tagset *s, char *buf, size_t size);
+int corr_tagset_json(const struct plan_tagset *s, char *buf, size_t size);
 
 /*
  * One time interval of the clustering: an event [first, last] or an existing
@@ -390,8 +390,8 @@ size_t corr_cluster(struct corr_item *items, size_t n, int64_t gap_ns);
 /* What a diagnosis rule reads: one incident and its release's revisions. */
 struct corr_incview {
 	const char *ns, *release;
-	const struct corr_tagset *tags;
-	const struct corr_object *objects;
+	const struct plan_tagset *tags;
+	const struct plan_object *objects;
 	size_t nobjects;
 	const struct corr_release *rel;   /* may be NULL: no history */
 	const struct corr_rev *opening;   /* revision in force at opening */
@@ -413,7 +413,7 @@ struct corr_diagnosis {
 	unsigned nevidence;
 	char evidence[CORR_MAX_EVIDENCE][256];
 	unsigned npods;
-	const char *pods[CORR_MAX_PODS];      /* into view->objects */
+	const char *pods[PLAN_MAX_PODS];      /* into view->objects */
 	size_t pods_total;
 };
 
@@ -483,7 +483,7 @@ struct corr_keyset {
 
 /* Per affected object of one incident: the deltas a window adds. */
 struct corr_objmap {
-	struct corr_object *o;
+	struct plan_object *o;
 	size_t n, cap;
 	struct rt_map map;   /* hash of kind and name -> index into o */
 };
@@ -492,7 +492,7 @@ struct corr_objmap {
 struct corr_aggr {
 	int64_t opened, last, count, occ;
 	int sev, via;
-	struct corr_tagset tags;
+	struct plan_tagset tags;
 };
 
 /*
@@ -556,7 +556,7 @@ int corr_plan_events(struct corr_plan *p, size_t n);
  * releases recomputed when the event changes release or object. Fills
  * x. Returns 0 or RT_ENOMEM.
  */
-int corr_plan_event(struct corr_plan *p, struct corr_event *e,
+int corr_plan_event(struct corr_plan *p, struct plan_event *e,
 		    const struct plan_stored *s, struct plan_evstate *x);
 /* Sorts the batch's events by release, then time, into p->order. */
 void corr_plan_order(struct corr_plan *p, const struct corr_batch *b);
@@ -633,7 +633,7 @@ int corr_plan_revranges(struct corr_plan *p, const struct corr_key *k,
  * kind, name) into out (valid until the next call). Returns 0 or
  * RT_ENOMEM. */
 int corr_plan_diag(struct corr_plan *p, const struct plan_incrow *row,
-		   const struct corr_object *objs, size_t nobjs,
+		   const struct plan_object *objs, size_t nobjs,
 		   int64_t watermark, struct plan_diag *out);
 
 #endif

@@ -22,37 +22,37 @@
 #include "revtrail/rules.h"
 
 /* Incidents split at a quiet gap longer than this, unless told otherwise. */
-#define CORR_DEFAULT_GAP_NS (15LL * 60 * 1000000000LL)
+#define PLAN_DEFAULT_GAP_NS (15LL * 60 * 1000000000LL)
 /* The pods an incident row lists, and a diagnosis reads, at most. */
-#define CORR_MAX_PODS 64
+#define PLAN_MAX_PODS 64
 
 /* ---- the correlator's records ---------------------------------------- */
 
 /* How a release was found, best first. A stored event keeps the best. */
-enum corr_via {
-	CORR_VIA_NONE = 0,      /* no release: stored, never in an incident */
-	CORR_VIA_LABEL,         /* label/annotation hint on the record, or on
+enum plan_via {
+	PLAN_VIA_NONE = 0,      /* no release: stored, never in an incident */
+	PLAN_VIA_LABEL,         /* label/annotation hint on the record, or on
 	                         * another record of the same workload */
-	CORR_VIA_JOB,           /* helm-install-X / helm-delete-X, HelmChart X */
-	CORR_VIA_OPTION,        /* ingest --release for records with no object */
+	PLAN_VIA_JOB,           /* helm-install-X / helm-delete-X, HelmChart X */
+	PLAN_VIA_OPTION,        /* ingest --release for records with no object */
 	/* From here on the release was found, not stated, and a name learned
-	 * later may claim the event (store: via >= CORR_VIA_MANIFEST). */
-	CORR_VIA_MANIFEST,      /* the object, or its workload, is listed in a
+	 * later may claim the event (store: via >= PLAN_VIA_MANIFEST). */
+	PLAN_VIA_MANIFEST,      /* the object, or its workload, is listed in a
 	                         * release's decoded manifest */
-	CORR_VIA_OWNER,         /* the workload its owner reference names is */
-	CORR_VIA_PREFIX,        /* longest known release prefixing the name */
-	CORR_VIA_WORKLOAD,      /* workload name: inferred */
+	PLAN_VIA_OWNER,         /* the workload its owner reference names is */
+	PLAN_VIA_PREFIX,        /* longest known release prefixing the name */
+	PLAN_VIA_WORKLOAD,      /* workload name: inferred */
 };
 
-struct corr_attr {
+struct plan_attr {
 	struct rt_str kind, name;        /* the subject object ("Pod", pod) */
 	struct rt_str release_ns, release;
-	int via;                         /* CORR_VIA_* */
+	int via;                         /* PLAN_VIA_* */
 };
 
 /* A tagged (or kept) record waiting for the batch commit. Strings live in
  * the batch's own arena; tags and field names are the rules'. */
-struct corr_event {
+struct plan_event {
 	uint64_t ukey;                 /* identity: same key = same event */
 	int64_t first_ns, last_ns, count;
 	/* A repeat (correlate/repeat.c): its distinct times, sorted, in the
@@ -71,33 +71,33 @@ struct corr_event {
 	unsigned ntags, nfields;
 	const char *tags[RULES_MAX_TAGS];
 	struct rt_field *fields;       /* nfields, in the batch's arena */
-	struct corr_attr attr;         /* set by corr_batch_attribute */
+	struct plan_attr attr;         /* set by corr_batch_attribute */
 	int revision;                  /* ditto; 0 = unknown */
 };
 
 /* A workload -> release mapping a record stated. Views into the record (or,
  * once in a batch, into the batch's arena). */
-struct corr_alias {
+struct plan_alias {
 	struct rt_str ns, workload, rel_ns, rel;
 	struct rt_str cluster;         /* the record's: its own registry */
-	int via;                       /* CORR_VIA_LABEL or CORR_VIA_MANIFEST */
+	int via;                       /* PLAN_VIA_LABEL or PLAN_VIA_MANIFEST */
 };
 
-struct corr_batch_pos {
+struct plan_batch_pos {
 	const char *source;
 	int32_t partition;
 	int64_t offset;                /* next byte / next Kafka offset */
 };
 
 /* A small set of tag names, kept sorted (bytewise) and unique. */
-#define CORR_MAX_TAGS 64
-struct corr_tagset {
+#define PLAN_MAX_TAGS 64
+struct plan_tagset {
 	unsigned n;
-	const char *t[CORR_MAX_TAGS];   /* not owned: see corr_intern */
+	const char *t[PLAN_MAX_TAGS];   /* not owned: see corr_intern */
 };
 
 /* An affected object of an incident: stored, or a batch's delta. */
-struct corr_object {
+struct plan_object {
 	const char *kind, *name;
 	int64_t first_ns, last_ns;
 	int64_t events;
@@ -206,7 +206,7 @@ struct plan_window {
 	size_t nmerged;
 	const size_t *events;            /* indices into the batch */
 	size_t nevents;
-	const struct corr_object *objs;  /* deltas */
+	const struct plan_object *objs;  /* deltas */
 	size_t nobjs;
 	bool recount;                    /* count its pods again */
 };
@@ -217,7 +217,7 @@ struct plan_rebuilt {
 	const char *ns, *rel;
 	struct plan_agg agg;
 	int64_t id, first_min, first_max;
-	const struct corr_object *objs;
+	const struct plan_object *objs;
 	size_t nobjs;
 };
 

@@ -110,7 +110,7 @@ int store_each_event_time(struct store *st, void (*fn)(void *, int64_t),
  * stops the read. */
 int store_read_registry(struct store *st,
 			int (*rev)(void *ctx, const struct plan_revision *r),
-			int (*alias)(void *ctx, const struct corr_alias *a),
+			int (*alias)(void *ctx, const struct plan_alias *a),
 			void *ctx);
 
 /* -- context: reads -- */
@@ -148,7 +148,7 @@ int store_read_incident(struct store *st, int64_t id, struct plan_incrow *row);
  * "glob"), sorted by kind and name; valid until the next call. The pods
  * come without last_ns and events (0), which no diagnosis reads. */
 int store_read_objects(struct store *st, int64_t id, const char *const *globs,
-		       size_t nglobs, const struct corr_object **out,
+		       size_t nglobs, const struct plan_object **out,
 		       size_t *n);
 /* The incident's captures and the revisions of its release with other
  * incidents, into row (plan.h, struct corr_capture); valid until the
@@ -162,18 +162,18 @@ int64_t store_watermark(const struct store *st);
 int store_write_summary(struct store *st, const char *ns, const char *rel,
 			int revision, struct rt_str summary);
 int store_write_revision(struct store *st, const struct plan_revision *r);
-int store_write_alias(struct store *st, const struct corr_alias *a);
+int store_write_alias(struct store *st, const struct plan_alias *a);
 int store_key_add(struct store *st, struct rt_str ns, struct rt_str rel);
 int store_write_move(struct store *st, const struct plan_move *m);
 /* Moves key (keyns, rel)'s events of namespace jobns attributed by via
  * to namespace target; *moved when any did. */
 int store_move_jobs(struct store *st, const char *target, const char *keyns,
 		    const char *rel, int via, const char *jobns, bool *moved);
-int store_write_event(struct store *st, const struct corr_event *e,
+int store_write_event(struct store *st, const struct plan_event *e,
 		      const struct plan_evstate *x, int64_t incident);
 /* The window's incident (*id: its id, new or not), its merges, its
  * events (of ev and xs, indexed alike) and objects. */
-int store_write_window(struct store *st, const struct corr_event *ev,
+int store_write_window(struct store *st, const struct plan_event *ev,
 		       const struct plan_evstate *xs,
 		       const struct plan_window *w, int64_t *id);
 int store_write_rebuilt(struct store *st, const struct plan_rebuilt *w,
@@ -185,7 +185,7 @@ int store_write_revrange(struct store *st, const char *ns, const char *rel,
  * than the gap before it. */
 int store_close_windows(struct store *st, int64_t max_ts);
 int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d);
-int store_write_positions(struct store *st, const struct corr_batch_pos *pos,
+int store_write_positions(struct store *st, const struct plan_batch_pos *pos,
 			  size_t n);
 
 /*

@@ -24,7 +24,7 @@ static void known(const char *ns, const char *name)
 }
 
 static void attr(const char *ns, const char *kind, const char *name,
-		 const char *pod, const char *hint, struct corr_attr *a)
+		 const char *pod, const char *hint, struct plan_attr *a)
 {
 	struct corr_opts o = { 0 };
 
@@ -36,7 +36,7 @@ static void check(const char *what, const char *ns, const char *kind,
 		  const char *name, const char *pod, const char *hint,
 		  const char *want_ns, const char *want_rel, int want_via)
 {
-	struct corr_attr a;
+	struct plan_attr a;
 
 	attr(ns, kind, name, pod, hint, &a);
 	is_rts(a.release, want_rel, "%s: release", what);
@@ -80,38 +80,38 @@ static void test_attribution(void)
 	known("ingress", "rke2-ingress-nginx");
 
 	check("label hint", "prod", "Pod", "x-1", NULL, "billing",
-	      "prod", "billing", CORR_VIA_LABEL);
+	      "prod", "billing", PLAN_VIA_LABEL);
 	check("prefix pod", "prod", "Pod", "payments-api-7d9c8f4b6-4kx2m", NULL,
-	      NULL, "prod", "payments-api", CORR_VIA_PREFIX);
+	      NULL, "prod", "payments-api", PLAN_VIA_PREFIX);
 	check("prefix configmap", "prod", "ConfigMap", "payments-api-config",
-	      NULL, NULL, "prod", "payments-api", CORR_VIA_PREFIX);
+	      NULL, NULL, "prod", "payments-api", PLAN_VIA_PREFIX);
 	check("log pod, no kind", "prod", NULL, NULL,
 	      "payments-api-7d9c8f4b6-9jvpd", NULL, "prod", "payments-api",
-	      CORR_VIA_PREFIX);
+	      PLAN_VIA_PREFIX);
 	check("workload fallback", "prod", "Pod", "orders-5c7d9f8b4-k2x9z", NULL,
-	      NULL, "prod", "orders", CORR_VIA_WORKLOAD);
+	      NULL, "prod", "orders", PLAN_VIA_WORKLOAD);
 	check("other namespace is not a prefix", "staging", "Pod",
 	      "payments-api-7d9c8f4b6-4kx2m", NULL, NULL, "staging",
-	      "payments-api", CORR_VIA_WORKLOAD);
+	      "payments-api", PLAN_VIA_WORKLOAD);
 	check("helm-install pod, unknown release", "kube-system", "Pod",
 	      "helm-install-traefik-abc12", NULL, NULL, "kube-system", "traefik",
-	      CORR_VIA_JOB);
+	      PLAN_VIA_JOB);
 	check("helm-install job", "kube-system", "Job",
 	      "helm-install-rke2-ingress-nginx", NULL, NULL, "ingress",
-	      "rke2-ingress-nginx", CORR_VIA_JOB);
+	      "rke2-ingress-nginx", PLAN_VIA_JOB);
 	check("helm-install pod of a release known elsewhere", "kube-system",
 	      "Pod", "helm-install-rke2-ingress-nginx-xk2p9", NULL, NULL,
-	      "ingress", "rke2-ingress-nginx", CORR_VIA_JOB);
+	      "ingress", "rke2-ingress-nginx", PLAN_VIA_JOB);
 	check("helm-delete pod", "kube-system", "Pod", "helm-delete-foo-bar-q7x2c",
-	      NULL, NULL, "kube-system", "foo-bar", CORR_VIA_JOB);
+	      NULL, NULL, "kube-system", "foo-bar", PLAN_VIA_JOB);
 	check("HelmChart object", "kube-system", "HelmChart", "traefik", NULL,
-	      NULL, "kube-system", "traefik", CORR_VIA_JOB);
+	      NULL, "kube-system", "traefik", PLAN_VIA_JOB);
 	check("node events have no release", "", "Node", "node-1", NULL, NULL,
-	      "", "", CORR_VIA_NONE);
+	      "", "", PLAN_VIA_NONE);
 	known("", "billing");
 	check("history without a namespace answers for any", "prod", "Pod",
 	      "billing-6f9d8c7b5-zzp2q", NULL, NULL, "prod", "billing",
-	      CORR_VIA_PREFIX);
+	      PLAN_VIA_PREFIX);
 	ok(corr_registry_find(reg, S("prod"), S("billing")) != NULL,
 	   "find falls back to the namespace-less release");
 	ok(corr_registry_find(reg, S("prod"), S("payments-api")) ==
@@ -121,7 +121,7 @@ static void test_attribution(void)
 	known("kube-system", "rke2-ingress-nginx");
 	check("job namespace preferred once known there", "kube-system", "Pod",
 	      "helm-install-rke2-ingress-nginx-xk2p9", NULL, NULL, "kube-system",
-	      "rke2-ingress-nginx", CORR_VIA_JOB);
+	      "rke2-ingress-nginx", PLAN_VIA_JOB);
 }
 
 static void alias(const char *ns, const char *w, const char *rns,
@@ -130,7 +130,7 @@ static void alias(const char *ns, const char *w, const char *rns,
 	bool chg = !want_chg;
 
 	is_int(corr_registry_alias_merge(reg, S(ns), S(w), S(rns), S(rel),
-					 CORR_VIA_LABEL, &chg),
+					 PLAN_VIA_LABEL, &chg),
 	       0, "%s: merged", what);
 	is_int(chg, want_chg, "%s: changed %d", what, want_chg);
 }
@@ -146,7 +146,7 @@ static void test_alias(void)
 	   "nothing learned yet");
 	check("before: inferred from the workload", "lb", "Pod",
 	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb", "haproxy",
-	      CORR_VIA_WORKLOAD);
+	      PLAN_VIA_WORKLOAD);
 	alias("lb", "haproxy", "lb", "edge", true, "haproxy -> edge");
 	alias("lb", "haproxy", "lb", "edge", false, "stated again");
 	alias("lb", "haproxy", "lb", "zulu", false, "a larger release loses");
@@ -156,7 +156,7 @@ static void test_alias(void)
 	alias("lb", "haproxy", "lb", "edge", false, "edge again: no change");
 	is_int((int)corr_registry_alias_count(reg), 1, "one mapping");
 	is_int(corr_registry_alias_merge(reg, S("lb"), N, S("lb"), S("x"),
-					 CORR_VIA_LABEL, &chg),
+					 PLAN_VIA_LABEL, &chg),
 	       RT_EINVAL, "an empty workload is refused");
 	alias("lb", "haproxy", "lb", "edge", false, "restore order: edge > alpha");
 	/* start over with a fresh registry for the precedence checks */
@@ -164,35 +164,35 @@ static void test_alias(void)
 	reg = corr_registry_new();
 	alias("lb", "haproxy", "lb", "edge", true, "haproxy -> edge again");
 	check("a log line of a pod of the workload", "lb", NULL, NULL,
-	      "haproxy-6c8d9f7b5-w9xqz", NULL, "lb", "edge", CORR_VIA_LABEL);
+	      "haproxy-6c8d9f7b5-w9xqz", NULL, "lb", "edge", PLAN_VIA_LABEL);
 	check("an event on a pod of another ReplicaSet", "lb", "Pod",
-	      "haproxy-74d9c6b8f-bq4nl", NULL, NULL, "lb", "edge", CORR_VIA_LABEL);
+	      "haproxy-74d9c6b8f-bq4nl", NULL, NULL, "lb", "edge", PLAN_VIA_LABEL);
 	check("the Deployment", "lb", "Deployment", "haproxy", NULL, NULL, "lb",
-	      "edge", CORR_VIA_LABEL);
+	      "edge", PLAN_VIA_LABEL);
 	check("its ReplicaSet", "lb", "ReplicaSet", "haproxy-6c8d9f7b5", NULL,
-	      NULL, "lb", "edge", CORR_VIA_LABEL);
+	      NULL, "lb", "edge", PLAN_VIA_LABEL);
 	check("another namespace learned nothing", "lb2", "Pod",
 	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb2", "haproxy",
-	      CORR_VIA_WORKLOAD);
+	      PLAN_VIA_WORKLOAD);
 	check("another workload with that prefix", "lb", "Pod",
 	      "haproxy-exporter-5d6f7c8b9-abcde", NULL, NULL, "lb",
-	      "haproxy-exporter", CORR_VIA_WORKLOAD);
+	      "haproxy-exporter", PLAN_VIA_WORKLOAD);
 	check("the record's own label still wins", "lb", "Pod",
 	      "haproxy-6c8d9f7b5-w9xqz", NULL, "other", "lb", "other",
-	      CORR_VIA_LABEL);
+	      PLAN_VIA_LABEL);
 	known("lb", "haproxy");
 	check("over a known release of the workload's name", "lb", "Pod",
-	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb", "edge", CORR_VIA_LABEL);
+	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb", "edge", PLAN_VIA_LABEL);
 	alias("lb", "helm-install-edge", "lb", "zzz", true, "a job mapping");
 	check("helm-install jobs stay jobs", "lb", "Job", "helm-install-edge",
-	      NULL, NULL, "lb", "edge", CORR_VIA_JOB);
+	      NULL, NULL, "lb", "edge", PLAN_VIA_JOB);
 }
 
 /* What a record teaches: a label on a pod or workload object. */
 static void test_record_alias(void)
 {
 	struct rt_record r;
-	struct corr_alias a;
+	struct plan_alias a;
 
 	rt_record_init(&r);
 	r.ns = S("lb");
@@ -242,39 +242,39 @@ static void test_job_pods(void)
 	known("kube-system", "traefik");
 	check("traefik-crd's pod with only traefik known", "kube-system", "Pod",
 	      "helm-install-traefik-crd-x7fqb", NULL, NULL, "kube-system",
-	      "traefik-crd", CORR_VIA_JOB);
+	      "traefik-crd", PLAN_VIA_JOB);
 	check("traefik's pod", "kube-system", "Pod", "helm-install-traefik-9cwmt",
-	      NULL, NULL, "kube-system", "traefik", CORR_VIA_JOB);
+	      NULL, NULL, "kube-system", "traefik", PLAN_VIA_JOB);
 	known("traefik", "traefik-lb");
 	check("a job pod labelled with its chart follows the targetNamespace",
 	      "kube-system", "Pod", "helm-install-traefik-lb-x7fqb", NULL,
-	      "traefik-lb", "traefik", "traefik-lb", CORR_VIA_JOB);
+	      "traefik-lb", "traefik", "traefik-lb", PLAN_VIA_JOB);
 	check("a label naming another release wins", "kube-system", "Pod",
 	      "helm-install-traefik-lb-x7fqb", NULL, "other", "kube-system",
-	      "other", CORR_VIA_LABEL);
+	      "other", PLAN_VIA_LABEL);
 	known("kube-system", "traefik-crd");
 	check("a known release named like the whole rest", "kube-system", "Pod",
 	      "helm-install-traefik-crd", NULL, NULL, "kube-system", "traefik-crd",
-	      CORR_VIA_JOB);
+	      PLAN_VIA_JOB);
 }
 
 static void test_option(void)
 {
 	struct corr_opts o = { 0 };
-	struct corr_attr a;
+	struct plan_attr a;
 
 	o.release_ns = "prod";
 	o.release_name = "payments-api";
 	corr_attribute(reg, &o, N, N, N, N, N, N, N, N, &a);
 	is_rts(a.release, "payments-api", "--release names objectless records");
-	is_int(a.via, CORR_VIA_OPTION, "via option");
+	is_int(a.via, PLAN_VIA_OPTION, "via option");
 	corr_attribute(reg, &o, S("prod"), S("Pod"), S("orders-1-x"), N, N, N, N,
 		       N, &a);
-	ok(a.via != CORR_VIA_OPTION, "--release does not override an object");
+	ok(a.via != PLAN_VIA_OPTION, "--release does not override an object");
 	corr_attribute(reg, NULL, N, N, N, N, N, N, N, N, &a);
-	is_int(a.via, CORR_VIA_NONE, "no object, no option: no release");
-	is_str(corr_via_name(CORR_VIA_WORKLOAD), "workload", "via names");
-	is_int(corr_via_from_name("prefix"), CORR_VIA_PREFIX, "via from name");
+	is_int(a.via, PLAN_VIA_NONE, "no object, no option: no release");
+	is_str(corr_via_name(PLAN_VIA_WORKLOAD), "workload", "via names");
+	is_int(corr_via_from_name("prefix"), PLAN_VIA_PREFIX, "via from name");
 }
 
 /* Owner references and a manifest's objects: the workload an owner names,
@@ -285,7 +285,7 @@ static void test_manifest_owner(void)
 	static const char cut[] = "reconciliation-engine-settlement-controller-"
 				  "manager-7b9c8dx2k4p";
 	struct corr_opts o = { 0 };
-	struct corr_attr a;
+	struct plan_attr a;
 	char buf[64];
 	bool chg;
 
@@ -311,33 +311,33 @@ static void test_manifest_owner(void)
 	reg = corr_registry_new();
 	is_int(corr_registry_alias_merge(reg, S("pay"), S("reconciliation-engine-"
 		"settlement-controller-manager"), S("pay"), S("ledger"),
-		CORR_VIA_MANIFEST, &chg), 0, "a manifest's Deployment");
+		PLAN_VIA_MANIFEST, &chg), 0, "a manifest's Deployment");
 	is_int(corr_registry_alias_merge(reg, S("pay"), S("PersistentVolumeClaim/"
-		"archive"), S("pay"), S("clearing"), CORR_VIA_MANIFEST, &chg), 0,
+		"archive"), S("pay"), S("clearing"), PLAN_VIA_MANIFEST, &chg), 0,
 	       "a manifest's claim");
 	corr_attribute(reg, &o, S("pay"), S("Pod"), S(cut), N, N, N,
 		       S("7b9c8d6f54"), N, &a);
-	is_int(a.via, CORR_VIA_WORKLOAD, "a cut pod name alone: inferred");
+	is_int(a.via, PLAN_VIA_WORKLOAD, "a cut pod name alone: inferred");
 	corr_attribute(reg, &o, S("pay"), S("Pod"), S(cut), N, N, N,
 		       S("7b9c8d6f54"), S("reconciliation-engine-settlement-"
 		       "controller-manager"), &a);
-	ok(rt_str_eq(a.release, "ledger") && a.via == CORR_VIA_OWNER,
+	ok(rt_str_eq(a.release, "ledger") && a.via == PLAN_VIA_OWNER,
 	   "its owner's workload: ledger, via owner");
 	check("the claim itself", "pay", "PersistentVolumeClaim", "archive",
-	      NULL, NULL, "pay", "clearing", CORR_VIA_MANIFEST);
+	      NULL, NULL, "pay", "clearing", PLAN_VIA_MANIFEST);
 	check("a pod named like the claim is not it", "pay", "Pod",
 	      "archive-7d9c8f4b6-4kx2m", NULL, NULL, "pay", "archive",
-	      CORR_VIA_WORKLOAD);
+	      PLAN_VIA_WORKLOAD);
 	alias("pay", "journal", "pay", "zzz", true, "journal labelled zzz");
 	is_int(corr_registry_alias_merge(reg, S("pay"), S("journal"), S("pay"),
-		S("aaa"), CORR_VIA_MANIFEST, &chg), 0, "and listed by aaa");
+		S("aaa"), PLAN_VIA_MANIFEST, &chg), 0, "and listed by aaa");
 	is_int(chg, 0, "a label beats a manifest, whatever the names");
 	check("journal-0", "pay", "Pod", "journal-0", NULL, NULL, "pay", "zzz",
-	      CORR_VIA_LABEL);
+	      PLAN_VIA_LABEL);
 	check("labels first", "pay", "PersistentVolumeClaim", "archive", NULL,
-	      "other", "pay", "other", CORR_VIA_LABEL);
-	is_str(corr_via_name(CORR_VIA_MANIFEST), "manifest", "manifest's name");
-	is_str(corr_via_name(CORR_VIA_OWNER), "owner", "owner's name");
+	      "other", "pay", "other", PLAN_VIA_LABEL);
+	is_str(corr_via_name(PLAN_VIA_MANIFEST), "manifest", "manifest's name");
+	is_str(corr_via_name(PLAN_VIA_OWNER), "owner", "owner's name");
 }
 
 int main(void)

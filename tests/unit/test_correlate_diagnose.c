@@ -32,8 +32,8 @@ static void add_rev(const char *rel, int n, const char *status,
 }
 
 struct inc {
-	struct corr_tagset tags;
-	struct corr_object obj[8];
+	struct plan_tagset tags;
+	struct plan_object obj[8];
 	struct corr_incview v;
 };
 

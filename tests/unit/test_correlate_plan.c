@@ -20,11 +20,11 @@ static void setup(void)
 	       "a plan");
 }
 
-static struct corr_event pod_event(uint64_t key, const char *pod,
+static struct plan_event pod_event(uint64_t key, const char *pod,
 				   int64_t first, int64_t last,
 				   const char *tag)
 {
-	struct corr_event e = { 0 };
+	struct plan_event e = { 0 };
 
 	e.ukey = key;
 	e.first_ns = first;
@@ -37,7 +37,7 @@ static struct corr_event pod_event(uint64_t key, const char *pod,
 	e.message = S("Back-off restarting failed container");
 	e.attr.release_ns = S("shop");
 	e.attr.release = S("web");
-	e.attr.via = CORR_VIA_PREFIX;
+	e.attr.via = PLAN_VIA_PREFIX;
 	e.tags[e.ntags++] = tag;
 	return e;
 }
@@ -46,7 +46,7 @@ static struct corr_event pod_event(uint64_t key, const char *pod,
  * older id, with the sums of both and the events' deltas. */
 static void test_windows(void)
 {
-	struct corr_event ev[2] = {
+	struct plan_event ev[2] = {
 		pod_event(1, "web-7d9c8f4b6-aaaaa", 20 * MIN, 20 * MIN,
 			  "crashloop"),
 		pod_event(2, "web-7d9c8f4b6-bbbbb", 30 * MIN, 31 * MIN,
@@ -54,9 +54,9 @@ static void test_windows(void)
 	};
 	struct corr_batch b = { .ev = ev, .nev = 2 };
 	struct plan_near near[] = {
-		{ 7, 0, 10 * MIN, 4, 9, RT_SEV_WARNING, CORR_VIA_PREFIX,
+		{ 7, 0, 10 * MIN, 4, 9, RT_SEV_WARNING, PLAN_VIA_PREFIX,
 		  "[\"crashloop\"]" },
-		{ 3, 40 * MIN, 50 * MIN, 2, 2, RT_SEV_CRITICAL, CORR_VIA_LABEL,
+		{ 3, 40 * MIN, 50 * MIN, 2, 2, RT_SEV_CRITICAL, PLAN_VIA_LABEL,
 		  "[\"image_pull\"]" },
 	};
 	struct plan_stored none = { 0 };
@@ -97,12 +97,12 @@ static void test_windows(void)
  * and count, the union of tags; the better attribution's release. */
 static void test_stored(void)
 {
-	struct corr_event e = pod_event(5, "web-7d9c8f4b6-aaaaa", 20 * MIN,
+	struct plan_event e = pod_event(5, "web-7d9c8f4b6-aaaaa", 20 * MIN,
 					 21 * MIN, "crashloop");
 	struct plan_stored s = {
 		.found = true, .id = 11, .inc = 4, .first_ns = 10 * MIN,
 		.last_ns = 30 * MIN, .count = 6, .sev = RT_SEV_WARNING,
-		.via = CORR_VIA_LABEL, .tags = "[\"oom_killed\"]",
+		.via = PLAN_VIA_LABEL, .tags = "[\"oom_killed\"]",
 		.rel_ns = "shop", .rel = "storefront",
 		.message = S("OOMKilled"), .kind = S("Pod"),
 		.name = S("web-7d9c8f4b6-aaaaa"),
@@ -118,7 +118,7 @@ static void test_stored(void)
 	   "times widened, count the maximum");
 	is_str(x.tags, "[\"crashloop\",\"oom_killed\"]", "tags: the union");
 	ok(rt_str_eq(e.attr.release, "storefront") &&
-	   e.attr.via == CORR_VIA_LABEL, "the label's release wins");
+	   e.attr.via == PLAN_VIA_LABEL, "the label's release wins");
 	is_int(plan.rebuild.n, 0, "same object, better key: nothing rebuilt");
 
 	/* the same identity names another object now: both releases are
@@ -136,12 +136,12 @@ static void test_rebuild(void)
 {
 	static const int64_t old[] = { 2, 5, 9 };
 	struct plan_keyrow rows[] = {
-		{ 5, 0, 1 * MIN, 1, RT_SEV_ERROR, CORR_VIA_PREFIX,
+		{ 5, 0, 1 * MIN, 1, RT_SEV_ERROR, PLAN_VIA_PREFIX,
 		  "[\"crashloop\"]", "Pod", "web-1", "{}" },
-		{ 2, 10 * MIN, 12 * MIN, 3, RT_SEV_ERROR, CORR_VIA_PREFIX,
+		{ 2, 10 * MIN, 12 * MIN, 3, RT_SEV_ERROR, PLAN_VIA_PREFIX,
 		  "[\"crashloop\"]", "Pod", "web-2",
 		  "{\"configmap\":\"web-config\"}" },
-		{ 0, 40 * MIN, 40 * MIN, 1, RT_SEV_WARNING, CORR_VIA_LABEL,
+		{ 0, 40 * MIN, 40 * MIN, 1, RT_SEV_WARNING, PLAN_VIA_LABEL,
 		  "[\"probe_failed\"]", "Pod", "web-1", "{}" },
 	};
 	struct corr_key k = { "shop", "web" };

@@ -102,7 +102,7 @@ static const char *intern_same(void *ctx, const char *p, size_t n)
 
 static void test_tagset(void)
 {
-	struct corr_tagset s = { 0 };
+	struct plan_tagset s = { 0 };
 	char buf[128];
 
 	ok(corr_tagset_add(&s, "crashloop"), "add");
@@ -123,7 +123,7 @@ static void test_tagset(void)
  * search of corr_tagset_add would then miss and duplicate names. */
 static void add_to_unsorted(void *ctx)
 {
-	struct corr_tagset s = { 2, { "oom", "crashloop" } };
+	struct plan_tagset s = { 2, { "oom", "crashloop" } };
 
 	(void)ctx;
 	corr_tagset_add(&s, "probe_failed");
@@ -131,7 +131,7 @@ static void add_to_unsorted(void *ctx)
 
 static void add_to_sorted(void *ctx)
 {
-	struct corr_tagset s = { 2, { "crashloop", "oom" } };
+	struct plan_tagset s = { 2, { "crashloop", "oom" } };
 	char buf[64];
 
 	(void)ctx;
@@ -142,7 +142,7 @@ static void add_to_sorted(void *ctx)
 
 static void json_of_duplicates(void *ctx)
 {
-	struct corr_tagset s = { 2, { "oom", "oom" } };
+	struct plan_tagset s = { 2, { "oom", "oom" } };
 	char buf[64];
 
 	(void)ctx;

@@ -69,9 +69,9 @@ static int64_t count_of(const char *sql)
 	return v;
 }
 
-static struct corr_event event(uint64_t ukey, int64_t t, const char *msg)
+static struct plan_event event(uint64_t ukey, int64_t t, const char *msg)
 {
-	struct corr_event e;
+	struct plan_event e;
 
 	memset(&e, 0, sizeof(e));
 	e.ukey = ukey;
@@ -87,7 +87,7 @@ static struct corr_event event(uint64_t ukey, int64_t t, const char *msg)
 	e.message = S(msg);
 	e.ntags = 1;
 	e.tags[0] = "crashloop";
-	e.attr.via = CORR_VIA_LABEL;
+	e.attr.via = PLAN_VIA_LABEL;
 	e.attr.release = S("web");
 	e.attr.release_ns = S("prod");
 	return e;
@@ -100,7 +100,7 @@ static const struct plan_evstate new_state = {
 static int write_one(struct store *st, uint64_t ukey, int64_t t,
 		     const char *msg)
 {
-	struct corr_event e = event(ukey, t, msg);
+	struct plan_event e = event(ukey, t, msg);
 
 	return store_write_event(st, &e, &new_state, 0);
 }
@@ -155,7 +155,7 @@ static void transactions(void)
 }
 
 /* A window of events ev[0..n) to target (0: a new incident). */
-static int window(struct store *st, struct corr_event *ev, size_t n,
+static int window(struct store *st, struct plan_event *ev, size_t n,
 		  int64_t target, const int64_t *merged, size_t nmerged,
 		  int64_t *id)
 {
@@ -172,7 +172,7 @@ static int window(struct store *st, struct corr_event *ev, size_t n,
 	w.agg.count = (int64_t)n;
 	w.agg.occ = (int64_t)n;
 	w.agg.sev = RT_SEV_ERROR;
-	w.agg.via = CORR_VIA_LABEL;
+	w.agg.via = PLAN_VIA_LABEL;
 	w.agg.via_name = "label";
 	w.agg.tags = "[\"crashloop\"]";
 	for (size_t i = 0; i < n; i++) {
@@ -185,9 +185,9 @@ static int window(struct store *st, struct corr_event *ev, size_t n,
 static void windows(void)
 {
 	struct store *st;
-	struct corr_event a[1] = { event(10, T0, "a") };
-	struct corr_event b[1] = { event(11, T0 + 60 * MIN, "b") };
-	struct corr_event c[1] = { event(12, T0 + 30 * MIN, "c") };
+	struct plan_event a[1] = { event(10, T0, "a") };
+	struct plan_event b[1] = { event(11, T0 + 60 * MIN, "b") };
+	struct plan_event c[1] = { event(12, T0 + 30 * MIN, "c") };
 	const struct plan_near *near;
 	int64_t ia = 0, ib = 0, ic = 0, merged[1];
 	size_t n = 9;

@@ -44,7 +44,7 @@ struct ev {
 /* One window of events into a new incident of prod/web; its id. */
 static int64_t window(struct store *st, const struct ev *v, size_t n)
 {
-	struct corr_event ev[4];
+	struct plan_event ev[4];
 	struct plan_evstate xs[4];
 	size_t idx[4];
 	struct plan_window w = {
@@ -66,7 +66,7 @@ static int64_t window(struct store *st, const struct ev *v, size_t n)
 		ev[i].message = S(v[i].msg);
 		ev[i].ntags = 1;
 		ev[i].tags[0] = "crashloop";
-		ev[i].attr.via = CORR_VIA_LABEL;
+		ev[i].attr.via = PLAN_VIA_LABEL;
 		ev[i].attr.release = S("web");
 		ev[i].attr.release_ns = S("prod");
 		xs[i] = (struct plan_evstate){ .tags = "[\"crashloop\"]",
@@ -75,7 +75,7 @@ static int64_t window(struct store *st, const struct ev *v, size_t n)
 	}
 	w.agg = (struct plan_agg){
 		.opened = v[0].t, .last = v[n - 1].t, .count = (int64_t)n,
-		.occ = (int64_t)n, .sev = RT_SEV_ERROR, .via = CORR_VIA_LABEL,
+		.occ = (int64_t)n, .sev = RT_SEV_ERROR, .via = PLAN_VIA_LABEL,
 		.via_name = "label", .tags = "[\"crashloop\"]",
 	};
 	if (store_write_window(st, ev, xs, &w, &id))

@@ -299,7 +299,7 @@ static void test_readonly(void)
 	       RT_EINVAL, "bad SQL is an error");
 	store_close(st);
 	{
-		struct corr_batch_pos pos = { "topic-a", 3, 1234 };
+		struct plan_batch_pos pos = { "topic-a", 3, 1234 };
 		int64_t off = 0;
 
 		is_int(store_begin(rw), 0, "a transaction");
