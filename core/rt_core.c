@@ -23,6 +23,7 @@ const char *rt_strerror(int err)
 	case RT_ELIMIT: return "limit exceeded";
 	case RT_EDB: return "database error";
 	case RT_EKAFKA: return "Kafka error";
+	case RT_ERANGE: return "time out of range (before 1970 or after 2261)";
 	}
 	return "unknown error";
 }

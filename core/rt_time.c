@@ -126,14 +126,6 @@ static bool take_zone(struct cursor *c, int64_t *offset_s, bool *zoned)
 	return true;
 }
 
-/* Times that parsed but cannot be held, per thread (see rt.h). */
-static _Thread_local uint64_t out_of_range;
-
-uint64_t rt_time_out_of_range(void)
-{
-	return out_of_range;
-}
-
 /* Go's zero time.Time, what tools print for "never": unknown, and no
  * more out of range than an empty field. */
 static bool go_zero(int y, int mo, int d, int h, int mi, int s, int64_t f)
@@ -141,11 +133,11 @@ static bool go_zero(int y, int mo, int d, int h, int mi, int s, int64_t f)
 	return y == 1 && mo == 1 && d == 1 && !h && !mi && !s && !f;
 }
 
-/* count: whether a date out of range is counted -- only for a whole
- * time string read to its end (rt_time_parse), not for the prefix
- * readers of ingest, whose caller may yet find junk after the date. */
+/* RT_ERANGE rather than RT_EPARSE for a real date int64 nanoseconds since
+ * 1970 cannot hold (or that would be 0, "unknown", or negative): the
+ * decoder counts it, where it leaves an unreadable time unknown. */
 static int civil(int y, int mo, int d, int h, int mi, int s,
-		 int64_t frac_ns, int64_t offset_s, bool count, int64_t *ns)
+		 int64_t frac_ns, int64_t offset_s, int64_t *ns)
 {
 	int64_t v;
 
@@ -154,20 +146,13 @@ static int civil(int y, int mo, int d, int h, int mi, int s,
 	    frac_ns < 0 || frac_ns >= NS_PER_SEC ||
 	    offset_s < -86400 || offset_s > 86400)
 		return RT_EPARSE;
-	/* A real date int64 nanoseconds since 1970 cannot hold (or that
-	 * would be 0, "unknown", or negative): counted, not silently
-	 * unknown. */
-	if (y < 1678 || y > 2261) {
-		if (count && !go_zero(y, mo, d, h, mi, s, frac_ns))
-			out_of_range++;
-		return RT_EPARSE;
-	}
+	if (y < 1678 || y > 2261)
+		return go_zero(y, mo, d, h, mi, s, frac_ns) ? RT_EPARSE :
+							       RT_ERANGE;
 	v = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
 	     h * 3600 + mi * 60 + s - offset_s) * NS_PER_SEC + frac_ns;
-	if (v <= 0) {
-		out_of_range += count;
-		return RT_EPARSE;
-	}
+	if (v <= 0)
+		return RT_ERANGE;
 	*ns = v;
 	return RT_OK;
 }
@@ -175,7 +160,7 @@ static int civil(int y, int mo, int d, int h, int mi, int s,
 int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 		       int64_t frac_ns, int64_t offset_s, int64_t *ns)
 {
-	return civil(y, mo, d, h, mi, s, frac_ns, offset_s, false, ns);
+	return civil(y, mo, d, h, mi, s, frac_ns, offset_s, ns);
 }
 
 /* 2024-05-01T10:15:13.5Z and the space-separated relatives. */
@@ -197,7 +182,7 @@ static int parse_iso(struct cursor c, int64_t *ns, bool *zoned)
 	frac = take_fraction(&c);
 	if (!take_zone(&c, &off, zoned))
 		return RT_EPARSE;
-	return civil(y, mo, d, h, mi, s, frac, off, true, ns);
+	return civil(y, mo, d, h, mi, s, frac, off, ns);
 }
 
 static int month_from_name(const char *p)
@@ -249,7 +234,7 @@ static int parse_ansic(struct cursor c, int64_t *ns, bool *zoned)
 	}
 	if (!take_num(&c, 4, &y))
 		return RT_EPARSE;
-	return civil(y, mo, d, h, mi, s, frac, off, true, ns);
+	return civil(y, mo, d, h, mi, s, frac, off, ns);
 }
 
 /* "1714558513" or "1714558513.25": Unix seconds (helm labels, Fluent Bit). */
@@ -275,6 +260,7 @@ static int parse_epoch(struct cursor c, int64_t *ns)
 static int parse_any(const char *s, size_t n, int64_t *ns, bool *zoned)
 {
 	struct cursor c = { s, s + n };
+	int rc;
 
 	*zoned = true;
 	while (c.p < c.end && isspace((unsigned char)*c.p))
@@ -283,10 +269,11 @@ static int parse_any(const char *s, size_t n, int64_t *ns, bool *zoned)
 		c.end--;
 	if (at_end(&c))
 		return RT_EPARSE;
-	if (parse_iso(c, ns, zoned) == RT_OK || parse_epoch(c, ns) == RT_OK ||
-	    parse_ansic(c, ns, zoned) == RT_OK)
-		return RT_OK;
-	return RT_EPARSE;
+	/* At most one form can match a string: its answer is the answer. */
+	if ((rc = parse_iso(c, ns, zoned)) != RT_EPARSE ||
+	    (rc = parse_epoch(c, ns)) != RT_EPARSE)
+		return rc;
+	return parse_ansic(c, ns, zoned);
 }
 
 int rt_time_parse(const char *s, size_t n, int64_t *ns)

@@ -27,18 +27,13 @@ void dec_count_at(const struct rt_pos *p, uint64_t *count, char *where)
 			 p->offset);
 }
 
-/* Counts the record, numbers it, fills the Kafka time when the payload had
- * none, and hands it to the callback; returns the callback's return. */
-/* rt_time_out_of_range() at the last record: a record whose decoding
- * moved it held a date out of range. Per thread, as the count is. */
-static _Thread_local uint64_t time_mark;
-
+/* Counts the record (and once whether its decoding read a time out of
+ * range), numbers it, fills the Kafka time when the payload had none, and
+ * hands it to the callback; returns the callback's return. */
 int dec_emit(struct dec_ctx *d, struct rt_record *rec)
 {
-	uint64_t oor = rt_time_out_of_range();
-
-	if (oor != time_mark) {
-		time_mark = oor;
+	if (d->time_range) {
+		d->time_range = false;
 		dec_count(d, &d->stats->times_out_of_range,
 			  d->stats->first_out_of_range);
 	}
@@ -101,14 +96,21 @@ bool dec_json_is(const cJSON *it, const char *lit)
 	       strcmp(it->valuestring, lit) == 0;
 }
 
-int64_t dec_json_time(const cJSON *it)
+int64_t dec_time(struct dec_ctx *d, int rc, const int64_t *ns)
+{
+	if (rc == RT_ERANGE)
+		d->time_range = true;
+	return rc == RT_OK ? *ns : 0;
+}
+
+int64_t dec_json_time(struct dec_ctx *d, const cJSON *it)
 {
 	int64_t ns = 0;
 
-	if (!dec_json_nonempty(it) ||
-	    rt_time_parse(it->valuestring, strlen(it->valuestring), &ns) != 0)
+	if (!dec_json_nonempty(it))
 		return 0;
-	return ns;
+	return dec_time(d, rt_time_parse(it->valuestring,
+					 strlen(it->valuestring), &ns), &ns);
 }
 
 struct rt_str dec_event_container(struct rt_str fp)

@@ -331,9 +331,10 @@ static void release_fill(struct dec_ctx *d, const cJSON *rel,
 	rev->status = helm_json_status(d, dec_json_get(info, "status"));
 	rev->description = dec_json_str(d, dec_json_get(info, "description"));
 	/* Helm 3 writes zero times as "": json_time reads that as unknown. */
-	rev->updated_ns = dec_json_time(dec_json_get(info, "last_deployed"));
+	rev->updated_ns = dec_json_time(d, dec_json_get(info, "last_deployed"));
 	if (!rev->updated_ns)
-		rev->updated_ns = dec_json_time(dec_json_get(info, "first_deployed"));
+		rev->updated_ns = dec_json_time(d, dec_json_get(info,
+							   "first_deployed"));
 	rev->chart = chart_string(d, meta);
 	rev->app_version = dec_json_str(d, dec_json_get(meta, "appVersion"));
 	release_evidence(d, rel, rev);
@@ -375,7 +376,7 @@ static bool array_rev(struct dec_ctx *d, const cJSON *e, bool list,
 	if ((rev->revision = helm_json_revision(dec_json_get(e, "revision"))) <= 0)
 		return false;
 	/* `helm list` prints "-" for an unset time: json_time gives 0. */
-	rev->updated_ns = dec_json_time(dec_json_get(e, "updated"));
+	rev->updated_ns = dec_json_time(d, dec_json_get(e, "updated"));
 	rev->status = helm_json_status(d, dec_json_get(e, "status"));
 	rev->chart = dec_json_str(d, dec_json_get(e, "chart"));
 	rev->app_version = dec_json_str(d, dec_json_get(e, "app_version"));
@@ -520,12 +521,12 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 	return p.updated_ns;
 }
 
-static int64_t label_time(const cJSON *labels, const char *k3,
-			  const char *k2)
+static int64_t label_time(struct dec_ctx *d, const cJSON *labels,
+			  const char *k3, const char *k2)
 {
-	int64_t ns = dec_json_time(dec_json_get(labels, k3));
+	int64_t ns = dec_json_time(d, dec_json_get(labels, k3));
 
-	return ns ? ns : dec_json_time(dec_json_get(labels, k2));
+	return ns ? ns : dec_json_time(d, dec_json_get(labels, k2));
 }
 
 /*
@@ -564,8 +565,8 @@ static int helm_storage(struct dec_ctx *d, const cJSON *obj, int gen)
 		deployed = storage_payload(d, obj, rev);
 	}
 	rev->updated_ns = deployed ? deployed :
-		gen == 2 ? label_time(labels, "CREATED_AT", "MODIFIED_AT") :
-			   label_time(labels, "createdAt", "modifiedAt");
+		gen == 2 ? label_time(d, labels, "CREATED_AT", "MODIFIED_AT") :
+			   label_time(d, labels, "createdAt", "modifiedAt");
 	rec.format = RT_FMT_HELM_STORAGE;
 	rec.kind = dec_json_str(d, dec_json_get(obj, "kind"));
 	rec.name = dec_json_str(d, oname);

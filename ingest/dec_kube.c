@@ -20,14 +20,15 @@ static const cJSON *first_str(const cJSON *a, const cJSON *b,
 	return dec_json_nonempty(a) ? a : dec_json_nonempty(b) ? b : dec_json_nonempty(c);
 }
 
-static int64_t first_time(const cJSON *a, const cJSON *b, const cJSON *c,
-			  const cJSON *e)
+static int64_t first_time(struct dec_ctx *d, const cJSON *a, const cJSON *b,
+			  const cJSON *c, const cJSON *e)
 {
 	int64_t ns;
 
-	if ((ns = dec_json_time(a)) || (ns = dec_json_time(b)) || (ns = dec_json_time(c)))
+	if ((ns = dec_json_time(d, a)) || (ns = dec_json_time(d, b)) ||
+	    (ns = dec_json_time(d, c)))
 		return ns;
-	return dec_json_time(e);
+	return dec_json_time(d, e);
 }
 
 /* Go omits a zero int32 count, so absent and 0 both mean "not stated".
@@ -163,16 +164,16 @@ static void event_times(struct dec_ctx *d, struct rt_record *rec,
 	const cJSON *series = dec_json_get(ev, "series");
 	int64_t count;
 
-	rec->ts_ns = first_time(dec_json_get(ev, "lastTimestamp"),
+	rec->ts_ns = first_time(d, dec_json_get(ev, "lastTimestamp"),
 				dec_json_get(ev, "deprecatedLastTimestamp"),
 				dec_json_get(series, "lastObservedTime"),
 				dec_json_get(ev, "eventTime"));
 	if (!rec->ts_ns)
-		rec->ts_ns = dec_json_time(dec_json_get(dec_json_get(ev, "metadata"),
+		rec->ts_ns = dec_json_time(d, dec_json_get(dec_json_get(ev, "metadata"),
 					    "creationTimestamp"));
 	if (!rec->ts_ns && d->hint_ts_ns)
 		rec->ts_ns = d->hint_ts_ns;
-	rec->first_ns = first_time(dec_json_get(ev, "firstTimestamp"),
+	rec->first_ns = first_time(d, dec_json_get(ev, "firstTimestamp"),
 				   dec_json_get(ev, "deprecatedFirstTimestamp"),
 				   dec_json_get(ev, "eventTime"), NULL);
 	if ((count = json_count(dec_json_get(ev, "count"))) ||

@@ -647,16 +647,16 @@ static int64_t epoch_time(double v)
 	return (int64_t)ip * (int64_t)scale + llround(frac * scale / 1e3) * 1000;
 }
 
-static int64_t json_time(const cJSON *it)
+/* A time string or epoch number: 0 with *ns, or ing_time_parse's error
+ * (RT_EPARSE for anything else). */
+static int json_time(const cJSON *it, int64_t *ns)
 {
-	int64_t ns;
-
-	if (cJSON_IsString(it) && it->valuestring[0] &&
-	    ing_time_parse(it->valuestring, strlen(it->valuestring), &ns) == 0)
-		return ns;
+	if (cJSON_IsString(it) && it->valuestring[0])
+		return ing_time_parse(it->valuestring, strlen(it->valuestring),
+				      ns);
 	if (cJSON_IsNumber(it) && it->valuedouble > 0)
-		return epoch_time(it->valuedouble);
-	return 0;
+		return (*ns = epoch_time(it->valuedouble)) ? RT_OK : RT_EPARSE;
+	return RT_EPARSE;
 }
 
 static struct rt_str stream_of(struct dec_ctx *d, const cJSON *it)
@@ -677,26 +677,24 @@ static void take_str(struct dec_ctx *d, struct rt_str *dst, const cJSON *it)
 		*dst = dec_json_str(d, it);
 }
 
-/* A docker line whose time is empty or not a time: counted, unless the
- * time was one out of range (oor: the count before it was read), which
- * is counted as such. */
-static void bad_time(struct dec_ctx *d, uint64_t oor)
+/* A docker line's time, or 0 when it is empty or not a time (counted),
+ * or one out of range (counted as such, dec_time). */
+static int64_t docker_time(struct dec_ctx *d, int rc, int64_t ns)
 {
-	if (rt_time_out_of_range() == oor)
+	if (rc != RT_OK && rc != RT_ERANGE)
 		dec_count(d, &d->stats->bad_times, d->stats->first_bad_time);
+	return dec_time(d, rc, &ns);
 }
 
 void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
 		       const cJSON *root)
 {
 	const cJSON *attrs = dec_json_get(root, "attrs");
-	uint64_t oor = rt_time_out_of_range();
-	int64_t ts = json_time(dec_json_get(root, "time"));
+	int64_t ns = 0;
+	int rc = json_time(dec_json_get(root, "time"), &ns);
 
-	if (ts)
-		rec->ts_ns = ts;
-	else
-		bad_time(d, oor);
+	if ((ns = docker_time(d, rc, ns)))
+		rec->ts_ns = ns;
 	rec->stream = stream_of(d, dec_json_get(root, "stream"));
 	if (!cJSON_IsObject(attrs))
 		return;
@@ -747,19 +745,18 @@ static void take_str_js(struct dec_ctx *d, struct rt_str *dst,
 }
 
 /* json_time of a node. */
-static int64_t json_time_js(struct rt_arena *a, const struct js_node *it)
+static int json_time_js(struct rt_arena *a, const struct js_node *it,
+			int64_t *ns)
 {
-	int64_t ns;
-
 	if (js_nonempty(it)) {
 		struct rt_str t = it->esc ? js_str(a, it) :
 				  rt_str_make(it->s, it->n);
 
-		return ing_time_parse(t.p, t.n, &ns) == 0 ? ns : 0;
+		return ing_time_parse(t.p, t.n, ns);
 	}
 	if (js_is(it, JS_NUM) && it->num > 0)
-		return epoch_time(it->num);
-	return 0;
+		return (*ns = epoch_time(it->num)) ? RT_OK : RT_EPARSE;
+	return RT_EPARSE;
 }
 
 /* stream_of of a node. */
@@ -777,13 +774,11 @@ void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
 {
 	const struct js_node *root = &doc->node[0];
 	const struct js_node *attrs = js_get(doc, root, "attrs");
-	uint64_t oor = rt_time_out_of_range();
-	int64_t ns = json_time_js(d->arena, js_get(doc, root, "time"));
+	int64_t ns = 0;
+	int rc = json_time_js(d->arena, js_get(doc, root, "time"), &ns);
 
-	if (ns)
+	if ((ns = docker_time(d, rc, ns)))
 		rec->ts_ns = ns;
-	else
-		bad_time(d, oor);
 	rec->stream = stream_js(d, js_get(doc, root, "stream"));
 	if (!js_is(attrs, JS_OBJ))
 		return;
@@ -848,7 +843,7 @@ static void common_fields(struct dec_ctx *d, struct rt_record *rec,
 {
 	const cJSON *it;
 	struct rt_str msg;
-	int64_t ts;
+	int64_t ts, ns = 0;
 
 	msg = json_message(d, root);
 	if (msg.p && msg.n)
@@ -865,7 +860,8 @@ static void common_fields(struct dec_ctx *d, struct rt_record *rec,
 		}
 	}
 	for (int i = 0; time_keys[i]; i++)
-		if ((ts = json_time(dec_json_get(root, time_keys[i]))) != 0) {
+		if ((ts = dec_time(d, json_time(dec_json_get(root, time_keys[i]),
+						&ns), &ns)) != 0) {
 			rec->ts_ns = ts;
 			break;
 		}
@@ -1099,7 +1095,7 @@ static void common_fields_js(struct dec_ctx *d, struct rt_record *rec,
 			     const struct js_node **pk)
 {
 	struct rt_str msg = json_message_js(d, doc, pk);
-	int64_t ts;
+	int64_t ts, ns = 0;
 
 	if (msg.p && msg.n)
 		rec->message = msg;
@@ -1114,7 +1110,8 @@ static void common_fields_js(struct dec_ctx *d, struct rt_record *rec,
 		}
 	}
 	for (int i = LK_TIME; i < LK_STREAM; i++)
-		if ((ts = json_time_js(d->arena, pk[i])) != 0) {
+		if ((ts = dec_time(d, json_time_js(d->arena, pk[i], &ns),
+				   &ns)) != 0) {
 			rec->ts_ns = ts;
 			break;
 		}

@@ -275,9 +275,12 @@ static int64_t span_time(struct dec_ctx *d, struct span s)
 {
 	int64_t ns = 0;
 	bool local;
+	int rc;
 
-	if (!s.n || rt_time_parse_local(s.p, s.n, &ns, &local) != 0)
+	if (!s.n)
 		return 0;
+	if ((rc = rt_time_parse_local(s.p, s.n, &ns, &local)) != RT_OK)
+		return dec_time(d, rc, &ns);
 	if (local)
 		dec_count(d, &d->stats->times_local, d->stats->first_local);
 	return ns;
@@ -939,8 +942,8 @@ static int block_emit(struct dec_ctx *d, struct dec_helm_state *st,
 		rev->updated_ns = span_time(d, (struct span){ st->when,
 							      strlen(st->when) });
 	else if (rt_time_parse_local(st->when, strlen(st->when),
-				     &rev->updated_ns, &local) != 0)
-		rev->updated_ns = 0;
+				     &rev->updated_ns, &local) != RT_OK)
+		rev->updated_ns = 0;    /* and not counted again */
 	rev->chart = block_chart(d, st);
 	rev->app_version = dec_helm_opt_str(d, st->app_version);
 	rev->description = dec_span_dup(d, desc);

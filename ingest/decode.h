@@ -89,6 +89,9 @@ struct dec_ctx {
 	/* The source's line state, for the release a helm command named in
 	 * the stream; NULL where there is none (Kafka values). */
 	struct dec_helm_state *helm;
+	/* A time out of range (RT_ERANGE) was read since the last record was
+	 * emitted: dec_emit counts that record once and clears it. */
+	bool time_range;
 };
 
 /* Counts one fallback: ++*count, and where[] names the record being
@@ -114,9 +117,14 @@ const cJSON *dec_json_path(const cJSON *obj, const char *path);
 const cJSON *dec_json_nonempty(const cJSON *item);
 /* item is a string equal to lit. */
 bool dec_json_is(const cJSON *item, const char *lit);
+/* A time parser's answer (rc, and *ns when rc is 0: a pointer, read after
+ * the parser that fills it has run) as a record's time: 0
+ * for "unknown" unless rc is 0; RT_ERANGE also marks the record for
+ * dec_emit's count of times out of range. */
+int64_t dec_time(struct dec_ctx *d, int rc, const int64_t *ns);
 /* A time string as rt_time_parse reads it; 0 for null, "", "-", absent or
- * unparseable: all mean "unknown". */
-int64_t dec_json_time(const cJSON *item);
+ * unparseable: all mean "unknown" (dec_time). */
+int64_t dec_json_time(struct dec_ctx *d, const cJSON *item);
 
 /*
  * Event normalisation both Event decoders share (dec_kube.c on a cJSON tree,

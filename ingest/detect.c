@@ -75,6 +75,7 @@ static void dctx_init(struct ingest *in, struct dec_ctx *d,
 	d->emit = emit_wrap;
 	d->emit_ctx = in;
 	d->helm = NULL;
+	d->time_range = false;
 }
 
 /* The file context's pod/namespace/container, valid for this call. */
@@ -188,6 +189,7 @@ static int part_add(struct ingest *in, const struct ing_frame *f,
 		part->off = f->pos.offset;
 		part->ts_ns = ts_ns;
 		part->flags = 0;
+		part->time_range = false;
 		part->pieces = 0;
 		part->fmt = fmt;
 		rt_buf_reset(&part->raw);
@@ -238,6 +240,7 @@ static int part_emit(struct ingest *in, struct ing_src *src,
 			text.n--;
 	dctx_init(in, &d, &rec);
 	d.helm = &src->helm;
+	d.time_range = part->time_range;
 	return ing_log_emit(&d, &rec, part->fmt, text);
 }
 
@@ -307,26 +310,27 @@ static int cri_line(struct ingest *in, const struct ing_frame *f,
 
 /* ---- docker json-file ---- */
 
-/* A docker line whose time, stream and attrs are already in base: its log
+/* A docker line whose time, stream and attrs are already in base, read
+ * with d (whose time_range the record or its joined line carries): its log
  * string (decoded, "" when absent) joins its stream's pieces or is emitted
  * alone. sx: the stream is stderr. */
 static int docker_frame(struct ingest *in, const struct ing_frame *f,
-			struct rt_record *base, struct rt_str log, int sx)
+			struct dec_ctx *d, struct rt_record *base,
+			struct rt_str log, int sx)
 {
 	const char *s = log.p;
 	size_t n = log.n;
 	struct rt_str text;
 	struct ing_part *part;
-	struct dec_ctx d;
 	int rc;
 
-	dctx_init(in, &d, base);
 	if ((rc = part_claim(in, f, sx, RT_FMT_DOCKER, &part)) != 0)
 		return outcome(in, f, rc);
 	/* A piece of a long line has no trailing newline. */
 	if (part && n && (s[n - 1] != '\n' || part->open)) {
 		rc = part_add(in, f, part, RT_FMT_DOCKER, base->ts_ns, base->raw,
 			      rt_str_make(s, n), base->flags);
+		part->time_range |= d->time_range;
 		if (rc == 0 && s[n - 1] == '\n')
 			rc = part_emit(in, f->src, cur_ctx(f), sx);
 		return outcome(in, f, rc);
@@ -337,8 +341,8 @@ static int docker_frame(struct ingest *in, const struct ing_frame *f,
 	if (!text.p)
 		return RT_ENOMEM;
 	count_flags(in, base->flags);
-	d.helm = f->helm;
-	return outcome(in, f, ing_log_emit(&d, base, RT_FMT_DOCKER, text));
+	d->helm = f->helm;
+	return outcome(in, f, ing_log_emit(d, base, RT_FMT_DOCKER, text));
 }
 
 static int docker_cjson(struct ingest *in, const struct ing_frame *f,
@@ -353,7 +357,7 @@ static int docker_cjson(struct ingest *in, const struct ing_frame *f,
 
 	dctx_init(in, &d, base);
 	ing_docker_fields(&d, base, root);
-	return docker_frame(in, f, base, rt_str_make(s, strlen(s)), sx);
+	return docker_frame(in, f, &d, base, rt_str_make(s, strlen(s)), sx);
 }
 
 /* ---- JSON and text ---- */
@@ -459,6 +463,7 @@ static int text_frame(struct ingest *in, const struct ing_frame *f,
 	enum rt_format force = in->opts.force;
 	struct rt_record rec;
 	struct dec_ctx d;
+	int64_t ns = 0;
 	int rc;
 
 	count_flags(in, flags);
@@ -479,11 +484,13 @@ static int text_frame(struct ingest *in, const struct ing_frame *f,
 		return reject(in, f, "not JSON");
 	if (force == RT_FMT_HELM_TEXT) {
 		rec.format = RT_FMT_HELM_TEXT;
-		rec.ts_ns = ing_leading_time(clean.p, clean.n);
+		rec.ts_ns = dec_time(&d, ing_leading_time(clean.p, clean.n,
+							  &ns), &ns);
 		return outcome(in, f, dec_emit(&d, &rec));
 	}
 	kubectl_prefix(&rec);
-	rec.ts_ns = ing_leading_time(rec.message.p, rec.message.n);
+	rec.ts_ns = dec_time(&d, ing_leading_time(rec.message.p,
+						  rec.message.n, &ns), &ns);
 	if (force == RT_FMT_TEXT) {
 		rec.format = RT_FMT_TEXT;
 		return outcome(in, f, dec_emit(&d, &rec));
@@ -535,7 +542,7 @@ static bool fast_json(struct ingest *in, const struct ing_frame *f,
 		base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
 		dctx_init(in, &d, &base);
 		ing_docker_fields_js(&d, &base, doc);
-		*rc = docker_frame(in, f, &base, js_str(in->arena, log),
+		*rc = docker_frame(in, f, &d, &base, js_str(in->arena, log),
 				   js_str_is(js_get(doc, &doc->node[0],
 						    "stream"), "stderr"));
 		return true;

@@ -23,6 +23,7 @@ struct ing_part {
 	uint64_t off;           /* stream offset of the first piece */
 	int64_t ts_ns;          /* time of the first piece */
 	unsigned flags;         /* RT_REC_* of all pieces so far */
+	bool time_range;        /* a piece's time was out of range (dec_emit) */
 	unsigned pieces;
 	enum rt_format fmt;     /* RT_FMT_CRI or RT_FMT_DOCKER */
 	bool open;
@@ -209,10 +210,12 @@ int ing_clean_buf(struct rt_buf *b, const char *p, size_t n, bool cut,
 /* RFC 3339 at p (no trailing text checks): bytes consumed, 0 if none. */
 size_t ing_rfc3339(const char *p, size_t n, int64_t *ns);
 /* Any time form found in logs: RFC 3339, rt_time_parse's forms, and the
- * nginx time_local "01/May/2024:10:15:13 +0000". 0 or RT_EPARSE. */
+ * nginx time_local "01/May/2024:10:15:13 +0000". 0, RT_EPARSE or, as
+ * rt_time_parse says, RT_ERANGE. */
 int ing_time_parse(const char *p, size_t n, int64_t *ns);
-/* A timestamp leading a text line, or 0. */
-int64_t ing_leading_time(const char *p, size_t n);
+/* A timestamp leading a text line: 0 with *ns, RT_EPARSE when there is
+ * none, or RT_ERANGE (one rt_time_parse holds out of range). */
+int ing_leading_time(const char *p, size_t n, int64_t *ns);
 /* JSON string body (between the quotes) decoded into the arena. */
 struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n);
 /* The same into out (n + 4 bytes, NUL-terminated), returning the length.

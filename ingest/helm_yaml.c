@@ -141,9 +141,12 @@ static int64_t yaml_time(struct dec_ctx *d, const char *s)
 	struct rt_str t = scalar(d, s);
 	int64_t ns = 0;
 	bool local;
+	int rc;
 
-	if (!t.n || rt_time_parse_local(t.p, t.n, &ns, &local) != 0)
+	if (!t.n)
 		return 0;
+	if ((rc = rt_time_parse_local(t.p, t.n, &ns, &local)) != RT_OK)
+		return dec_time(d, rc, &ns);
 	if (local)
 		dec_count(d, &d->stats->times_local, d->stats->first_local);
 	return ns;

@@ -407,7 +407,7 @@ int ing_time_parse(const char *p, size_t n, int64_t *ns)
 		return 0;
 	if (clf_time(p, n, ns) == 0)
 		return 0;
-	return rt_time_parse(p, n, ns) == 0 ? 0 : RT_EPARSE;
+	return rt_time_parse(p, n, ns);
 }
 
 /*
@@ -415,10 +415,9 @@ int ing_time_parse(const char *p, size_t n, int64_t *ns)
  * comma fraction). klog's "E0501 10:15:13.123456" has no year: left to the
  * caller's context, so not parsed here.
  */
-int64_t ing_leading_time(const char *p, size_t n)
+int ing_leading_time(const char *p, size_t n, int64_t *ns)
 {
 	char tmp[40];
-	int64_t ns = 0;
 	size_t k, len;
 
 	if (n && p[0] == '[') {
@@ -426,12 +425,12 @@ int64_t ing_leading_time(const char *p, size_t n)
 		n--;
 	}
 	if (n < 19 || p[4] != '-' || p[0] < '0' || p[0] > '9')
-		return 0;
-	k = ing_rfc3339(p, n, &ns);
+		return RT_EPARSE;
+	k = ing_rfc3339(p, n, ns);
 	if (k && (k == n || ing_is_space(p[k]) || p[k] == ']' || p[k] == ','))
-		return ns;
+		return RT_OK;
 	if (p[10] != ' ')
-		return 0;
+		return RT_EPARSE;
 	/* Date, space, time (up to the next space or bracket). */
 	for (len = 11; len < n && len < sizeof(tmp) - 1 && p[len] != ' ' &&
 		       p[len] != ']';
@@ -441,9 +440,7 @@ int64_t ing_leading_time(const char *p, size_t n)
 	tmp[len] = '\0';
 	if (len > 19 && tmp[19] == ',')
 		tmp[19] = '.';
-	if (rt_time_parse(tmp, len, &ns) == 0)
-		return ns;
-	return 0;
+	return rt_time_parse(tmp, len, ns);
 }
 
 static int hex4(const char *p)

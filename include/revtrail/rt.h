@@ -24,6 +24,7 @@ enum {
 	RT_ELIMIT = -5,  /* a size, match or depth limit was hit */
 	RT_EDB = -6,     /* SQLite failure */
 	RT_EKAFKA = -7,  /* librdkafka failure */
+	RT_ERANGE = -8,  /* a real time revtrail cannot hold */
 };
 
 /* Never NULL; a static string. */
@@ -90,7 +91,11 @@ void rt_arena_release(struct rt_arena *a);
  * (also "+hhmm" and a space instead of T), Go's Time.String()
  * "2024-05-01 12:15:13.1 +0200 CEST", ANSIC "Wed May  1 12:00:02 2024"
  * (taken as UTC) and epoch seconds "1714558513" / "1714558513.25".
- * Returns 0 or RT_EPARSE.
+ * Returns 0, RT_EPARSE (not a time, or Go's zero time
+ * 0001-01-01T00:00:00Z, what tools print for "never": unknown) or
+ * RT_ERANGE (a real date a time here cannot hold: before
+ * 1970-01-01T00:00:00.000000001Z or after 2261; also unknown, but a decoder
+ * counts the records holding one, dec_emit). *ns is set only on 0.
  */
 int rt_time_parse(const char *s, size_t n, int64_t *ns);
 /*
@@ -103,20 +108,12 @@ int rt_time_parse(const char *s, size_t n, int64_t *ns);
 int rt_time_parse_local(const char *s, size_t n, int64_t *ns, bool *local);
 /*
  * A UTC civil time plus a fraction and a zone offset -> nanoseconds. Returns
- * RT_EPARSE when a field is out of range or the year lies outside 1678..2261,
- * the span int64 nanoseconds hold. The one place dates become numbers.
+ * RT_EPARSE when a field is out of range, RT_ERANGE (as rt_time_parse) when
+ * the year lies outside 1678..2261, the span int64 nanoseconds hold, or the
+ * time is not after 1970. The one place dates become numbers.
  */
 int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 		       int64_t frac_ns, int64_t offset_s, int64_t *ns);
-/*
- * Dates that are real but outside what a time here holds (before
- * 1970-01-01T00:00:00.000000001Z, or after 2261; Go's zero time
- * 0001-01-01T00:00:00Z is "unknown" and not counted) are RT_EPARSE --
- * unknown -- and, when rt_time_parse read them, counted: the number so
- * far on this thread. An ingest counts the records whose decoding moved
- * it (dec_emit). rt_time_from_civil alone counts nothing.
- */
-uint64_t rt_time_out_of_range(void);
 #define RT_TIME_BUFSZ 48
 /* Writes "2024-11-03T14:41:07.123456Z" (microseconds, always Z). */
 void rt_time_format(int64_t ns, char out[RT_TIME_BUFSZ]);
