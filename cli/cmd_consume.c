@@ -71,6 +71,7 @@ struct consume {
 	struct store *ro;           /* read-only handle for the status line */
 	bool ro_tried;
 	const char *db_path;
+	char *wal_path;             /* db_path-wal, for /metrics */
 	struct slot slot[2];        /* being filled, and with the writer */
 	int cur;                    /* the one being filled */
 	struct pipeline_writer *w;
@@ -531,7 +532,20 @@ static void fill_parts(struct metrics_snap *m, struct ingest_kafka *k)
 	}
 }
 
-/* The figures, for the server's thread to copy. */
+/* DB-wal, where SQLite keeps the WAL: malloc'd, NULL without memory. */
+static char *wal_path_of(const char *db)
+{
+	size_t n = strlen(db) + sizeof("-wal");
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s-wal", db);
+	return p;
+}
+
+/* The figures, for the server's thread to copy. The WAL's size is read
+ * here, in the loop's thread, so a scrape never touches the database's
+ * files. */
 static void publish(struct consume *c, int64_t now)
 {
 	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
@@ -563,6 +577,7 @@ static void publish(struct consume *c, int64_t now)
 		.rebalances = s->rebalances,
 		.kafka_commit_errors = s->kafka_commit_errors,
 		.kafka_errors = s->errors, .incidents_open = c->open_incidents,
+		.wal_bytes = c->wal_path ? metrics_file_bytes(c->wal_path) : -1,
 		.brokers_down = s->brokers_down,
 	};
 	fill_parts(m, c->k);
@@ -971,6 +986,8 @@ static int setup(struct consume *c, struct consume_args *a)
 		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
 	c->st = pipeline_db_store(c->db);
+	if (c->m && !(c->wal_path = wal_path_of(c->db_path)))
+		return CLI_FAIL;
 	if (store_regapped_from(c->st))
 		cli_note_regap("consume", store_regapped_from(c->st),
 			       a->so.gap_ns);
@@ -1051,6 +1068,7 @@ int cmd_consume(int argc, char **argv)
 		metrics_release(c.m);
 	free(c.m);
 	free(c.snap);
+	free(c.wal_path);
 	rt_log_flush();
 	return rc;
 }

@@ -8,10 +8,12 @@
  * partitions (at most METRICS_MAX_PARTS), so a scrape stays bounded
  * whatever the messages hold.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "metrics.h"
 
@@ -27,7 +29,17 @@ void metrics_init(struct metrics *m, int64_t ready_lag)
 	memset(m, 0, sizeof(*m));
 	pthread_mutex_init(&m->mu, NULL);
 	m->snap.incidents_open = -1;
+	m->snap.wal_bytes = -1;
 	m->ready_lag = ready_lag;
+}
+
+int64_t metrics_file_bytes(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return (int64_t)st.st_size;
+	return errno == ENOENT ? 0 : -1;
 }
 
 void metrics_release(struct metrics *m)
@@ -240,6 +252,10 @@ static void gauges(FILE *f, const struct metrics_snap *s,
 	if (s->incidents_open >= 0)
 		fprintf(f, "revtrail_incidents_open %" PRId64 "\n",
 			s->incidents_open);
+	head(f, "revtrail_wal_bytes", "gauge", "Bytes of the database's "
+	     "write-ahead log (-wal), read when the figures were published.");
+	if (s->wal_bytes >= 0)
+		fprintf(f, "revtrail_wal_bytes %" PRId64 "\n", s->wal_bytes);
 	one(f, "revtrail_brokers_down", "gauge",
 	    "1 while every broker is unreachable.", s->brokers_down);
 	head(f, "revtrail_build_info", "gauge",

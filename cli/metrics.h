@@ -50,6 +50,7 @@ struct metrics_snap {
 	uint64_t registry_refused;
 	uint64_t rebalances, kafka_commit_errors, kafka_errors;
 	int64_t incidents_open; /* -1 unknown */
+	int64_t wal_bytes;      /* the database's -wal file, -1 unknown */
 	bool brokers_down;
 	size_t assigned;        /* may exceed nparts */
 	size_t nparts;
@@ -86,6 +87,11 @@ void metrics_progress(struct metrics *m, int64_t now_ms);
 void metrics_set_state(struct metrics *m, enum metrics_state state);
 /* The writer thread's: one batch's transaction took secs. */
 void metrics_observe_commit(struct metrics *m, double secs);
+
+/* The size of the file at path (the database's -wal, stat'd by the
+ * consume loop when it publishes, never by the server's thread): 0 when
+ * there is none, -1 when it cannot be read. */
+int64_t metrics_file_bytes(const char *path);
 
 /* The server's side: a consistent copy of everything. */
 void metrics_copy(struct metrics *m, struct metrics_snap *s,

@@ -109,6 +109,10 @@ is "$(grep -c '^revtrail_partition_lag{topic="late",partition="[01]"} 0$' "$M")"
 is "$(sed -n 's/^revtrail_brokers_down //p' "$M")" 0 "brokers_down 0"
 is "$(sed -n 's/^revtrail_partitions_assigned //p' "$M")" 2 "partitions_assigned"
 like "$(sed -n 's/^revtrail_incidents_open //p' "$M")" '^[0-9]+$' "incidents_open"
+# The -wal as the loop last saw it: the one batch is committed and nothing
+# is written since, so the file keeps its size.
+like "$(sed -n 's/^revtrail_wal_bytes //p' "$M")" '^[1-9][0-9]*$' "wal_bytes: the batch is in the WAL"
+ok wait_until 10 says svc /metrics 200 "^revtrail_wal_bytes $(stat -c %s "$DB-wal")\$"
 is "$(sed -n 's/^revtrail_commit_duration_seconds_count //p' "$M")" 1 "commit latency: one commit observed"
 is "$(sed -n 's/^revtrail_commit_duration_seconds_bucket{le="+Inf"} //p' "$M")" 1 "in the +Inf bucket"
 like "$(cat "$M")" 'revtrail_build_info\{version="[0-9.]+",librdkafka="[0-9.]+",sqlite="[0-9.]+"\} 1' "build_info"

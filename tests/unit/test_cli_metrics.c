@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../cli/metrics.h"
 #include "tap.h"
@@ -77,6 +78,7 @@ static void fill(struct metrics_snap *s)
 	s->times_local = 9;
 	s->fb_helm_status = 10;
 	s->incidents_open = 12;
+	s->wal_bytes = 5000000000;      /* past 32 bits */
 	s->assigned = 2;
 	s->nparts = 2;
 	s->parts[0] = (struct metrics_part){ "k8s-events", 0, 300, 310, 10 };
@@ -124,6 +126,8 @@ static void test_render(void)
 	is_int(sample(text, "revtrail_registry_refused_total"), 4,
 	       "registry refusals");
 	is_int(sample(text, "revtrail_incidents_open"), 12, "incidents open");
+	is_int(sample(text, "revtrail_wal_bytes"), 5000000000LL,
+	       "the WAL's size");
 	is_int(sample(text, "revtrail_brokers_down"), 0, "brokers_down 0");
 	is_int(sample(text, "revtrail_partition_lag{topic=\"k8s-events\","
 		      "partition=\"0\"}"), 10, "lag of a partition");
@@ -150,10 +154,14 @@ static void test_render(void)
 	free(text);
 
 	s->incidents_open = -1;
+	s->wal_bytes = -1;
 	s->brokers_down = true;
 	text = metrics_render(s, &h, &build, &len);
 	ok(sample(text, "revtrail_incidents_open") < 0,
 	   "unknown open incidents: no sample");
+	ok(sample(text, "revtrail_wal_bytes") < 0 &&
+	   strstr(text, "# TYPE revtrail_wal_bytes gauge\n"),
+	   "unknown WAL size: typed, no sample");
 	is_int(sample(text, "revtrail_brokers_down"), 1, "brokers_down 1");
 	is_int(untyped_samples(text), 0, "still every sample typed");
 	free(text);
@@ -201,8 +209,30 @@ static void test_probes(void)
 	ok(!metrics_ready(&s, 0, 100, why, sizeof(why)), "not ready (%s)", why);
 }
 
+/* What the consume loop publishes as the WAL's size: the file's bytes, 0
+ * when there is none (a checkpoint truncated it away, or not WAL mode). */
+static void test_wal_bytes(void)
+{
+	char dir[] = "/tmp/revtrail-metrics.XXXXXX", path[64];
+	FILE *f;
+
+	if (!ok(mkdtemp(dir) != NULL, "a directory"))
+		return;
+	snprintf(path, sizeof(path), "%s/x.db-wal", dir);
+	is_int(metrics_file_bytes(path), 0, "no -wal: 0 bytes");
+	if (!ok((f = fopen(path, "w")) != NULL, "a -wal written"))
+		return;
+	for (int i = 0; i < 4129; i++)
+		fputs("0123456789", f);
+	fclose(f);
+	is_int(metrics_file_bytes(path), 41290, "a -wal: its size");
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
+	test_wal_bytes();
 	test_render();
 	test_probes();
 	return done_testing();
