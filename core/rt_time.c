@@ -133,9 +133,18 @@ static bool go_zero(int y, int mo, int d, int h, int mi, int s, int64_t f)
 	return y == 1 && mo == 1 && d == 1 && !h && !mi && !s && !f;
 }
 
+/* The epoch is a real time, but 0 means "unknown" in every record and in
+ * the store's ts_ns/first_ns: it is read as 1 ns after, which keeps every
+ * order (no time here lies between them) and prints as the epoch, to the
+ * microsecond. */
+static int64_t past_epoch(int64_t v)
+{
+	return v ? v : 1;
+}
+
 /* RT_ERANGE rather than RT_EPARSE for a real date int64 nanoseconds since
- * 1970 cannot hold (or that would be 0, "unknown", or negative): the
- * decoder counts it, where it leaves an unreadable time unknown. */
+ * 1970 cannot hold (or that is negative): the decoder counts it, where it
+ * leaves an unreadable time unknown. */
 static int civil(int y, int mo, int d, int h, int mi, int s,
 		 int64_t frac_ns, int64_t offset_s, int64_t *ns)
 {
@@ -151,9 +160,9 @@ static int civil(int y, int mo, int d, int h, int mi, int s,
 							       RT_ERANGE;
 	v = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
 	     h * 3600 + mi * 60 + s - offset_s) * NS_PER_SEC + frac_ns;
-	if (v <= 0)
+	if (v < 0)
 		return RT_ERANGE;
-	*ns = v;
+	*ns = past_epoch(v);
 	return RT_OK;
 }
 
@@ -253,7 +262,7 @@ static int parse_epoch(struct cursor c, int64_t *ns)
 	int64_t frac = take_fraction(&c);
 	if (!at_end(&c))
 		return RT_EPARSE;
-	*ns = secs * NS_PER_SEC + frac;
+	*ns = past_epoch(secs * NS_PER_SEC + frac);
 	return RT_OK;
 }
 
@@ -333,8 +342,9 @@ int rt_time_parse_local(const char *s, size_t n, int64_t *ns, bool *local)
 		secs = v / NS_PER_SEC;
 		frac = v % NS_PER_SEC;
 		v = local_to_utc(secs) * NS_PER_SEC + frac;
-		if (v <= 0)
-			return RT_EPARSE;
+		if (v < 0)
+			return RT_ERANGE;
+		v = past_epoch(v);
 		*local = true;
 	}
 	*ns = v;

@@ -286,12 +286,30 @@ static bool rfc3339_seconds(const char *p, int64_t *ns)
 {
 	int y, mo, d, h, mi, s;
 
-	return p[4] == '-' && p[7] == '-' && (p[10] == 'T' || p[10] == 't') &&
-	       p[13] == ':' && p[16] == ':' && digits(p, 4, &y) &&
-	       digits(p + 5, 2, &mo) && digits(p + 8, 2, &d) &&
-	       digits(p + 11, 2, &h) && digits(p + 14, 2, &mi) &&
-	       digits(p + 17, 2, &s) &&
-	       rt_time_from_civil(y, mo, d, h, mi, s, 0, 0, ns) == 0;
+	if (p[4] != '-' || p[7] != '-' || (p[10] != 'T' && p[10] != 't') ||
+	    p[13] != ':' || p[16] != ':' || !digits(p, 4, &y) ||
+	    !digits(p + 5, 2, &mo) || !digits(p + 8, 2, &d) ||
+	    !digits(p + 11, 2, &h) || !digits(p + 14, 2, &mi) ||
+	    !digits(p + 17, 2, &s) ||
+	    rt_time_from_civil(y, mo, d, h, mi, s, 0, 0, ns) != 0)
+		return false;
+	/* A whole second is a multiple of 10^9 but for the epoch, which
+	 * rt_time_from_civil reads as 1 ns: as a base its fraction and zone
+	 * are added to, it is 0 (rfc3339_end nudges the sum). */
+	if (*ns == 1)
+		*ns = 0;
+	return true;
+}
+
+/* The time a second's base, its fraction and its zone make, ending at k:
+ * as rt_time_from_civil has it, none before 1970 (RT_ERANGE there: 0, so
+ * that rt_time_parse reads it) and the epoch itself as 1 ns. */
+static size_t rfc3339_end(int64_t v, size_t k, int64_t *ns)
+{
+	if (v < 0)
+		return 0;
+	*ns = v ? v : 1;
+	return k;
 }
 
 /*
@@ -364,18 +382,16 @@ size_t ing_rfc3339(const char *p, size_t n, int64_t *ns)
 	}
 	if (k >= n)
 		return 0;
-	if (p[k] == 'Z' || p[k] == 'z') {
-		*ns = base + frac;
-		return k + 1;
-	}
+	if (p[k] == 'Z' || p[k] == 'z')
+		return rfc3339_end(base + frac, k + 1, ns);
 	if ((p[k] != '+' && p[k] != '-') || n - k < 6 || p[k + 3] != ':' ||
 	    !digits(p + k + 1, 2, &oh) || !digits(p + k + 4, 2, &om) ||
 	    oh > 23 || om > 59)
 		return 0;
 	/* As rt_time_from_civil computes it: the offset is within a day. */
-	*ns = base - (int64_t)((p[k] == '+' ? 1 : -1) * (oh * 3600 + om * 60)) *
-	      1000000000 + frac;
-	return k + 6;
+	return rfc3339_end(base - (int64_t)((p[k] == '+' ? 1 : -1) *
+					    (oh * 3600 + om * 60)) *
+				  1000000000 + frac, k + 6, ns);
 }
 
 /* nginx $time_local / common log format: 01/May/2024:10:15:13 +0000 */

@@ -86,7 +86,9 @@ void rt_arena_reset(struct rt_arena *a);
 void rt_arena_release(struct rt_arena *a);
 
 /*
- * Times are int64 nanoseconds since the Unix epoch, UTC; 0 means unknown.
+ * Times are int64 nanoseconds since the Unix epoch, UTC; 0 means unknown,
+ * so the parsers read the epoch itself as 1 ns (order-preserving: no time
+ * lies between; it prints as the epoch).
  * rt_time_parse accepts RFC 3339 with 0-9 fraction digits and Z or +hh:mm
  * (also "+hhmm" and a space instead of T), Go's Time.String()
  * "2024-05-01 12:15:13.1 +0200 CEST", ANSIC "Wed May  1 12:00:02 2024"
@@ -94,7 +96,7 @@ void rt_arena_release(struct rt_arena *a);
  * Returns 0, RT_EPARSE (not a time, or Go's zero time
  * 0001-01-01T00:00:00Z, what tools print for "never": unknown) or
  * RT_ERANGE (a real date a time here cannot hold: before
- * 1970-01-01T00:00:00.000000001Z or after 2261; also unknown, but a decoder
+ * 1970-01-01T00:00:00Z or after 2261; also unknown, but a decoder
  * counts the records holding one, dec_emit). *ns is set only on 0.
  */
 int rt_time_parse(const char *s, size_t n, int64_t *ns);
@@ -110,7 +112,8 @@ int rt_time_parse_local(const char *s, size_t n, int64_t *ns, bool *local);
  * A UTC civil time plus a fraction and a zone offset -> nanoseconds. Returns
  * RT_EPARSE when a field is out of range, RT_ERANGE (as rt_time_parse) when
  * the year lies outside 1678..2261, the span int64 nanoseconds hold, or the
- * time is not after 1970. The one place dates become numbers.
+ * time is before 1970 (the epoch is 1 ns). The one place dates become
+ * numbers.
  */
 int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 		       int64_t frac_ns, int64_t offset_s, int64_t *ns);

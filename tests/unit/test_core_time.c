@@ -49,6 +49,36 @@ static void civil_range(void)
 	   "RT_ERANGE has its own message");
 }
 
+/* The epoch is a time: read as 1 ns, since 0 means unknown, and shown as
+ * itself; the nanosecond after it is no earlier. */
+static void epoch_zero(void)
+{
+	static const char *const forms[] = {
+		"1970-01-01T00:00:00Z", "1970-01-01T01:00:00+01:00",
+		"Thu Jan  1 00:00:00 1970", "1970-01-01 00:00:00 +0000 UTC",
+		"0000000000",
+	};
+	int64_t ns = 0, next = 0;
+	bool local;
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		ns = 0;
+		is_int(rt_time_parse(forms[i], strlen(forms[i]), &ns), RT_OK,
+		       "the epoch parses: '%s'", forms[i]);
+		is_int(ns, 1, "as 1 ns: '%s'", forms[i]);
+	}
+	check("1970-01-01T00:00:00Z", "1970-01-01T00:00:00.000000Z");
+	rt_time_parse("1970-01-01T00:00:00.000000001Z", 30, &next);
+	ok(next >= ns && next == 1, "the nanosecond after it: no earlier");
+	rt_time_parse("1970-01-01T00:00:00.5Z", 22, &next);
+	is_int(next, 500000000, "a fraction past the epoch: exact");
+	is_int(rt_time_parse_local("1970-01-01T00:00:00Z", 20, &ns, &local),
+	       RT_OK, "local: the epoch with its zone");
+	is_int(rt_time_from_civil(1970, 1, 1, 0, 0, 0, 0, 0, &ns), RT_OK,
+	       "from_civil: the epoch");
+	is_int(ns, 1, "from_civil: as 1 ns");
+}
+
 /* rt_time_format writes its digits by hand: the edges snprintf got right. */
 static void check_format(int64_t ns, const char *want)
 {
@@ -133,13 +163,14 @@ int main(void)
 	check("0001-01-01T00:00:00Z", NULL);
 	check_range("0001-05-03T10:00:00Z", true);
 	check_range("1969-12-31T23:59:59Z", true);
-	check_range("1970-01-01T00:00:00Z", true);   /* 0 means unknown */
+	check_range("1969-12-31T23:59:59.999999999Z", true);
 	check_range("9999-01-01T00:00:00Z", true);
 	check_range("2263-01-01T00:00:00.5+02:00", true);
 	check_range("Fri Jan  1 00:00:00 9999", true);
 	check_range("0001-01-01T00:00:00Z", false);
 	check_range("2024-13-01T00:00:00Z", false);
 	civil_range();
+	epoch_zero();
 	check("2261-12-31T23:59:59Z", "2261-12-31T23:59:59.000000Z");
 	check("", NULL);
 	check("-", NULL);
