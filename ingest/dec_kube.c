@@ -169,8 +169,8 @@ static void event_times(struct dec_ctx *d, struct rt_record *rec,
 				dec_json_get(series, "lastObservedTime"),
 				dec_json_get(ev, "eventTime"));
 	if (!rec->ts_ns)
-		rec->ts_ns = dec_json_time(d, dec_json_get(dec_json_get(ev, "metadata"),
-					    "creationTimestamp"));
+		rec->ts_ns = dec_json_time(d, dec_json_get(
+			dec_json_get(ev, "metadata"), "creationTimestamp"));
 	if (!rec->ts_ns && d->hint_ts_ns)
 		rec->ts_ns = d->hint_ts_ns;
 	rec->first_ns = first_time(d, dec_json_get(ev, "firstTimestamp"),

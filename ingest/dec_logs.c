@@ -859,12 +859,14 @@ static void common_fields(struct dec_ctx *d, struct rt_record *rec,
 			break;
 		}
 	}
-	for (int i = 0; time_keys[i]; i++)
-		if ((ts = dec_time(d, json_time(dec_json_get(root, time_keys[i]),
-						&ns), &ns)) != 0) {
+	for (int i = 0; time_keys[i]; i++) {
+		int rc = json_time(dec_json_get(root, time_keys[i]), &ns);
+
+		if ((ts = dec_time(d, rc, &ns)) != 0) {
 			rec->ts_ns = ts;
 			break;
 		}
+	}
 	it = dec_json_get(root, "stream");
 	if (cJSON_IsString(it))
 		rec->stream = stream_of(d, it);
