@@ -136,7 +136,8 @@ static bool go_zero(int y, int mo, int d, int h, int mi, int s, int64_t f)
 /* The epoch is a real time, but 0 means "unknown" in every record and in
  * the store's ts_ns/first_ns: it is read as 1 ns after, which keeps every
  * order (no time here lies between them) and prints as the epoch, to the
- * microsecond. */
+ * microsecond. Applied where a time leaves this file, so that a local
+ * zone's offset is added to the epoch itself. */
 static int64_t past_epoch(int64_t v)
 {
 	return v ? v : 1;
@@ -162,14 +163,18 @@ static int civil(int y, int mo, int d, int h, int mi, int s,
 	     h * 3600 + mi * 60 + s - offset_s) * NS_PER_SEC + frac_ns;
 	if (v < 0)
 		return RT_ERANGE;
-	*ns = past_epoch(v);
+	*ns = v;
 	return RT_OK;
 }
 
 int rt_time_from_civil(int y, int mo, int d, int h, int mi, int s,
 		       int64_t frac_ns, int64_t offset_s, int64_t *ns)
 {
-	return civil(y, mo, d, h, mi, s, frac_ns, offset_s, ns);
+	int rc = civil(y, mo, d, h, mi, s, frac_ns, offset_s, ns);
+
+	if (rc == RT_OK)
+		*ns = past_epoch(*ns);
+	return rc;
 }
 
 /* 2024-05-01T10:15:13.5Z and the space-separated relatives. */
@@ -262,7 +267,7 @@ static int parse_epoch(struct cursor c, int64_t *ns)
 	int64_t frac = take_fraction(&c);
 	if (!at_end(&c))
 		return RT_EPARSE;
-	*ns = past_epoch(secs * NS_PER_SEC + frac);
+	*ns = secs * NS_PER_SEC + frac;
 	return RT_OK;
 }
 
@@ -288,8 +293,11 @@ static int parse_any(const char *s, size_t n, int64_t *ns, bool *zoned)
 int rt_time_parse(const char *s, size_t n, int64_t *ns)
 {
 	bool zoned;
+	int rc = parse_any(s, n, ns, &zoned);
 
-	return parse_any(s, n, ns, &zoned);
+	if (rc == RT_OK)
+		*ns = past_epoch(*ns);
+	return rc;
 }
 
 /* The local zone's offset from UTC at instant t, in seconds. */
@@ -344,10 +352,9 @@ int rt_time_parse_local(const char *s, size_t n, int64_t *ns, bool *local)
 		v = local_to_utc(secs) * NS_PER_SEC + frac;
 		if (v < 0)
 			return RT_ERANGE;
-		v = past_epoch(v);
 		*local = true;
 	}
-	*ns = v;
+	*ns = past_epoch(v);
 	return RT_OK;
 }
 

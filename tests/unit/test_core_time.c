@@ -74,6 +74,18 @@ static void epoch_zero(void)
 	is_int(next, 500000000, "a fraction past the epoch: exact");
 	is_int(rt_time_parse_local("1970-01-01T00:00:00Z", 20, &ns, &local),
 	       RT_OK, "local: the epoch with its zone");
+	/* A zoneless midnight is the epoch only in UTC: no nanosecond of
+	 * the nudge carried into another zone's time. */
+	setenv("TZ", "America/New_York", 1);
+	tzset();
+	is_int(rt_time_parse_local("Thu Jan  1 00:00:00 1970", 24, &ns, &local),
+	       RT_OK, "local: midnight in New York, 1970");
+	is_int(ns, 18000LL * 1000000000, "local: exactly 05:00:00Z");
+	setenv("TZ", "UTC", 1);
+	tzset();
+	is_int(rt_time_parse_local("Thu Jan  1 00:00:00 1970", 24, &ns, &local),
+	       RT_OK, "local: midnight in UTC, 1970");
+	is_int(ns, 1, "local: the epoch, as 1 ns");
 	is_int(rt_time_from_civil(1970, 1, 1, 0, 0, 0, 0, 0, &ns), RT_OK,
 	       "from_civil: the epoch");
 	is_int(ns, 1, "from_civil: as 1 ns");
