@@ -690,9 +690,17 @@ static void test_outage_batch(rd_kafka_mock_cluster_t *mc, struct db *db)
 	if (consumer_start(&c, db, "g-held-close", 500, false))
 		goto out;
 	if (held_outage(&c, mc)) {
+		double t0 = now_s(), took;
+
 		is_int(ingest_kafka_close(c.k), 0, "close with every broker down");
-		ok(rd_kafka_consumer_closed(ingest_kafka_handle(c.k)),
-		   "the group is closed without waiting for a coordinator");
+		took = now_s() - t0;
+		/* Whether librdkafka calls its group closed by then is a race
+		 * of its own (a LeaveGroup to a coordinator just lost); what
+		 * revtrail promises is that its close waits for no one: not
+		 * for a commit, not for the session (3 s here). The consumer
+		 * is then destroyed without a second close. */
+		ok(took < 2.0, "the close waits for no coordinator (%.1f s)",
+		   took);
 	}
 	consumer_crash(&c);
 	rd_kafka_mock_broker_set_up(mc, 1);
