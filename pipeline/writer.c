@@ -45,24 +45,6 @@ struct pipeline_writer {
 	struct store_changes changes;   /* of committed batches, not taken */
 };
 
-static void stats_add(struct store_stats *to, const struct store_stats *from)
-{
-	_Static_assert(sizeof(*to) == 12 * sizeof(uint64_t),
-		       "a new store_stats counter is added here too");
-	to->batches += from->batches;
-	to->events_new += from->events_new;
-	to->events_updated += from->events_updated;
-	to->revisions += from->revisions;
-	to->incidents_opened += from->incidents_opened;
-	to->incidents_updated += from->incidents_updated;
-	to->incidents_merged += from->incidents_merged;
-	to->recomputed += from->recomputed;
-	to->events_no_release += from->events_no_release;
-	to->registry_refused += from->registry_refused;
-	to->events_expired += from->events_expired;
-	to->incidents_expired += from->incidents_expired;
-}
-
 static int64_t mono_ns(void)
 {
 	struct timespec t;
@@ -94,7 +76,7 @@ static void writer_step(struct pipeline_writer *w)
 			err = err ? err : e;
 		}
 		if (!err)
-			stats_add(w->stats, &s);
+			store_stats_add(w->stats, &s);
 		w->err = err;
 		w->job = NULL;
 		/* Idle only when nobody waits: a reader blocked on this

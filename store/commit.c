@@ -497,8 +497,10 @@ int store_write_positions(struct store *st, const struct plan_batch_pos *pos,
 	return 0;
 }
 
-static void stats_add(struct store_stats *to, const struct store_stats *d)
+void store_stats_add(struct store_stats *to, const struct store_stats *d)
 {
+	_Static_assert(sizeof(*to) == 12 * sizeof(uint64_t),
+		       "a new store_stats counter is added here too");
 	to->batches += d->batches;
 	to->events_new += d->events_new;
 	to->events_updated += d->events_updated;
@@ -508,6 +510,7 @@ static void stats_add(struct store_stats *to, const struct store_stats *d)
 	to->incidents_merged += d->incidents_merged;
 	to->recomputed += d->recomputed;
 	to->events_no_release += d->events_no_release;
+	to->registry_refused += d->registry_refused;
 	to->events_expired += d->events_expired;
 	to->incidents_expired += d->incidents_expired;
 }
@@ -544,7 +547,7 @@ int store_end(struct store *st, struct store_stats *stats)
 	st->rebuild_all = false;
 	st->pending.batches++;
 	if (stats)
-		stats_add(stats, &st->pending);
+		store_stats_add(stats, &st->pending);
 	return 0;
 }
 

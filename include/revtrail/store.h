@@ -67,6 +67,9 @@ struct store_stats {
 	uint64_t events_expired;       /* deleted by retention (--retain) */
 	uint64_t incidents_expired;
 };
+/* Adds every counter of d to to (the store's per-commit counters into a
+ * caller's, the writer thread's into its owner's). */
+void store_stats_add(struct store_stats *to, const struct store_stats *d);
 
 /* ---- one batch's transaction ----------------------------------------- */
 
