@@ -194,6 +194,14 @@ static void counters(FILE *f, const struct metrics_snap *s)
 		"\"} %" PRIu64 "\nrevtrail_input_fallbacks_total{kind=\""
 		"helm_status_incomplete\"} %" PRIu64 "\n", s->fb_helm_payload,
 		s->fb_docker_time, s->fb_out_of_range, s->fb_helm_status);
+	one(f, "revtrail_oversize_skipped_total", "counter",
+	    "JSON documents and List items over --max-record, skipped (also "
+	    "rejects).", s->oversize);
+	head(f, "revtrail_retention_deleted_total", "counter",
+	     "Rows --retain deleted, by kind.");
+	fprintf(f, "revtrail_retention_deleted_total{kind=\"events\"} %"
+		PRIu64 "\nrevtrail_retention_deleted_total{kind=\"incidents\"} %"
+		PRIu64 "\n", s->events_expired, s->incidents_expired);
 	one(f, "revtrail_helm_times_local_total", "counter",
 	    "Helm table times without a zone, read in the local zone.",
 	    s->times_local);

@@ -46,6 +46,9 @@ struct metrics_snap {
 	 * time out of range; and Helm times read in the local zone */
 	uint64_t fb_helm_payload, fb_docker_time, fb_out_of_range, times_local;
 	uint64_t fb_helm_status;        /* status blocks without a revision */
+	uint64_t oversize;              /* over --max-record, skipped (in the
+	                                 * rejects too) */
+	uint64_t events_expired, incidents_expired;   /* --retain */
 	uint64_t events_new, events_updated, incidents_opened;
 	uint64_t registry_refused;
 	uint64_t rebalances, kafka_commit_errors, kafka_errors;

@@ -77,6 +77,9 @@ static void fill(struct metrics_snap *s)
 	s->fb_out_of_range = 8;
 	s->times_local = 9;
 	s->fb_helm_status = 10;
+	s->oversize = 13;
+	s->events_expired = 14;
+	s->incidents_expired = 15;
 	s->incidents_open = 12;
 	s->wal_bytes = 5000000000;      /* past 32 bits */
 	s->assigned = 2;
@@ -121,6 +124,12 @@ static void test_render(void)
 	       8, "times out of range");
 	is_int(sample(text, "revtrail_input_fallbacks_total{kind=\"helm_status_incomplete\"}"),
 	       10, "helm status blocks without a revision");
+	is_int(sample(text, "revtrail_oversize_skipped_total"), 13,
+	       "documents over --max-record");
+	is_int(sample(text, "revtrail_retention_deleted_total{kind=\"events\"}"),
+	       14, "events --retain deleted");
+	is_int(sample(text, "revtrail_retention_deleted_total{kind=\"incidents\"}"),
+	       15, "incidents --retain deleted");
 	is_int(sample(text, "revtrail_helm_times_local_total"), 9,
 	       "Helm times read in the local zone");
 	is_int(sample(text, "revtrail_registry_refused_total"), 4,
