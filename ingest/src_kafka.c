@@ -65,7 +65,9 @@ struct ingest_kafka {
 	int64_t last_err_ms;
 	bool suspect;           /* a transport error: probe the brokers */
 	bool kafka_behind;      /* commits held back while the brokers were
-	                         * down */
+	                         * down, or failed since */
+	int64_t retry_ms;       /* catch up again at this time ... */
+	int64_t retry_step_ms;  /* ... which backs off while it fails */
 	int64_t last_probe_ms;
 	struct ingest_kafka_stats st;
 };
@@ -314,8 +316,19 @@ static void on_offset_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 
 	(void)rk;
 	(void)offsets;
-	if (!err || err == RD_KAFKA_RESP_ERR__NO_OFFSET)
+	if (!err || err == RD_KAFKA_RESP_ERR__NO_OFFSET) {
+		k->retry_step_ms = 0;
 		return;
+	}
+	/* A commit refused while the coordinator is still being found after
+	 * an outage would otherwise wait for the next batch or rebalance,
+	 * however long a quiet topic takes: the poll loop tells Kafka the
+	 * database's positions again, backing off from 1 s to 1 min. */
+	k->kafka_behind = true;
+	k->retry_step_ms = k->retry_step_ms ? k->retry_step_ms * 2 : 1000;
+	if (k->retry_step_ms > 60000)
+		k->retry_step_ms = 60000;
+	k->retry_ms = now_ms() + k->retry_step_ms;
 	k->st.kafka_commit_errors++;
 	log_at(k, RT_LOG_WARN, "offset commit failed (database is ahead, no "
 	       "loss): %s", rd_kafka_err2str(err));
@@ -974,6 +987,9 @@ int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
 			return k->fatal;
 		probe(k);
 		now = now_ms();
+		if (k->kafka_behind && !k->st.brokers_down &&
+		    now >= k->retry_ms)
+			catch_up(k);
 		if (k->batch_msgs && (k->batch_msgs >= k->o.batch_messages ||
 				      k->batch_bytes >= k->o.batch_bytes ||
 				      now >= k->deadline_ms) &&
