@@ -3,20 +3,11 @@
  * [--keep-untagged] [--rules PATH]... [--no-default-rules] [--format NAME]
  * [--max-record BYTES] [-v] [FILE...]`.
  *
- * The whole pipeline, one loop: read a chunk, decode, classify each record
- * into the batch; after the chunk, reset the scratch arena the chunk's
- * records lived in (the batch copied what it keeps), and when the batch is
- * over its bound (records, bytes kept, one second since its first record,
- * or a pause in the input: the source also calls between chunks when a
- * pipe stays quiet), hand it to the store's writer thread, which
- * correlates and stores it in one transaction while this loop fills the
- * other batch. A pipe is thus batched like a file while it flows, and a
- * record on a quiet `tail -F` pipe is still committed within a second.
- * EOF and SIGINT/SIGTERM/SIGHUP flush the last batch. The signal handler only sets
- * a flag, which the between-chunks hook checks: the source also runs that
- * hook when the signal interrupts a blocked read, so a quiet pipe or FIFO
- * named as a path stops at once. It also points stdin at /dev/null, for a
- * signal that lands just before a read of stdin blocks.
+ * Options and output; the loop that reads every input at once into
+ * batches and commits them is the pipeline's driver (pipeline/driver.c).
+ * EOF and SIGINT/SIGTERM/SIGHUP commit the last batch. The signal handler
+ * only sets the flag the driver checks after each chunk and each quiet
+ * poll; it also points stdin at /dev/null, for a read of stdin.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -34,24 +25,7 @@
 #include "revtrail/log.h"
 #include "revtrail/store_read.h"
 #include "rows.h"
-#include "revtrail/correlate.h"
-#include "revtrail/writer.h"
-
-/* Events a batch holds before its commit. A commit rewrites every page it
- * touched, and the identity index is random, so larger batches write
- * fewer pages; past this size the pages a larger batch spared no longer
- * paid for the memory it held.
- *
- * These caps, with the store's page cache (16 MiB), are what bounds ingest's
- * memory: two batches live at once (one filling, one committing), each up
- * to BATCH_EVENTS events of 488 bytes (8 MiB) plus their text in its arena
- * (at most BATCH_BYTES). Peak RSS thus climbs with input only until both
- * batches are full and the database outgrows the cache, then stays flat
- * (figures: docs/benchmarks.md). */
-#define BATCH_EVENTS 16384
-#define BATCH_BYTES (16u << 20)
-#define BATCH_NS 1000000000LL
-#define STOPPED 3         /* between-chunk return: a signal asked to stop */
+#include "revtrail/driver.h"
 
 static volatile sig_atomic_t stop_flag;
 static int devnull_fd = -1;
@@ -68,15 +42,11 @@ struct run {
 	struct rules *rules;
 	struct pipeline_db *db;
 	struct store *st;           /* db's */
-	struct pipeline_writer *w;
-	struct corr_batch *b;           /* being filled */
-	struct corr_batch *spare;       /* with the writer, or free */
-	struct rt_arena arena;          /* the current chunk's records */
+	struct pipeline_driver *drv;
 	struct store_stats stats;       /* the writer's until it is idle */
 	size_t max_record;              /* --max-record, 0 for the default */
-	int64_t batch_ns;               /* when r->b got its first record */
-	bool fresh;                     /* a record came since the last hook */
-	bool failed;                    /* a commit failed, and was reported */
+	bool keep;                      /* --keep-untagged */
+	bool follow;                    /* --follow */
 	uint64_t limit_hits;
 	struct ingest *in;
 	FILE *verbose;                  /* -v */
@@ -86,14 +56,6 @@ struct run {
 	/* input that joins no incident, for the summary's warnings */
 	uint64_t helm_no_release, no_time;
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* A line on stderr: "ingest: MSG" ("ingest: warning: MSG", "revtrail
  * ingest: MSG" for an error) for a terminal, or with --log-format a log
@@ -145,91 +107,28 @@ static void note_unjoinable(struct run *r, const struct rt_record *rec,
 			(unsigned long long)rec->pos.offset, why);
 }
 
-static int on_record(void *ctx, struct rt_record *rec)
+static void on_record(void *ctx, const struct rt_record *rec,
+		      const struct rt_class *cls)
 {
 	struct run *r = ctx;
-	struct rt_class cls;
-	int err;
 
-	rec->cluster = r->cluster;
-	err = pipeline_add(r->rules, r->b, rec, &r->arena, &cls);
-	r->limit_hits += cls.limit_hits;
-	note_unjoinable(r, rec, &cls);
-	r->fresh = true;
-	if (err) {
-		say(RT_LOG_ERROR, "out of memory");
-		return CLI_FAIL;
-	}
-	return 0;
-}
-
-static int commit_failed(struct run *r, int err)
-{
-	r->failed = true;
-	say(RT_LOG_ERROR, "%s", store_errmsg(r->st)[0] ?
-	    store_errmsg(r->st) : rt_strerror(err));
-	return CLI_FAIL;
-}
-
-/* Hands the batch to the writer and goes on with the spare one, which the
- * submit waited to be committed. */
-static int flush(struct run *r)
-{
-	struct corr_batch *b = r->b;
-	int err;
-
-	r->batch_ns = 0;
-	if (r->failed)
-		return CLI_FAIL;
-	if (!corr_batch_pending(b) && !b->npos) {
-		corr_batch_reset(b);
-		return 0;
-	}
-	if ((err = pipeline_writer_submit(r->w, b)))
-		return commit_failed(r, err);
-	r->b = r->spare;
-	r->spare = b;
-	corr_batch_reset(r->b);
-	return 0;
+	r->limit_hits += cls->limit_hits;
+	note_unjoinable(r, rec, cls);
 }
 
 /* The writer owns r->stats while it commits: the progress line reads a
  * copy taken under the writer's lock. */
-static void progress(struct run *r)
-{
-	const struct ingest_stats *is = ingest_stats(r->in);
-	struct store_stats s;
-
-	pipeline_writer_stats(r->w, &s);
-	cli_progress_tick(&r->progress, is->records, is->bytes,
-			  r->b->tagged + r->spare->tagged, s.incidents_opened);
-}
-
-/* After a chunk, or after a pause in a pipe (no record since the last
- * call): a paused input may stay quiet for long, and committing while it
- * is idle costs nothing, so a batch waits for more only while records
- * flow. */
-static int between_chunks(void *ctx)
+static void progress(void *ctx)
 {
 	struct run *r = ctx;
-	size_t pending = corr_batch_pending(r->b);
-	bool paused = !r->fresh;
-	int64_t now;
+	const struct ingest_stats *is = ingest_stats(r->in);
+	struct pipeline_driver_counts c;
+	struct store_stats s;
 
-	rt_arena_reset(&r->arena);
-	r->fresh = false;
-	if (stop_flag)
-		return STOPPED;
-	progress(r);
-	if (!pending)
-		return 0;
-	now = now_ns();
-	if (!r->batch_ns)
-		r->batch_ns = now;
-	if (paused || pending >= BATCH_EVENTS ||
-	    r->b->arena.used >= BATCH_BYTES || now - r->batch_ns >= BATCH_NS)
-		return flush(r);
-	return 0;
+	pipeline_driver_stats(r->drv, &s);
+	pipeline_driver_counts(r->drv, &c);
+	cli_progress_tick(&r->progress, is->records, is->bytes, c.tagged,
+			  s.incidents_opened);
 }
 
 struct unknown_rev {
@@ -279,15 +178,16 @@ static void history_hint(const char *db)
 /* After the writer is idle: the counters of both batches. */
 static void summary(const struct run *r, const struct ingest_stats *is)
 {
-	const struct corr_batch *b = r->b, *o = r->spare;
 	const struct store_stats *s = &r->stats;
+	struct pipeline_driver_counts c;
 	char over[512];
+
+	pipeline_driver_counts(r->drv, &c);
 
 	say(RT_LOG_INFO, "%" PRIu64 " records, %" PRIu64 " tagged, %"
 		PRIu64 " rejected, %" PRIu64 " untagged (%s), %" PRIu64
-		" helm records", is->records, b->tagged + o->tagged,
-		is->rejects, b->untagged + o->untagged,
-		b->keep_untagged ? "kept" : "not stored", b->helm + o->helm);
+		" helm records", is->records, c.tagged, is->rejects,
+		c.untagged, r->keep ? "kept" : "not stored", c.helm);
 	say(RT_LOG_INFO, "events %" PRIu64 " new, %" PRIu64
 		" updated; revisions %" PRIu64 "; incidents %" PRIu64
 		" opened, %" PRIu64 " updated, %" PRIu64 " merged; %" PRIu64
@@ -437,35 +337,35 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static int ingest_all(struct run *r, struct ingest *in, char **paths, int n)
+static int ingest_all(struct run *r, char **paths, int n)
 {
-	int rc, err;
+	struct pipeline_driver_opts o = {
+		.keep_untagged = r->keep, .cluster = r->cluster,
+		.follow = r->follow, .stop = &stop_flag,
+		.on_record = on_record, .on_tick = progress, .ctx = r,
+	};
+	int rc;
 
+	if (pipeline_driver_new(r->db, r->rules, r->in, &o, &r->stats,
+				&r->drv)) {
+		say(RT_LOG_ERROR, "out of memory");
+		return CLI_FAIL;
+	}
 	devnull_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	catch_signals();
-	rc = ingest_read_paths(in, paths, n, &r->arena, on_record,
-			       between_chunks, r);
-	if (rc < 0)             /* an unreadable input, or no buffer */
-		rc = CLI_FAIL;
-	if (rc == STOPPED)
-		rc = CLI_OK;
-	/* EOF, a signal, or a file that failed to open: keep what was read.
-	 * A failed commit is reported once: by the flush or wait that met it. */
-	if (rc != CLI_FAIL || corr_batch_pending(r->b)) {
-		int frc = flush(r);
-
-		if (frc)
-			rc = frc;
-	}
-	if (!r->failed && (err = pipeline_writer_wait(r->w)))
-		rc = commit_failed(r, err);
+	rc = pipeline_driver_run(r->drv, paths, n);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	if (devnull_fd >= 0)
 		close(devnull_fd);
 	devnull_fd = -1;
-	return rc;
+	if (rc == RT_ENOMEM)
+		say(RT_LOG_ERROR, "out of memory");
+	else if (rc && rc != RT_EIO && rc != RT_EINVAL)
+		say(RT_LOG_ERROR, "%s", store_errmsg(r->st)[0] ?
+		    store_errmsg(r->st) : rt_strerror(rc));
+	return rc ? CLI_FAIL : CLI_OK;
 }
 
 int cmd_ingest(int argc, char **argv)
@@ -475,7 +375,6 @@ int cmd_ingest(int argc, char **argv)
 	struct pipeline_opts so = { 0 };
 	struct run r = { 0 };
 	const char *db = NULL;
-	bool keep = false;
 	struct ingest *in = NULL;
 	char err[RT_ERRLEN];
 	int opt, rc, log_format = -1;
@@ -505,7 +404,7 @@ int cmd_ingest(int argc, char **argv)
 			r.retain_ns = so.retain_ns;
 			break;
 		case OPT_KEEP:
-			keep = true;
+			r.keep = true;
 			break;
 		case OPT_CLUSTER:
 			if (cli_cluster_check("ingest", "--cluster", optarg))
@@ -555,32 +454,27 @@ int cmd_ingest(int argc, char **argv)
 	rc = CLI_FAIL;
 	if (store_regapped_from(r.st))
 		cli_note_regap("ingest", store_regapped_from(r.st), so.gap_ns);
-	io.defer_payload = !keep;       /* an untagged kept event needs its
+	io.defer_payload = !r.keep;       /* an untagged kept event needs its
 					 * message */
-	if (!(in = ingest_new(&io)) || !(r.b = corr_batch_new(keep)) ||
-	    !(r.spare = corr_batch_new(keep)) ||
-	    pipeline_writer_new(r.db, &r.stats, &r.w)) {
+	if (!(in = ingest_new(&io))) {
 		say(RT_LOG_ERROR, "out of memory");
 		goto out;
 	}
-	r.b->repeat_ns = r.spare->repeat_ns = corr_repeat_window(store_gap(r.st));
-	rt_arena_init(&r.arena);
 	r.in = in;
 	r.verbose = io.verbose;
 	r.max_record = io.max_record;
 	if (log_format < 0)     /* a live line is no log line */
 		cli_progress_start(&r.progress, argv + optind, argc - optind);
-	rc = ingest_all(&r, in, argv + optind, argc - optind);
+	rc = ingest_all(&r, argv + optind, argc - optind);
 	cli_progress_end(&r.progress);
-	summary(&r, ingest_stats(in));
-	pipeline_writer_free(r.w);     /* committed: readers see it all */
-	r.w = NULL;
-	history_hint(cli_db_path(db));
-	rt_arena_release(&r.arena);
+	if (r.drv) {
+		summary(&r, ingest_stats(in));
+		pipeline_driver_free(r.drv);  /* committed: readers see it */
+		r.drv = NULL;
+		history_hint(cli_db_path(db));
+	}
 out:
-	pipeline_writer_free(r.w);
-	corr_batch_free(r.spare);
-	corr_batch_free(r.b);
+	pipeline_driver_free(r.drv);
 	ingest_free(in);
 	pipeline_db_close(r.db);
 	rules_free(r.rules);

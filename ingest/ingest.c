@@ -100,6 +100,16 @@ static struct ing_src *src_get(struct ingest *in, const char *name)
 	return s;
 }
 
+int ingest_set_offset(struct ingest *in, const char *name, uint64_t off)
+{
+	struct ing_src *src = src_get(in, name);
+
+	if (!src)
+		return RT_ENOMEM;
+	src->off = off;
+	return 0;
+}
+
 static void src_drop(struct ingest *in, struct ing_src *src)
 {
 	for (struct ing_src **pp = &in->srcs; *pp; pp = &(*pp)->next)

@@ -297,6 +297,44 @@ static int open_input(const struct feed *f, const char *path, int *status)
 	return fd;
 }
 
+int ingest_read_file(struct ingest *in, const char *name, int fd,
+		     struct rt_arena *arena, ingest_emit_fn emit,
+		     ingest_chunk_fn between, void *ctx)
+{
+	struct feed f = { .in = in, .name = name, .arena = arena, .emit = emit,
+			  .between = between, .ctx = ctx };
+	struct stat sb;
+	off_t off;
+	int rc;
+
+	if (fstat(fd, &sb) < 0 || (off = lseek(fd, 0, SEEK_CUR)) < 0) {
+		file_error(RT_LOG_ERROR, name, "%s", strerror(errno));
+		return RT_EIO;
+	}
+	if (!(f.buf = malloc(READ_CHUNK)))
+		return RT_ENOMEM;
+	rc = feed_mapped(&f, fd, off, sb.st_size);
+	free(f.buf);
+	return rc;
+}
+
+int ingest_read_some(struct ingest *in, const char *name, int fd, char *buf,
+		     size_t cap, struct rt_arena *arena, ingest_emit_fn emit,
+		     void *ctx, size_t *nread)
+{
+	ssize_t n = read(fd, buf, cap);
+
+	*nread = 0;
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	if (n < 0) {
+		file_error(RT_LOG_ERROR, name, "%s", strerror(errno));
+		return RT_EIO;
+	}
+	*nread = (size_t)n;
+	return n ? ingest_feed(in, name, buf, (size_t)n, arena, emit, ctx) : 0;
+}
+
 int ingest_read_paths(struct ingest *in, char **paths, int npaths,
 		      struct rt_arena *arena, ingest_emit_fn emit,
 		      ingest_chunk_fn between, void *ctx)

@@ -135,4 +135,27 @@ int ingest_read_paths(struct ingest *in, char **paths, int npaths,
 		      struct rt_arena *arena, ingest_emit_fn emit,
 		      ingest_chunk_fn between, void *ctx);
 
+/*
+ * The pieces of the file source, for a caller that multiplexes several
+ * inputs (pipeline/driver.c). ingest_read_file feeds a regular file from
+ * its offset to its end (mapped, then read() for what it gained), running
+ * between after each slice as ingest_read_paths does; it does not finish
+ * the source (a followed file goes on growing). 0, RT_EIO (reported),
+ * RT_ENOMEM, or the first non-zero return of emit or between.
+ */
+int ingest_read_file(struct ingest *in, const char *name, int fd,
+		     struct rt_arena *arena, ingest_emit_fn emit,
+		     ingest_chunk_fn between, void *ctx);
+/*
+ * One read() of at most cap bytes of fd into buf, fed as the source name:
+ * 0 with *nread the bytes read (0: end of input), 1 when nothing was read
+ * (EAGAIN, EINTR), RT_EIO (reported), or what ingest_feed returned.
+ */
+int ingest_read_some(struct ingest *in, const char *name, int fd, char *buf,
+		     size_t cap, struct rt_arena *arena, ingest_emit_fn emit,
+		     void *ctx, size_t *nread);
+/* The stream offset of the next byte of the source name (a file resumed
+ * at a stored position), before its first feed. 0 or RT_ENOMEM. */
+int ingest_set_offset(struct ingest *in, const char *name, uint64_t off);
+
 #endif

@@ -1,0 +1,73 @@
+/*
+ * driver_int.h (private to pipeline/): the driver's sources and state,
+ * shared by driver.c (the loop, the batches) and follow.c (files and
+ * globs followed as tail -F does).
+ */
+#ifndef REVTRAIL_DRIVER_INT_H
+#define REVTRAIL_DRIVER_INT_H
+
+#include <sys/types.h>
+
+#include "revtrail/driver.h"
+#include "revtrail/pipeline.h"
+
+/* One input. Its name outlives every batch that points to it: sources
+ * are only ever added, and freed with the driver. */
+struct drv_src {
+	char *name;
+	int fd;                   /* -1: closed (ended, or a followed name
+	                           * that is gone for now) */
+	bool stream;              /* pipe, FIFO, terminal: polled */
+	bool followed;            /* a followed regular file */
+	bool dirty;               /* a record of it is in the filling batch */
+	bool seen;                /* matched by the last glob scan */
+	dev_t dev;                /* followed: the file read, and the */
+	ino_t ino;                /* offset reached in it */
+	off_t off;
+};
+
+struct pipeline_driver {
+	struct pipeline_driver_opts o;
+	struct pipeline_db *db;
+	struct rules *rules;
+	struct ingest *in;
+	struct pipeline_writer *w;
+	struct corr_batch *b;             /* being filled */
+	struct corr_batch *spare;         /* with the writer, or free */
+	struct rt_arena arena;            /* the current chunk's records */
+	struct drv_src *srcs;
+	size_t nsrcs, srccap;
+	struct drv_src *cur;              /* being fed */
+	char **globs;                     /* follow: the patterns */
+	int nglobs;
+	char *buf;                        /* a read() of a stream */
+	int64_t batch_ns;                 /* when b got its first record */
+	int64_t scan_ns;                  /* follow: the last stat scan */
+	bool fresh;                       /* a record came since the last tick */
+	bool failed;                      /* a commit failed */
+	int status;                       /* RT_EIO once an input failed */
+};
+
+/* driver.c */
+/* After a chunk: the arena reset, the stop flag, the batch cadence. 0,
+ * DRV_STOPPED, or the error of a commit. */
+#define DRV_STOPPED 3
+int drv_tick(void *ctx);
+/* Hands the filling batch to the writer (follow.c at a rotation). */
+int drv_flush(struct pipeline_driver *d);
+int drv_on_record(void *ctx, struct rt_record *rec);
+/* A new source named name (copied); NULL on allocation failure. */
+struct drv_src *drv_src_add(struct pipeline_driver *d, const char *name);
+
+/* follow.c */
+/* Expands the patterns, resumes every file at its stored position and
+ * reads each to its end. 0 or an error that stops the run. */
+int follow_start(struct pipeline_driver *d, char **globs, int n);
+/* Every FOLLOW_MS: new files, growth, rotation, truncation. */
+#define FOLLOW_MS 250
+int follow_scan(struct pipeline_driver *d);
+/* Before a batch goes to the writer: each followed file's identity beside
+ * its offset. 0 or RT_ENOMEM. */
+int follow_positions(struct pipeline_driver *d);
+
+#endif
