@@ -298,6 +298,9 @@ static const struct cli_opt opts[] = {
 	{ "regap", OPT_REGAP, NULL, "accept a --gap other than the "
 	  "database's and recompute its incidents", NULL },
 	{ "keep-untagged", OPT_KEEP, NULL, "store untagged records too", NULL },
+	{ "follow", 'f', NULL, "follow the FILEs and quoted globs as tail -F "
+	  "does, until a signal, resuming where the database left them",
+	  "read each to its end" },
 	{ "cluster", OPT_CLUSTER, "NAME", "the cluster the input comes from",
 	  "the default one, \"\"" },
 	{ "max-registry", OPT_MAX_REGISTRY, "SIZE", "memory of each cluster's "
@@ -317,7 +320,8 @@ static const struct cli_cmd cmd = {
 	opts,
 	"  kubectl get events -A -o json | revtrail ingest --db incidents.db\n"
 	"  helm history web -n shop -o json | revtrail ingest --release "
-	"shop/web\n",
+	"shop/web\n"
+	"  revtrail ingest --follow '/var/log/containers/*.log'\n",
 };
 
 /* SIGHUP (a closed terminal, an ssh session ending) stops like SIGTERM:
@@ -403,6 +407,9 @@ int cmd_ingest(int argc, char **argv)
 				return CLI_USAGE;
 			r.retain_ns = so.retain_ns;
 			break;
+		case 'f':
+			r.follow = true;
+			break;
 		case OPT_KEEP:
 			r.keep = true;
 			break;
@@ -436,6 +443,9 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (check_inputs(cli_db_path(db), argv + optind, argc - optind))
 		return CLI_USAGE;
+	if (r.follow && optind == argc)
+		return cli_usage_error("ingest", "--follow wants FILEs or "
+				       "quoted globs to follow");
 	if (!(r.rules = cli_load_rules(&ro)))
 		return CLI_USAGE;
 	so.rules = r.rules;

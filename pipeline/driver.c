@@ -64,7 +64,7 @@ static int64_t now_ns(void)
 }
 
 /* "revtrail: NAME: problem", or a log line under --log-format. */
-static void drv_error(const char *name, const char *msg)
+void drv_error(const char *name, const char *msg)
 {
 	if (rt_log_active())
 		rt_log(RT_LOG_ERROR, "ingest", "%s: %s", name, msg);
@@ -113,6 +113,7 @@ void pipeline_driver_free(struct pipeline_driver *d)
 		free(d->srcs[i].name);
 	}
 	free(d->srcs);
+	free(d->globs);
 	free(d->buf);
 	rt_arena_release(&d->arena);
 	free(d);
@@ -264,7 +265,7 @@ static int service_streams(struct pipeline_driver *d, int timeout_ms)
 
 /* After each slice of a regular file: the tick, then what the streams
  * have ready, without waiting. */
-static int file_hook(void *ctx)
+int drv_file_hook(void *ctx)
 {
 	struct pipeline_driver *d = ctx;
 	struct drv_src *cur = d->cur;
@@ -291,8 +292,8 @@ static int open_input(const char *path, bool *stream)
 	return fd;
 }
 
-/* Every input open; those that fail are reported and skipped. */
-static int open_all(struct pipeline_driver *d, char **paths, int n)
+
+int drv_open_all(struct pipeline_driver *d, char **paths, int n)
 {
 	static char *stdin_only[] = { "-" };
 
@@ -327,7 +328,7 @@ static int read_files(struct pipeline_driver *d)
 			continue;
 		d->cur = s;
 		rc = ingest_read_file(d->in, s->name, s->fd, &d->arena,
-				      drv_on_record, file_hook, d);
+				      drv_on_record, drv_file_hook, d);
 		d->cur = NULL;
 		if (rc == RT_EIO) {
 			d->status = RT_EIO;
@@ -353,7 +354,7 @@ static int run_loop(struct pipeline_driver *d, char **paths, int n)
 
 	if (d->o.follow)
 		rc = follow_start(d, paths, n);
-	else if (!(rc = open_all(d, paths, n)))
+	else if (!(rc = drv_open_all(d, paths, n)))
 		rc = read_files(d);
 	while (!rc && (d->o.follow || streams_open(d))) {
 		rc = service_streams(d, QUIET_MS);

@@ -56,6 +56,14 @@ int drv_tick(void *ctx);
 /* Hands the filling batch to the writer (follow.c at a rotation). */
 int drv_flush(struct pipeline_driver *d);
 int drv_on_record(void *ctx, struct rt_record *rec);
+/* After each slice of a file: the tick, then what the streams have ready,
+ * without waiting (ingest_read_file's between). */
+int drv_file_hook(void *ctx);
+/* Every input open (none: stdin); those that fail are reported (the run
+ * then returns RT_EIO) and skipped. 0 or RT_ENOMEM. */
+int drv_open_all(struct pipeline_driver *d, char **paths, int n);
+/* "revtrail: NAME: MSG" on stderr, or a log line. */
+void drv_error(const char *name, const char *msg);
 /* A new source named name (copied); NULL on allocation failure. */
 struct drv_src *drv_src_add(struct pipeline_driver *d, const char *name);
 
