@@ -22,7 +22,7 @@ _revtrail()
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "ingest
 			incidents show report query consume classify rules prune" -- "$cur"))
 		return ;;
-	ingest) opts="--db --gap --regap --keep-untagged --cluster --log-format
+	ingest) opts="--db --gap --regap --keep-untagged -f --follow --cluster --log-format
 		--max-registry --retain $input --help" ;;
 	incidents) opts="--db -o --output --open -n --namespace -A --all-namespaces
 		--release --cluster --since --no-headers --color -w --watch --help" ;;
