@@ -114,6 +114,8 @@ void pipeline_driver_free(struct pipeline_driver *d)
 	}
 	free(d->srcs);
 	free(d->globs);
+	free(d->pfd);
+	free(d->pidx);
 	free(d->buf);
 	rt_arena_release(&d->arena);
 	free(d);
@@ -227,11 +229,16 @@ static int stream_end(struct pipeline_driver *d, struct drv_src *s)
  * Returns 0 or an error that stops the run. */
 static int service_streams(struct pipeline_driver *d, int timeout_ms)
 {
-	struct pollfd pfd[64];
-	size_t idx[64];
+	struct pollfd *pfd;
+	size_t *idx;
 	int n = 0, ready;
 
-	for (size_t i = 0; i < d->nsrcs && n < 64; i++)
+	if (RT_GROW(d->pfd, d->nsrcs, d->pfdcap) ||
+	    RT_GROW(d->pidx, d->nsrcs, d->pidxcap))
+		return RT_ENOMEM;
+	pfd = d->pfd;
+	idx = d->pidx;
+	for (size_t i = 0; i < d->nsrcs; i++)
 		if (d->srcs[i].stream && d->srcs[i].fd >= 0) {
 			pfd[n] = (struct pollfd){ .fd = d->srcs[i].fd,
 						  .events = POLLIN };

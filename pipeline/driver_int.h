@@ -6,6 +6,7 @@
 #ifndef REVTRAIL_DRIVER_INT_H
 #define REVTRAIL_DRIVER_INT_H
 
+#include <poll.h>
 #include <sys/types.h>
 
 #include "revtrail/driver.h"
@@ -41,6 +42,9 @@ struct pipeline_driver {
 	char **globs;                     /* follow: the patterns */
 	int nglobs;
 	char *buf;                        /* a read() of a stream */
+	struct pollfd *pfd;               /* the streams polled */
+	size_t *pidx;                     /* pfd[k] is srcs[pidx[k]] */
+	size_t pfdcap, pidxcap;
 	int64_t batch_ns;                 /* when b got its first record */
 	int64_t scan_ns;                  /* follow: the last stat scan */
 	bool fresh;                       /* a record came since the last tick */
