@@ -57,8 +57,19 @@ kill -TERM $pid
 rc=0
 wait $pid || rc=$?
 is "$rc" 0 "second SIGTERM: exit 0"
-is "$(( $(records "$T/err1") + $(records "$T/err2") ))" "$n" \
-	"every line read once over both runs"
+# Rotated while stopped, the new file already longer than the stored
+# offset: it is another file (inode), read from its start.
+mv "$f1" "$f1.2"
+for k in 1 2 3 4; do line "$f1"; done
+"$REVTRAIL" ingest -f --db "$db" "$L/*.log" 2> "$T/err3" &
+pid=$!
+within "$db" "$n" "a file replaced while stopped: read from its start"
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+is "$rc" 0 "third SIGTERM: exit 0"
+is "$(( $(records "$T/err1") + $(records "$T/err2") + $(records "$T/err3") ))" \
+	"$n" "every line read once over the three runs"
 run_rt query --db "$db" -o csv "SELECT count(*), sum(count) FROM events"
 is "$(tail -n 1 "$OUT")" "$n,$n" "every line stored once"
 run_rt query --db "$db" -o csv "SELECT DISTINCT pod, namespace, container FROM events ORDER BY 1"
