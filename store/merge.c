@@ -543,6 +543,9 @@ int store_open_read_many(const char *const *paths, size_t n,
 	sqlite3_limit(m.st->db, SQLITE_LIMIT_ATTACHED, STORE_READ_MAX_DBS);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = attach(&m, paths[i], (int)i + 1, err, errlen);
+	/* a file that cannot be read fails the build, which says why */
+	if (!rc && !store_data_version(m.st, &m.st->open_version))
+		m.st->open_version_set = true;
 	if (!rc && (rc = build(&m)))
 		snprintf(err, errlen, "merging the databases: %s",
 			 m.st->errmsg);

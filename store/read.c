@@ -572,13 +572,14 @@ int store_incidents(struct store *st, const struct store_filter *f,
 int store_incident_part(struct store *st, int64_t id, enum store_part part,
 			store_row_fn fn, void *ctx)
 {
-	static const char *const sql[2][6] = { {
+	static const char *const sql[2][7] = { {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT_V4,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
 		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
 		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION_V4,
 		[STORE_PART_EXPORT] = SQL_INCIDENT_EXPORT,
 		[STORE_PART_CHANGES] = SQL_INCIDENT_CHANGES,
+		[STORE_PART_TIMELINE_KEYED] = SQL_INCIDENT_TIMELINE_KEYED,
 	}, {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
@@ -586,6 +587,7 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 		[STORE_PART_REVISION] = SQL_INCIDENT_REVISION,
 		[STORE_PART_EXPORT] = SQL_INCIDENT_EXPORT,
 		[STORE_PART_CHANGES] = SQL_INCIDENT_CHANGES,
+		[STORE_PART_TIMELINE_KEYED] = SQL_INCIDENT_TIMELINE_KEYED,
 	} };
 	sqlite3_stmt *s;
 	int ret;
@@ -601,19 +603,49 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 	return ret;
 }
 
-int store_data_version(struct store *st, int64_t *v)
+/* One schema's data_version, folded into *v. */
+static int fold_version(struct store *st, const char *schema, int64_t *v)
 {
+	char sql[64];
 	sqlite3_stmt *s;
 	int rc;
 
-	reader_start(st);
-	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL))
+	snprintf(sql, sizeof(sql), "PRAGMA %s.data_version", schema);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL))
 		return store_db_fail(st, "data_version");
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		*v = sqlite3_column_int64(s, 0);
+		*v = (int64_t)((uint64_t)*v * 1000003u +
+			       (uint64_t)sqlite3_column_int64(s, 0));
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW ? 0 : store_read_fail(st, rc);
+}
+
+/* Only "main" and the merge's own names (db1, db2...) reach SQL text. */
+static bool schema_name_ok(const char *name)
+{
+	if (!strcmp(name, "main"))
+		return true;
+	return !strncmp(name, "db", 2) && name[2] &&
+		strspn(name + 2, "0123456789") == strlen(name + 2);
+}
+
+int store_data_version(struct store *st, int64_t *v)
+{
+	const char *name;
+	int rc = 0;
+
+	reader_start(st);
+	if (st->open_version_set) {
+		st->open_version_set = false;
+		*v = st->open_version;
+		return 0;
+	}
+	*v = 0;
+	for (int i = 0; !rc && (name = sqlite3_db_name(st->db, i)); i++)
+		if (schema_name_ok(name))
+			rc = fold_version(st, name, v);
+	return rc;
 }
 
 static void bind_filter(sqlite3_stmt *s, const struct store_filter *f)

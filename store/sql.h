@@ -522,6 +522,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 #define SQL_INCIDENT_TIMELINE \
 	"SELECT ts, entry, revision, object_kind, object_name, reason, message," \
 	" severity, tags, count, ts_ns FROM timeline WHERE incident_id = ?1"
+/* The same with event_id last: what a watcher tells entries apart by. */
+#define SQL_INCIDENT_TIMELINE_KEYED \
+	"SELECT ts, entry, revision, object_kind, object_name, reason, message," \
+	" severity, tags, count, ts_ns, event_id FROM timeline" \
+	" WHERE incident_id = ?1"
 /* The revision an incident's times are shown relative to. */
 #define SQL_INCIDENT_REVISION_OF(SAME_CLUSTER) \
 	"SELECT r.updated_ns, r.status, r.description FROM incidents i" \

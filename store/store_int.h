@@ -67,6 +67,11 @@ struct store {
 	struct store_stats pending;
 	bool txn_open;                    /* between store_begin and its end */
 	pthread_t txn_thread;             /* ... the thread that began it */
+	/* merge.c: the data_version read before the merge was built, which
+	 * store_data_version answers once, so that a watcher sees a commit
+	 * made while the merge was built as one after it */
+	int64_t open_version;
+	bool open_version_set;
 };
 
 /* The thread that began a transaction is the only one that may use the

@@ -110,9 +110,12 @@ int store_incidents(struct store *st, const struct store_filter *f,
 
 /*
  * Watching a database another connection writes (incidents --watch).
- * store_data_version: SQLite's data_version of the main database, which
- * changes when another connection commits; one short read, so a watcher
- * can ask every few hundred milliseconds and hold no snapshot between.
+ * store_data_version: SQLite's data_version of the main database (of
+ * every database read as one, folded), which changes when another
+ * connection commits; one short read, so a watcher can ask every few
+ * hundred milliseconds and hold no snapshot between. On several
+ * databases read as one its first answer is the version from before the
+ * merge was built: a commit made meanwhile reads as a change.
  * store_incidents_watch: what may have changed since a commit, in the
  * columns of store_incidents, by id: the open incidents under f and those
  * after after_id, not the closed ones of before (indexed reads only).
@@ -135,6 +138,8 @@ enum store_part {
 	STORE_PART_CHANGES,     /* (revision, manifest_summary) of its revision
 	                         * and the one before with one, newest first;
 	                         * none before schema 9 */
+	STORE_PART_TIMELINE_KEYED,  /* the timeline with event_id last (NULL
+	                         * for a revision): show --watch */
 };
 /* Rows of one part of incident id. Returns 0 (also when no rows). */
 int store_incident_part(struct store *st, int64_t id, enum store_part part,
