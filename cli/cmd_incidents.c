@@ -345,7 +345,7 @@ static int watch(struct listing *l, struct store *st,
 	struct cli_watch w;
 	int rc;
 
-	if (cli_watch_init(&w, st))
+	if (cli_watch_init(&w, st, "incidents"))
 		return CLI_FAIL;
 	l->w = &w;
 	if (listing_new(l, w.buf, no_headers)) {

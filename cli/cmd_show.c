@@ -5,7 +5,9 @@
  * and offsets from the first event (an old opening revision would put
  * +103d19h on every row). Text is escaped and wrapped to the terminal.
  * The cluster is named (a line, a JSON key) only when it is not the
- * default one, so one-cluster output never changed.
+ * default one, so one-cluster output never changed. --watch goes on with
+ * each new or changed timeline entry and each change of status or
+ * diagnosis as the writer commits (cli/watch.c).
  */
 #include <cJSON.h>
 #include <getopt.h>
@@ -16,6 +18,7 @@
 #include "cli.h"
 #include "changes.h"
 #include "html.h"
+#include "watch.h"
 #include "rows.h"
 #include "revtrail/store_read.h"
 
@@ -34,6 +37,9 @@ static const struct cli_opt opts[] = {
 	  "status", "auto: a terminal, without NO_COLOR" },
 	{ "cluster", OPT_CLUSTER, "NAME", "the incident only if it is of "
 	  "cluster NAME", NULL },
+	{ "watch", 'w', NULL, "then each new timeline entry and change of "
+	  "status or diagnosis as they are committed, until Ctrl-C; with -o "
+	  "json one object a line", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -42,7 +48,8 @@ static const struct cli_cmd cmd = {
 	"  One incident: the opening revision, diagnosis, evidence, remedy,\n"
 	"  affected pods and the timeline.\n",
 	opts,
-	"  revtrail show --db incidents.db 3\n",
+	"  revtrail show --db incidents.db 3\n"
+	"  revtrail show --db incidents.db --watch 3\n",
 };
 
 static const char *const json_cols[] = {
@@ -70,6 +77,8 @@ struct show {
 	int width;                /* of the terminal, for wrapping */
 	char day[11];             /* the timeline's current date */
 	struct changes changes;   /* what the revision changed */
+	struct cli_watch *w;      /* --watch, else NULL */
+	uint64_t head;            /* --watch: status and diagnosis, hashed */
 };
 
 static char *value_dup(const struct store_value *v)
@@ -87,6 +96,24 @@ static char *value_dup(const struct store_value *v)
 	}
 }
 
+/* A timeline row's key to a watcher: its event, or its revision. */
+static int64_t timeline_key(int n, const struct store_value *v)
+{
+	if (n > 11 && v[11].type == STORE_INT)
+		return v[11].i;
+	return -1 - (v[2].type == STORE_INT ? v[2].i : 0);
+}
+
+/* --watch -o json: {"change":CHANGE,"KIND":{row}}, one a line. */
+static void json_line(struct show *s, const char *change, const char *kind,
+		      int n, const char *const *names,
+		      const struct store_value *v)
+{
+	fprintf(s->f, "{\"change\":\"%s\",\"%s\":", change, kind);
+	rows_json_object(s->f, n, names, v, json_cols);
+	fputs("}\n", s->f);
+}
+
 static int on_incident(void *ctx, int n, const char *const *names,
 		       const struct store_value *v)
 {
@@ -97,7 +124,16 @@ static int on_incident(void *ctx, int n, const char *const *names,
 	if (s->cluster && strcmp(cl, s->cluster))
 		return 0;                 /* another cluster's: not found */
 	s->found = true;
-	if (s->json) {
+	if (s->w) {
+		struct store_value hv[3] = { v[I_STATUS], v[I_DIAG],
+					     v[I_TITLE] };
+
+		s->head = cli_watch_fingerprint(3, hv);
+	}
+	if (s->json && s->w) {
+		json_line(s, "listed", "incident", *cl ? n : I_CLUSTER, names,
+			  v);
+	} else if (s->json) {
 		fputs("{\"incident\":", s->f);
 		rows_json_object(s->f, *cl ? n : I_CLUSTER, names, v,
 				 json_cols);
@@ -218,14 +254,37 @@ static void timeline_event(struct show *s, const struct store_value *v,
 		 TIMELINE_INDENT "  ", s->width);
 }
 
+static void put_timeline_row(struct show *s, const struct store_value *v)
+{
+	char prefix[64], line[2048];
+	const char *entry = text(&v[1]) ? v[1].p : "";
+
+	row_prefix(s, v[10].i, prefix, sizeof(prefix));
+	if (strcmp(entry, "revision")) {
+		timeline_event(s, v, prefix);
+		return;
+	}
+	snprintf(line, sizeof(line), "%srevision %" PRId64 " %s%s%s",
+		 v[2].i == s->rev ? "opening " : "", v[2].i,
+		 text(&v[5]) ? v[5].p : "?",
+		 text(&v[6]) && *v[6].p ? ": " : "",
+		 text(&v[6]) ? v[6].p : "");
+	cli_wrap(s->f, line, strlen(line), prefix, TIMELINE_INDENT, s->width);
+}
+
 static int on_timeline(void *ctx, int n, const char *const *names,
 		       const struct store_value *v)
 {
 	struct show *s = ctx;
-	char prefix[64], line[2048];
-	const char *entry = text(&v[1]) ? v[1].p : "";
 
 	s->total++;
+	if (s->w)        /* the entries listed are not told again */
+		cli_watch_key(s->w, timeline_key(n, v),
+			      cli_watch_fingerprint(n, v));
+	if (s->w && s->json) {
+		json_line(s, "listed", "timeline", n, names, v);
+		return 0;
+	}
 	if (s->json) {
 		fputs(s->n++ ? ",\n  " : "\n  ", s->f);
 		rows_json_object(s->f, n, names, v, json_cols);
@@ -234,17 +293,7 @@ static int on_timeline(void *ctx, int n, const char *const *names,
 	if (s->n >= TIMELINE_MAX)
 		return 0;
 	s->n++;
-	row_prefix(s, v[10].i, prefix, sizeof(prefix));
-	if (strcmp(entry, "revision")) {
-		timeline_event(s, v, prefix);
-		return 0;
-	}
-	snprintf(line, sizeof(line), "%srevision %" PRId64 " %s%s%s",
-		 v[2].i == s->rev ? "opening " : "", v[2].i,
-		 text(&v[5]) ? v[5].p : "?",
-		 text(&v[6]) && *v[6].p ? ": " : "",
-		 text(&v[6]) ? v[6].p : "");
-	cli_wrap(s->f, line, strlen(line), prefix, TIMELINE_INDENT, s->width);
+	put_timeline_row(s, v);
 	return 0;
 }
 
@@ -318,6 +367,25 @@ static void json_history_hint(struct show *s)
 	cJSON_Delete(a);
 }
 
+static void put_status(struct show *s)
+{
+	fputs("Status:     ", s->f);
+	cli_put_colored(s->f, col(s, I_STATUS));
+	fputs(", severity ", s->f);
+	cli_put_colored(s->f, col(s, I_SEV));
+	fprintf(s->f, ", %s events (%s occurrences)\n", col(s, I_EVENTS),
+		col(s, I_OCC));
+}
+
+static void put_diagnosis(struct show *s)
+{
+	fputs("Diagnosis:  ", s->f);
+	cli_put_text(s->f, s->col[I_DIAG] ? col(s, I_DIAG) : "none");
+	fputc('\n', s->f);
+	cli_wrap(s->f, col(s, I_TITLE), strlen(col(s, I_TITLE)),
+		 "            ", "            ", s->width);
+}
+
 static void print_head(struct show *s)
 {
 	FILE *f = s->f;
@@ -341,12 +409,7 @@ static void print_head(struct show *s)
 		cli_put_text(f, s->col[I_CLUSTER]);
 		fputc('\n', f);
 	}
-	fputs("Status:     ", f);
-	cli_put_colored(f, col(s, I_STATUS));
-	fputs(", severity ", f);
-	cli_put_colored(f, col(s, I_SEV));
-	fprintf(f, ", %s events (%s occurrences)\n", col(s, I_EVENTS),
-		col(s, I_OCC));
+	put_status(s);
 	fprintf(f, "Opened:     %s", col(s, I_OPENED));
 	if (s->rev > 0 && s->rev_ns) {
 		cli_format_offset(s->opened_ns - s->rev_ns, rel, sizeof(rel));
@@ -372,11 +435,8 @@ static void print_head(struct show *s)
 	else if (!strcmp(col(s, I_ATTR), "owner"))
 		fputs("Release:    its pods' owner references name a workload "
 		      "of the release\n", f);
-	fputs("\nDiagnosis:  ", f);
-	cli_put_text(f, s->col[I_DIAG] ? col(s, I_DIAG) : "none");
 	fputc('\n', f);
-	cli_wrap(f, col(s, I_TITLE), strlen(col(s, I_TITLE)), "            ",
-		 "            ", s->width);
+	put_diagnosis(s);
 	if (s->col[I_EVIDENCE] && strcmp(col(s, I_EVIDENCE), "[]")) {
 		fputs("Evidence:\n", f);
 		put_evidence(s);
@@ -441,13 +501,145 @@ static int run(struct store *st, struct show *s)
 	fprintf(s->f, "\nTimeline (UTC; offsets from the first event, %s):\n",
 		when);
 	s->n = 0;
-	rc = store_incident_part(st, s->id, STORE_PART_TIMELINE, on_timeline, s);
+	rc = store_incident_part(st, s->id, s->w ? STORE_PART_TIMELINE_KEYED :
+				 STORE_PART_TIMELINE, on_timeline, s);
 	if (!rc && s->total > s->n)
 		fprintf(s->f, "  ... %zu more (revtrail query%s \"SELECT * "
 			"FROM timeline WHERE incident_id = %s\")\n",
 			s->total - s->n, s->db_hint ? s->db_hint : "",
 			col(s, I_ID));
 	return rc;
+}
+
+/* --watch -o json: the incident, then its timeline, a line each. */
+static int run_json_lines(struct store *st, struct show *s)
+{
+	int rc;
+
+	if ((rc = store_incident_part(st, s->id, STORE_PART_INCIDENT,
+				      on_incident, s)))
+		return rc;
+	if (!s->found)
+		return 1;
+	return store_incident_part(st, s->id, STORE_PART_TIMELINE_KEYED,
+				   on_timeline, s);
+}
+
+/* After a commit: the incident's status and diagnosis when they changed
+ * (its counts with them), or nothing. */
+static int on_watch_incident(void *ctx, int n, const char *const *names,
+			     const struct store_value *v)
+{
+	struct show *s = ctx;
+	const char *cl = n > I_CLUSTER && v[I_CLUSTER].type == STORE_TEXT ?
+		v[I_CLUSTER].p : "";
+	struct store_value hv[3] = { v[I_STATUS], v[I_DIAG], v[I_TITLE] };
+	uint64_t head = cli_watch_fingerprint(3, hv);
+
+	if (s->cluster && strcmp(cl, s->cluster))
+		return 0;
+	s->found = true;
+	if (head == s->head)
+		return 0;
+	s->head = head;
+	for (int i = 0; i < n && i < I_NCOLS; i++) {
+		free(s->col[i]);
+		s->col[i] = value_dup(&v[i]);
+	}
+	if (s->json) {
+		json_line(s, "changed", "incident", *cl ? n : I_CLUSTER, names,
+			  v);
+		return 0;
+	}
+	put_status(s);
+	if (s->col[I_CLOSED])
+		fprintf(s->f, "Closed:     %s\n", col(s, I_CLOSED));
+	put_diagnosis(s);
+	return 0;
+}
+
+static int on_watch_timeline(void *ctx, int n, const char *const *names,
+			     const struct store_value *v)
+{
+	struct show *s = ctx;
+	enum cli_change k = cli_watch_key(s->w, timeline_key(n, v),
+					  cli_watch_fingerprint(n, v));
+
+	if (k == CLI_SAME)
+		return 0;
+	if (s->json)
+		json_line(s, k == CLI_OPENED ? "added" : "changed", "timeline",
+			  n, names, v);
+	else
+		put_timeline_row(s, v);
+	return 0;
+}
+
+/* One round after a commit: 0, 1 when the incident is gone, or an error. */
+static int watch_round(struct store *st, struct show *s)
+{
+	int rc;
+
+	s->found = false;
+	if ((rc = store_incident_part(st, s->id, STORE_PART_INCIDENT,
+				      on_watch_incident, s)))
+		return rc;
+	if (!s->found)
+		return 1;
+	return store_incident_part(st, s->id, STORE_PART_TIMELINE_KEYED,
+				   on_watch_timeline, s);
+}
+
+/* Databases read as one are merged when opened: after a commit to any of
+ * them, they are opened anew, which merges what it committed. */
+static int reopen(struct store **st, struct cli_dbs *dbs, struct cli_watch *w)
+{
+	store_close(*st);
+	*st = NULL;
+	if (cli_open_readonly("show", dbs, st))
+		return RT_EIO;             /* said */
+	if (store_data_version(*st, &w->version)) {
+		fprintf(stderr, "revtrail show: %s\n", store_errmsg(*st));
+		return RT_EIO;
+	}
+	return 0;
+}
+
+/* The incident, then a round after each commit until a signal: 0, 1 when
+ * there is no such incident (nothing written), or RT_EIO after saying
+ * why. */
+static int show_watch(struct show *s, struct store **st, struct cli_dbs *dbs)
+{
+	struct cli_watch w;
+	int rc;
+
+	if (cli_watch_init(&w, *st, "show"))
+		return RT_EIO;
+	w.what = "timeline entries";
+	s->w = &w;
+	s->f = w.buf;
+	rc = s->json ? run_json_lines(*st, s) : run(*st, s);
+	while (!rc) {
+		if (cli_watch_flush(&w)) {
+			rc = RT_EIO;    /* stdout closed: no message */
+			break;
+		}
+		if ((rc = cli_watch_wait(&w, *st)) != 1)
+			break;
+		if (dbs->opened > 1 && (rc = reopen(st, dbs, &w)))
+			break;
+		if ((rc = watch_round(*st, s)) == 1) {
+			fprintf(stderr, "revtrail show: incident %" PRId64
+				" is gone (pruned, or merged anew)\n", s->id);
+			rc = RT_EIO;
+		}
+	}
+	if (rc < 0 && rc != RT_EIO)
+		fprintf(stderr, "revtrail show: %s\n", store_errmsg(*st));
+	cli_watch_release(&w);
+	s->w = NULL;
+	s->f = stdout;
+	return rc < 0 ? RT_EIO : rc;
 }
 
 /* Whether the incident is there (of s->cluster): 0, 1 when not, or an
@@ -486,6 +678,24 @@ static int show_html(struct store *st, int64_t id, const char *db_hint)
 	return rc;
 }
 
+/* show --watch's end: the watch prints its own errors, but for the
+ * incident not found. */
+static int show_watched(struct show *s, struct store **st,
+			struct cli_dbs *dbs, const char *id, char *hint)
+{
+	int rc = show_watch(s, st, dbs);
+
+	if (rc == 1 && s->cluster)
+		fprintf(stderr, "revtrail show: no incident %s in cluster "
+			"'%s'\n", id, s->cluster);
+	else if (rc == 1)
+		cli_no_incident("show", dbs, id);
+	show_release(s);
+	free(hint);
+	store_close(*st);
+	return rc ? CLI_FAIL : CLI_OK;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	struct show s = { .f = stdout, .width = cli_width(stdout) };
@@ -494,7 +704,7 @@ int cmd_show(int argc, char **argv)
 	struct cli_spool sp;
 	char *end, *hint;
 	int opt, rc, fmt;
-	bool html = false;
+	bool html = false, watching = false;
 
 	optind = 1;
 	while ((opt = cli_getopt(argc, argv, &cmd)) != -1) {
@@ -521,6 +731,9 @@ int cmd_show(int argc, char **argv)
 				return CLI_USAGE;
 			s.cluster = optarg;
 			break;
+		case 'w':
+			watching = true;
+			break;
 		case 'h':
 			cli_help(stdout, &cmd);
 			return CLI_OK;
@@ -534,10 +747,15 @@ int cmd_show(int argc, char **argv)
 	if (*end || end == argv[optind] || s.id <= 0)
 		return cli_usage_error("show", "bad incident ID '%s'",
 				       argv[optind]);
+	if (watching && html)
+		return cli_usage_error("show", "--watch prints text or json, "
+				       "not html");
 	s.db = dbs.n ? dbs.arg[0] : cli_db_path(NULL);
 	if ((rc = cli_open_readonly("show", &dbs, &st)))
 		return rc;
 	s.db_hint = hint = cli_dbs_hint(&dbs);
+	if (watching)
+		return show_watched(&s, &st, &dbs, argv[optind], hint);
 	cli_spool_begin(&sp);   /* no snapshot waits on a stalled reader */
 	if (html && s.cluster)       /* the filter first: nothing else */
 		rc = run_found(st, &s);

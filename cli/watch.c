@@ -1,6 +1,7 @@
 /*
  * watch.c: `incidents --watch` -- after the table, one line per incident
- * opened, changed or closed as the writer commits.
+ * opened, changed or closed as the writer commits -- and `show --watch`
+ * -- after the incident, each new or changed timeline entry.
  *
  * A commit is seen by PRAGMA data_version on the read connection, asked
  * every 200 ms: one short read, no table touched. After one, only what
@@ -36,13 +37,15 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-int cli_watch_init(struct cli_watch *w, struct store *st)
+int cli_watch_init(struct cli_watch *w, struct store *st, const char *cmd)
 {
 	struct sigaction sa;
 
 	memset(w, 0, sizeof(*w));
+	w->cmd = cmd;
+	w->what = "open incidents";
 	if (store_data_version(st, &w->version)) {
-		fprintf(stderr, "revtrail incidents: %s\n", store_errmsg(st));
+		fprintf(stderr, "revtrail %s: %s\n", cmd, store_errmsg(st));
 		return CLI_FAIL;
 	}
 	/* no temporary (no writable TMPDIR): lines go straight out */
@@ -66,7 +69,7 @@ void cli_watch_release(struct cli_watch *w)
 }
 
 /* FNV-1a over every value of the row. */
-static uint64_t fingerprint(int n, const struct store_value *v)
+uint64_t cli_watch_fingerprint(int n, const struct store_value *v)
 {
 	uint64_t h = 14695981039346656037ULL;
 
@@ -115,9 +118,9 @@ static bool remember(struct cli_watch *w, size_t i, int64_t id, uint64_t fp)
 {
 	if (w->n == CLI_WATCH_MAX) {
 		if (!w->full)
-			fprintf(stderr, "revtrail incidents: more than %d open "
-				"incidents: changes of the others are not "
-				"shown\n", CLI_WATCH_MAX);
+			fprintf(stderr, "revtrail %s: more than %d %s: "
+				"changes of the others are not shown\n",
+				w->cmd, CLI_WATCH_MAX, w->what);
 		w->full = true;
 		return false;
 	}
@@ -135,7 +138,7 @@ enum cli_change cli_watch_row(struct cli_watch *w, int n,
 	int64_t id = v[0].i;
 	bool open = n > 4 && v[4].type == STORE_TEXT &&
 		!strcmp(v[4].p, "open");
-	uint64_t fp = fingerprint(n, v);
+	uint64_t fp = cli_watch_fingerprint(n, v);
 	size_t i = find(w, id);
 	bool known = i < w->n && w->e[i].id == id;
 	bool is_new = id > w->max_id;
@@ -158,6 +161,22 @@ enum cli_change cli_watch_row(struct cli_watch *w, int n,
 	if (open && !remember(w, i, id, fp) && !is_new && !listing)
 		return CLI_SAME;
 	return listing ? CLI_LISTED : is_new ? CLI_OPENED : CLI_CHANGED;
+}
+
+enum cli_change cli_watch_key(struct cli_watch *w, int64_t key,
+			      uint64_t fp)
+{
+	size_t i = find(w, key);
+
+	if (i < w->n && w->e[i].id == key) {
+		if (w->e[i].print == fp)
+			return CLI_SAME;
+		w->e[i].print = fp;
+		return CLI_CHANGED;
+	}
+	/* past the bound, an entry never seen is not told as new at every
+	 * commit: it is not told at all */
+	return remember(w, i, key, fp) ? CLI_OPENED : CLI_SAME;
 }
 
 int cli_watch_wait(struct cli_watch *w, struct store *st)

@@ -1,6 +1,7 @@
 /*
- * watch.h (private to cli/): what `incidents --watch` remembers between
- * two commits of the writer, and the wait for the next one.
+ * watch.h (private to cli/): what `incidents --watch` and `show --watch`
+ * remember between two commits of the writer, and the wait for the next
+ * one.
  */
 #ifndef REVTRAIL_CLI_WATCH_H
 #define REVTRAIL_CLI_WATCH_H
@@ -32,19 +33,29 @@ struct cli_watch {
 	bool full;                   /* CLI_WATCH_MAX reached (said) */
 	FILE *buf;                   /* a round's lines, until its reads end */
 	enum cli_change change;      /* of the row cli_watch_round hands on */
+	const char *cmd;             /* "incidents": messages' prefix */
+	const char *what;            /* what CLI_WATCH_MAX counts, plural */
 	store_row_fn fn;             /* cli_watch_round's */
 	void *ctx;
 };
 
 /* Catches SIGINT and SIGTERM (a flag; cli_watch_wait returns 0) and makes
- * the round buffer. 0, or CLI_FAIL after printing why. */
-int cli_watch_init(struct cli_watch *w, struct store *st);
+ * the round buffer. 0, or CLI_FAIL after printing why, as command cmd. */
+int cli_watch_init(struct cli_watch *w, struct store *st, const char *cmd);
 void cli_watch_release(struct cli_watch *w);
 /* What row (columns of store_incidents: id first, status fifth) is to the
  * watcher, remembered: CLI_LISTED while listing, then CLI_SAME when it
  * printed this row already. */
 enum cli_change cli_watch_row(struct cli_watch *w, int n,
 			      const struct store_value *v, bool listing);
+/* A fingerprint of a row's values (FNV-1a). */
+uint64_t cli_watch_fingerprint(int n, const struct store_value *v);
+/* What the entry key whose row has fingerprint fp is to the watcher,
+ * remembered: CLI_OPENED the first time, CLI_CHANGED when its row
+ * changed, else CLI_SAME (also past CLI_WATCH_MAX entries, said once).
+ * The entries are those of one kind: not mixed with cli_watch_row's. */
+enum cli_change cli_watch_key(struct cli_watch *w, int64_t key,
+			      uint64_t fp);
 /* Waits for a commit by another connection, polling data_version every
  * 200 ms: 1 after one, 0 when a signal asks to stop, RT_EDB. */
 int cli_watch_wait(struct cli_watch *w, struct store *st);

@@ -26,7 +26,7 @@ _revtrail()
 		--max-registry --retain $input --help" ;;
 	incidents) opts="--db -o --output --open -n --namespace -A --all-namespaces
 		--release --cluster --since --no-headers --color -w --watch --help" ;;
-	show) opts="--db -o --output --color --cluster --help" ;;
+	show) opts="--db -o --output --color --cluster -w --watch --help" ;;
 	report) opts="--db -o --output --all -n --namespace --cluster --help" ;;
 	query) opts="--db -o --output --no-headers --timeout --max-memory --help" ;;
 	consume) opts="-b --brokers -t --topic -G --group -X --property -F
