@@ -33,6 +33,7 @@
 #include "revtrail/rt_kit.h"
 #include "revtrail/correlate.h"
 #include "revtrail/writer.h"
+#include "revtrail/fence.h"
 #include "revtrail/kafka.h"
 #include "revtrail/log.h"
 
@@ -56,7 +57,8 @@ static void on_signal(int sig)
 }
 
 /* A batch and the positions it expects the database at (for the fence,
- * which the writer checks just before it commits the batch). */
+ * pipeline/fence.c, which the writer checks just before it commits the
+ * batch). */
 struct slot {
 	struct corr_batch *b;
 	struct ingest_kafka_part *parts;
@@ -154,30 +156,6 @@ static int hook_record(void *ctx, struct rt_record *rec)
 	return err;
 }
 
-/*
- * The database must hold what this process last committed; anything else
- * means a second writer owns these partitions (two instances pointed at
- * one file): refuse rather than apply the batch twice. On the writer
- * thread, right before the commit.
- */
-static int check_fence(struct store *st, const struct ingest_kafka_part *p)
-{
-	int64_t cur = -1;
-	int rc;
-
-	if (p->start < 0)
-		return 0;
-	rc = store_position(st, p->topic, p->partition, &cur);
-	if (rc < 0)
-		return rc;
-	if (rc == 0 && cur == p->start)
-		return 0;
-	rt_log(RT_LOG_ERROR, "store", "%s[%d]: the database holds offset %"
-	       PRId64 ", this consumer expected %" PRId64 "; another writer "
-	       "uses this database", p->topic, p->partition, cur, p->start);
-	return RT_EDB;
-}
-
 static int writer_check(void *ctx, struct store *st, struct corr_batch *b)
 {
 	struct consume *c = ctx;
@@ -185,10 +163,10 @@ static int writer_check(void *ctx, struct store *st, struct corr_batch *b)
 
 	/* The slots' batches never change hands; their parts do not change
 	 * while the writer has the batch. */
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 2 && !rc; s++)
 		if (c->slot[s].b == b)
-			for (size_t i = 0; i < c->slot[s].nparts && !rc; i++)
-				rc = check_fence(st, &c->slot[s].parts[i]);
+			rc = pipeline_fence_check(st, c->slot[s].parts,
+						  c->slot[s].nparts);
 	return rc;
 }
 
