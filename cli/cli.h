@@ -181,6 +181,11 @@ void cli_note_retained(const char *cmd, const struct store_stats *s,
 #define CLI_REGISTRY_NOTE "%" PRIu64 " Helm revision%s or workload " \
 	"mapping%s past the release registry's bounds (--max-registry, 1024 " \
 	"revisions a release): not kept, so events get no revision from them"
+/* The warning of records ignored for closing incidents
+ * (store_stats.watermark_ignored): the count, then a plural "s". */
+#define CLI_WATERMARK_NOTE "%" PRIu64 " record%s far ahead of the others " \
+	"or of the wall clock (a bad clock?): stored, but ignored for " \
+	"closing incidents"
 /* The summary line of a --regap. */
 void cli_note_regap(const char *cmd, int64_t old_ns, int64_t new_ns);
 /* --since: a date (2024-11-03, midnight UTC), a time (RFC 3339, epoch

@@ -368,6 +368,7 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "incidents_opened", (int64_t)st.incidents_opened, true);
 	json_num(f, "incidents_open", c->open_incidents, true);
 	json_num(f, "registry_refused", (int64_t)st.registry_refused, true);
+	json_num(f, "watermark_ignored", (int64_t)st.watermark_ignored, true);
 	json_num(f, "events_expired", (int64_t)st.events_expired, true);
 	json_num(f, "incidents_expired", (int64_t)st.incidents_expired, true);
 	json_num(f, "helm_payload_fallbacks",
@@ -555,6 +556,7 @@ static void publish(struct consume *c, int64_t now)
 		.events_updated = st.events_updated,
 		.incidents_opened = st.incidents_opened,
 		.registry_refused = st.registry_refused,
+		.watermark_ignored = st.watermark_ignored,
 		.rebalances = s->rebalances,
 		.kafka_commit_errors = s->kafka_commit_errors,
 		.kafka_errors = s->errors, .incidents_open = c->open_incidents,

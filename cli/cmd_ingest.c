@@ -217,6 +217,9 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 			s->events_no_release, s->events_no_release == 1 ? "" : "s",
 			s->events_no_release == 1 ? "it joins" : "they join",
 			s->events_no_release == 1 ? "it" : "them");
+	if (s->watermark_ignored)
+		say(RT_LOG_WARN, CLI_WATERMARK_NOTE, s->watermark_ignored,
+		    s->watermark_ignored == 1 ? "" : "s");
 	if (s->registry_refused)
 		say(RT_LOG_WARN, CLI_REGISTRY_NOTE, s->registry_refused,
 		    s->registry_refused == 1 ? "" : "s",

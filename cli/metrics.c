@@ -219,6 +219,9 @@ static void counters(FILE *f, const struct metrics_snap *s)
 	one(f, "revtrail_registry_refused_total", "counter",
 	    "Helm revisions and workload mappings past --max-registry.",
 	    s->registry_refused);
+	one(f, "revtrail_watermark_ignored_total", "counter",
+	    "Records too far ahead of the others or of the wall clock to "
+	    "close incidents.", s->watermark_ignored);
 	one(f, "revtrail_rebalances_total", "counter",
 	    "Consumer group rebalances seen.", s->rebalances);
 	one(f, "revtrail_kafka_commit_errors_total", "counter",

@@ -51,6 +51,7 @@ struct metrics_snap {
 	uint64_t events_expired, incidents_expired;   /* --retain */
 	uint64_t events_new, events_updated, incidents_opened;
 	uint64_t registry_refused;
+	uint64_t watermark_ignored;
 	uint64_t rebalances, kafka_commit_errors, kafka_errors;
 	int64_t incidents_open; /* -1 unknown */
 	int64_t wal_bytes;      /* the database's -wal file, -1 unknown */

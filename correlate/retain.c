@@ -1,5 +1,6 @@
 /*
- * retain.c: the clock retention (--retain) measures age by.
+ * retain.c: the clocks of the input: the one retention (--retain) measures
+ * age by, and the watermark that closes incidents (below).
  *
  * Not the newest record's time: one line from a node whose clock is months
  * ahead would make everything else look old and delete it. Not the wall
@@ -21,7 +22,7 @@ void corr_retain_start(struct corr_retain_clock *c, int64_t start_ns)
 	for (unsigned i = 0; i < CORR_RETAIN_WINDOW; i++)
 		c->t[i] = start_ns;
 	c->next = 0;
-	c->npending = 0;
+	c->pending.n = 0;
 	c->now = start_ns;
 }
 
@@ -32,17 +33,17 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* pending is a min-heap of the k largest times added: its root is the
- * smallest kept. */
-void corr_retain_add(struct corr_retain_clock *c, int64_t t)
+/* A min-heap of the k largest times added: its root is the smallest
+ * kept. Shared by the retention clock and the watermark below. */
+void corr_top_add(struct corr_top *top, int64_t t, unsigned k)
 {
-	int64_t *h = c->pending;
+	int64_t *h = top->t;
 	unsigned i;
 
-	if (t <= 0)
+	if (t <= 0 || k == 0)
 		return;
-	if (c->npending < CORR_RETAIN_WINDOW) {
-		for (i = c->npending++; i && h[(i - 1) / 2] > t; i = (i - 1) / 2)
+	if (top->n < k) {
+		for (i = top->n++; i && h[(i - 1) / 2] > t; i = (i - 1) / 2)
 			h[i] = h[(i - 1) / 2];
 		h[i] = t;
 		return;
@@ -52,9 +53,9 @@ void corr_retain_add(struct corr_retain_clock *c, int64_t t)
 	for (i = 0;;) {
 		unsigned l = 2 * i + 1, m = l;
 
-		if (l >= CORR_RETAIN_WINDOW)
+		if (l >= k)
 			break;
-		if (l + 1 < CORR_RETAIN_WINDOW && h[l + 1] < h[l])
+		if (l + 1 < k && h[l + 1] < h[l])
 			m = l + 1;
 		if (h[m] >= t)
 			break;
@@ -64,6 +65,11 @@ void corr_retain_add(struct corr_retain_clock *c, int64_t t)
 	h[i] = t;
 }
 
+void corr_retain_add(struct corr_retain_clock *c, int64_t t)
+{
+	corr_top_add(&c->pending, t, CORR_RETAIN_WINDOW);
+}
+
 /* The newest times added join the window: where the input ends in time,
  * whatever the order its sources interleaved in, and no further than the
  * window's majority agrees. */
@@ -71,11 +77,11 @@ void corr_retain_settle(struct corr_retain_clock *c, int64_t wall_ns)
 {
 	int64_t s[CORR_RETAIN_WINDOW], m;
 
-	for (unsigned i = 0; i < c->npending; i++) {
-		c->t[c->next] = c->pending[i];
+	for (unsigned i = 0; i < c->pending.n; i++) {
+		c->t[c->next] = c->pending.t[i];
 		c->next = (c->next + 1) % CORR_RETAIN_WINDOW;
 	}
-	c->npending = 0;
+	c->pending.n = 0;
 	memcpy(s, c->t, sizeof(s));
 	qsort(s, CORR_RETAIN_WINDOW, sizeof(s[0]), cmp_i64);
 	m = s[CORR_RETAIN_WINDOW / 2];
@@ -91,4 +97,48 @@ void corr_retain_observe(struct corr_retain_clock *c,
 	for (size_t i = 0; i < b->nev; i++)
 		corr_retain_add(c, b->ev[i].last_ns);
 	corr_retain_settle(c, wall_ns);
+}
+
+/*
+ * The watermark: how far the input has come, which closes the incidents
+ * quiet for longer than the gap before it. Not the newest record's time:
+ * one line from a node whose clock is months ahead, or a Helm revision
+ * time, would close every incident, and the failures that go on would
+ * stay closed. Not the median above: a database fed the logs of several
+ * clusters or months at once has its newest input in a minority of
+ * records, and closing must still follow it. As stream processors bound
+ * out-of-orderness, the watermark is the time CORR_WATERMARK_QUORUM
+ * records have reached, and no record more than CORR_WATERMARK_SKEW_NS
+ * past the wall clock counts: a few records far ahead move nothing, and
+ * a source that falls silent holds nothing back. A watermark found past
+ * the wall clock (stored by an older revtrail) comes back to it, so the
+ * incidents it closed reopen as their failures go on.
+ */
+void corr_watermark_start(struct corr_watermark *w, int64_t stored_ns)
+{
+	w->newest.n = 0;
+	w->ns = stored_ns > 0 ? stored_ns : 0;
+	w->ignored = 0;
+}
+
+void corr_watermark_observe(struct corr_watermark *w,
+			    const struct corr_batch *b, int64_t wall_ns)
+{
+	int64_t limit = wall_ns + CORR_WATERMARK_SKEW_NS;
+
+	for (unsigned i = 0; i < b->newest.n; i++)
+		if (b->newest.t[i] <= limit)
+			corr_top_add(&w->newest, b->newest.t[i],
+				     CORR_WATERMARK_QUORUM);
+	if (w->newest.n == CORR_WATERMARK_QUORUM && w->newest.t[0] > w->ns)
+		w->ns = w->newest.t[0];
+	if (w->ns > limit)
+		w->ns = limit;
+	for (unsigned i = 0; i < b->newest.n; i++) {
+		int64_t t = b->newest.t[i];
+
+		if (t > limit || (w->ns > 0 && t > w->ns +
+				  CORR_WATERMARK_AHEAD_NS))
+			w->ignored++;
+	}
 }

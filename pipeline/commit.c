@@ -432,13 +432,11 @@ int commit_steps(struct pipeline_db *db, struct corr_batch *b)
 	for (size_t i = 0; i < p->revdirty.n; i++)
 		if ((err = revisions_apply(db, &p->revdirty.k[i])))
 			return err;
-	if ((err = store_close_windows(db->st, b->max_ts)) ||
+	if ((err = store_close_windows(db->st, db->watermark.ns)) ||
 	    (err = diagnose_touched(db)))
 		return err;
 	return store_write_positions(db->st, b->pos, b->npos);
 }
-
-/* ---- 6. retention ---------------------------------------------------- */
 
 static int64_t wall_ns(void)
 {
@@ -447,6 +445,17 @@ static int64_t wall_ns(void)
 	clock_gettime(CLOCK_REALTIME, &t);
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
+
+/* The batch moves the watermark that closes incidents in every cluster's
+ * share (correlate/retain.c says how); one a bad clock had moved past the
+ * wall clock comes back. */
+static int watermark(struct pipeline_db *db, const struct corr_batch *b)
+{
+	corr_watermark_observe(&db->watermark, b, wall_ns());
+	return store_lower_watermark(db->st, db->watermark.ns);
+}
+
+/* ---- 6. retention ---------------------------------------------------- */
 
 /* Twice the batch's events, so deletion outruns what comes in and the file
  * stops growing; the floor lets a quiet stream catch up on a backlog. */
@@ -521,7 +530,7 @@ int pipeline_commit(struct pipeline_db *db, struct corr_batch *b,
 	if (err)
 		return err;
 	db->plan.rebuild_all = store_gap_changed(db->st);
-	if ((err = cluster_commit(db, b)) ||
+	if ((err = watermark(db, b)) || (err = cluster_commit(db, b)) ||
 	    (db->retain_ns && (err = retain(db, b)))) {
 		/* The in-memory registry may now be ahead of the database:
 		 * callers stop at a failed commit (see writer.h). */
@@ -534,6 +543,10 @@ int pipeline_commit(struct pipeline_db *db, struct corr_batch *b,
 	if (stats)
 		stats->registry_refused += refused - db->refused_counted;
 	db->refused_counted = refused;
+	if (stats)
+		stats->watermark_ignored += db->watermark.ignored -
+			db->ignored_counted;
+	db->ignored_counted = db->watermark.ignored;
 	return 0;
 }
 
@@ -592,6 +605,7 @@ int pipeline_db_open(const char *path, const struct pipeline_opts *o,
 		pipeline_db_close(db);
 		return rc;
 	}
+	corr_watermark_start(&db->watermark, store_watermark(db->st));
 	if (db->retain_ns && (rc = retain_start(db))) {
 		snprintf(err, errlen, "%s: %s", path, store_errmsg(db->st));
 		pipeline_db_close(db);

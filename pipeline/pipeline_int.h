@@ -24,6 +24,8 @@ struct pipeline_db {
 	uint64_t refused_counted;         /* registry refusals in stats */
 	int64_t retain_ns;                /* --retain, or 0 */
 	struct corr_retain_clock retain_clock;
+	struct corr_watermark watermark;  /* closes incidents */
+	uint64_t ignored_counted;         /* watermark.ignored in stats */
 	struct plan_event *sub_ev;        /* cluster.c: one cluster's share */
 	size_t sub_evcap;
 	struct rt_revision *sub_revs;     /* of a batch of several */

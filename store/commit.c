@@ -476,6 +476,18 @@ int store_close_windows(struct store *st, int64_t max_ts)
 	return store_db_done(st, s, "closing incidents");
 }
 
+int store_lower_watermark(struct store *st, int64_t ns)
+{
+	int err;
+
+	if (ns >= st->watermark_ns)
+		return 0;
+	if ((err = store_meta_set_int(st, "watermark_ns", ns)))
+		return err;
+	st->watermark_ns = ns;
+	return 0;
+}
+
 int64_t store_watermark(const struct store *st)
 {
 	return st->watermark_ns;
@@ -499,7 +511,7 @@ int store_write_positions(struct store *st, const struct plan_batch_pos *pos,
 
 void store_stats_add(struct store_stats *to, const struct store_stats *d)
 {
-	_Static_assert(sizeof(*to) == 12 * sizeof(uint64_t),
+	_Static_assert(sizeof(*to) == 13 * sizeof(uint64_t),
 		       "a new store_stats counter is added here too");
 	to->batches += d->batches;
 	to->events_new += d->events_new;
@@ -511,6 +523,7 @@ void store_stats_add(struct store_stats *to, const struct store_stats *d)
 	to->recomputed += d->recomputed;
 	to->events_no_release += d->events_no_release;
 	to->registry_refused += d->registry_refused;
+	to->watermark_ignored += d->watermark_ignored;
 	to->events_expired += d->events_expired;
 	to->incidents_expired += d->incidents_expired;
 }

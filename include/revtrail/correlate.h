@@ -280,6 +280,15 @@ size_t corr_times_find(const int64_t *a, size_t n, int64_t t, bool *found);
 bool corr_record_alias(const struct rt_record *rec, struct plan_alias *out);
 
 
+#define CORR_RETAIN_WINDOW 101
+/* The k (<= CORR_RETAIN_WINDOW) largest times added (<= 0: ignored), a
+ * min-heap: t[0] is the smallest kept once n == k. */
+struct corr_top {
+	int64_t t[CORR_RETAIN_WINDOW];
+	unsigned n;
+};
+void corr_top_add(struct corr_top *top, int64_t t, unsigned k);
+
 /* The records of one batch: deduped events and the Helm revisions stated. */
 struct corr_batch {
 	struct plan_event *ev;
@@ -296,6 +305,8 @@ struct corr_batch {
 	bool keep_untagged;
 	int64_t repeat_ns;             /* corr_repeat_window of the database */
 	int64_t max_ts;                /* newest time of any record */
+	struct corr_top newest;        /* the newest times of records not
+	                                * Helm's (corr_watermark) */
 	struct rt_arena arena;         /* copies of what the batch keeps */
 	/* counters since corr_batch_new, never reset */
 	uint64_t records, tagged, untagged, helm, dups;
@@ -320,12 +331,10 @@ void corr_batch_reset(struct corr_batch *b);
  * back. start fills the window with the database's clock; observe adds a
  * batch's event times and moves now.
  */
-#define CORR_RETAIN_WINDOW 101
 struct corr_retain_clock {
 	int64_t t[CORR_RETAIN_WINDOW];    /* a ring of event times */
 	unsigned next;
-	int64_t pending[CORR_RETAIN_WINDOW]; /* the newest added, a heap */
-	unsigned npending;
+	struct corr_top pending;          /* the newest added */
 	int64_t now;
 };
 void corr_retain_start(struct corr_retain_clock *c, int64_t start_ns);
@@ -335,6 +344,25 @@ void corr_retain_add(struct corr_retain_clock *c, int64_t t);
 void corr_retain_settle(struct corr_retain_clock *c, int64_t wall_ns);
 void corr_retain_observe(struct corr_retain_clock *c,
 			 const struct corr_batch *b, int64_t wall_ns);
+/*
+ * The watermark that closes incidents (correlate/retain.c says why): the
+ * CORR_WATERMARK_QUORUM-th newest record time seen, never past the wall
+ * clock by more than CORR_WATERMARK_SKEW_NS. Records past that, or more
+ * than CORR_WATERMARK_AHEAD_NS ahead of the watermark they leave, are
+ * counted in ignored. start: from the database's watermark; observe: a
+ * batch's records (not Helm's), and ns moves.
+ */
+#define CORR_WATERMARK_QUORUM 5
+#define CORR_WATERMARK_SKEW_NS (INT64_C(5) * 60 * 1000000000)
+#define CORR_WATERMARK_AHEAD_NS (INT64_C(24) * 3600 * 1000000000)
+struct corr_watermark {
+	struct corr_top newest;           /* the quorum's newest times */
+	int64_t ns;
+	uint64_t ignored;                 /* records ahead, never reset */
+};
+void corr_watermark_start(struct corr_watermark *w, int64_t stored_ns);
+void corr_watermark_observe(struct corr_watermark *w,
+			    const struct corr_batch *b, int64_t wall_ns);
 /*
  * Adds one classified record. Helm records (rec->nrevs > 0) give their
  * revisions; any record with a release label on a pod or workload gives a

@@ -64,6 +64,9 @@ struct store_stats {
 	uint64_t registry_refused;     /* the pipeline's: revisions and
 	                                * workload mappings past the release
 	                                * registry's bounds (correlate.h) */
+	uint64_t watermark_ignored;    /* the pipeline's: records too far
+	                                * ahead to move the watermark
+	                                * (corr_watermark) */
 	uint64_t events_expired;       /* deleted by retention (--retain) */
 	uint64_t incidents_expired;
 };
@@ -187,6 +190,9 @@ int store_write_revrange(struct store *st, const char *ns, const char *rel,
 /* Raises the watermark to max_ts and closes the incidents quiet for more
  * than the gap before it. */
 int store_close_windows(struct store *st, int64_t max_ts);
+/* Lowers the watermark to ns if it is past it (one a bad clock moved):
+ * the incidents it closed reopen when their failures go on. */
+int store_lower_watermark(struct store *st, int64_t ns);
 int store_write_diag(struct store *st, int64_t id, const struct plan_diag *d);
 int store_write_positions(struct store *st, const struct plan_batch_pos *pos,
 			  size_t n);
