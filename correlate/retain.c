@@ -101,18 +101,26 @@ void corr_retain_observe(struct corr_retain_clock *c,
 
 /*
  * The watermark: how far the input has come, which closes the incidents
- * quiet for longer than the gap before it. Not the newest record's time:
- * one line from a node whose clock is months ahead, or a Helm revision
- * time, would close every incident, and the failures that go on would
- * stay closed. Not the median above: a database fed the logs of several
- * clusters or months at once has its newest input in a minority of
- * records, and closing must still follow it. As stream processors bound
- * out-of-orderness, the watermark is the time CORR_WATERMARK_QUORUM
- * records have reached, and no record more than CORR_WATERMARK_SKEW_NS
- * past the wall clock counts: a few records far ahead move nothing, and
- * a source that falls silent holds nothing back. A watermark found past
- * the wall clock (stored by an older revtrail) comes back to it, so the
- * incidents it closed reopen as their failures go on.
+ * quiet for longer than the gap before it. Not the newest record's time
+ * as such: one line from a node whose clock is months ahead, or a Helm
+ * revision time, would close every incident, and the failures that go on
+ * would stay closed. Not the median above either: a database fed the logs
+ * of several clusters or months at once has its newest input in a
+ * minority of records, and closing must still follow it. As stream
+ * processors bound out-of-orderness, a record moves the watermark to its
+ * time unless it lies more than CORR_WATERMARK_AHEAD_NS past the
+ * reference -- the watermark, or the time the CORR_WATERMARK_QUORUM
+ * newest records seen have all reached, whichever is later (in a new
+ * database, before the quorum, the oldest seen) -- or more than CORR_WATERMARK_SKEW_NS past the wall
+ * clock. So a few records far ahead of the others move nothing, a quorum
+ * of them does (a replay of a later month), and a source that falls
+ * silent holds nothing back. A record far ahead with no other record
+ * yet to judge it by (the first of a new database, alone in its batch)
+ * cannot be told from the input's own time: only the wall clock bounds
+ * it.
+ * A watermark found past the wall clock (stored by an older revtrail)
+ * comes back to it, so the incidents it closed reopen as their failures
+ * go on.
  */
 void corr_watermark_start(struct corr_watermark *w, int64_t stored_ns)
 {
@@ -124,21 +132,28 @@ void corr_watermark_start(struct corr_watermark *w, int64_t stored_ns)
 void corr_watermark_observe(struct corr_watermark *w,
 			    const struct corr_batch *b, int64_t wall_ns)
 {
-	int64_t limit = wall_ns + CORR_WATERMARK_SKEW_NS;
+	int64_t limit = wall_ns + CORR_WATERMARK_SKEW_NS, ref = w->ns, to;
+	const struct corr_top *h = &w->newest;
 
 	for (unsigned i = 0; i < b->newest.n; i++)
 		if (b->newest.t[i] <= limit)
 			corr_top_add(&w->newest, b->newest.t[i],
 				     CORR_WATERMARK_QUORUM);
-	if (w->newest.n == CORR_WATERMARK_QUORUM && w->newest.t[0] > w->ns)
-		w->ns = w->newest.t[0];
+	/* The oldest seen stands in for the quorum only where nothing
+	 * else is known: a new database's first records. */
+	if (h->n && h->t[0] > ref &&
+	    (h->n == CORR_WATERMARK_QUORUM || !ref))
+		ref = h->t[0];
+	to = ref + CORR_WATERMARK_AHEAD_NS;
+	/* Over the newest ever seen, not the batch's: a record that came
+	 * before the others it is judged by counts once they are here, so
+	 * the order of the input does not matter. */
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->t[i] <= to && h->t[i] > w->ns)
+			w->ns = h->t[i];
+	for (unsigned i = 0; i < b->newest.n; i++)
+		if (b->newest.t[i] > limit || b->newest.t[i] > to)
+			w->ignored++;
 	if (w->ns > limit)
 		w->ns = limit;
-	for (unsigned i = 0; i < b->newest.n; i++) {
-		int64_t t = b->newest.t[i];
-
-		if (t > limit || (w->ns > 0 && t > w->ns +
-				  CORR_WATERMARK_AHEAD_NS))
-			w->ignored++;
-	}
 }

@@ -346,15 +346,16 @@ void corr_retain_observe(struct corr_retain_clock *c,
 			 const struct corr_batch *b, int64_t wall_ns);
 /*
  * The watermark that closes incidents (correlate/retain.c says why): the
- * CORR_WATERMARK_QUORUM-th newest record time seen, never past the wall
- * clock by more than CORR_WATERMARK_SKEW_NS. Records past that, or more
- * than CORR_WATERMARK_AHEAD_NS ahead of the watermark they leave, are
- * counted in ignored. start: from the database's watermark; observe: a
- * batch's records (not Helm's), and ns moves.
+ * newest record time seen, but for records more than
+ * CORR_WATERMARK_AHEAD_NS past the later of the watermark and the time
+ * the CORR_WATERMARK_QUORUM newest records have reached, or more than
+ * CORR_WATERMARK_SKEW_NS past the wall clock: those are counted in
+ * ignored. start: from the database's watermark; observe: a batch's
+ * records (not Helm's), and ns moves.
  */
 #define CORR_WATERMARK_QUORUM 5
 #define CORR_WATERMARK_SKEW_NS (INT64_C(5) * 60 * 1000000000)
-#define CORR_WATERMARK_AHEAD_NS (INT64_C(24) * 3600 * 1000000000)
+#define CORR_WATERMARK_AHEAD_NS (INT64_C(7) * 24 * 3600 * 1000000000)
 struct corr_watermark {
 	struct corr_top newest;           /* the quorum's newest times */
 	int64_t ns;

@@ -1,6 +1,7 @@
-/* The watermark that closes incidents: the time a quorum of records has
- * reached, never past the wall clock; Helm revision times and a few
- * records far ahead move nothing, and are counted. */
+/* The watermark that closes incidents: the newest record time, but for
+ * records far ahead of what a quorum of records reached or of the wall
+ * clock; Helm revision times and a few records far ahead move nothing,
+ * and are counted. */
 #include "revtrail/correlate.h"
 #include "tap.h"
 
@@ -51,44 +52,76 @@ int main(void)
 	int64_t before;
 
 	corr_watermark_start(&w, 0);
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 3; i++)
+		line(b, T0 + i * MIN);
+	line(b, T0 + 120 * DAY);
+	corr_watermark_observe(&w, b, wall);
+	is_int(w.ns, T0 + 2 * MIN, "before the quorum, the oldest records "
+	       "judge: one far ahead of three moves nothing");
+	is_int(w.ignored, 1, "and is counted");
+	corr_batch_reset(b);
+	line(b, T0 + 3 * MIN);
+	corr_watermark_observe(&w, b, wall);
+	is_int(w.ns, T0 + 3 * MIN, "nor once the quorum is there");
+	corr_batch_reset(b);
+
+	for (int i = 4; i < 10; i++)
 		line(b, T0 + i * MIN);
 	line(b, T0 + 120 * DAY);                 /* a node 4 months ahead */
 	corr_watermark_observe(&w, b, wall);
-	is_int(w.ns, T0 + 6 * MIN, "the fifth newest: one line far ahead, "
+	is_int(w.ns, T0 + 9 * MIN, "the newest record: one line far ahead, "
 	       "in the batch, moves nothing");
-	is_int(w.ignored, 1, "and is counted");
+	is_int(w.ignored, 2, "and is counted");
 	corr_batch_reset(b);
 
 	line(b, T0 + 121 * DAY);
 	corr_watermark_observe(&w, b, wall);
-	ok(w.ns > T0 && w.ns < T0 + 10 * MIN, "nor alone, in a batch of its "
-	   "own: it holds a place of the quorum, no more");
-	is_int(w.ignored, 2, "counted too");
+	is_int(w.ns, T0 + 9 * MIN, "nor alone, in a batch of its own");
+	is_int(w.ignored, 3, "counted too");
 	corr_batch_reset(b);
 
 	helm(b, T0 + 200 * DAY);
-	before = w.ns;
 	corr_watermark_observe(&w, b, wall);
 	is_int(b->newest.n, 0, "a Helm revision time is no record time");
-	is_int(w.ns, before, "it moves nothing");
+	is_int(w.ns, T0 + 9 * MIN, "it moves nothing");
 	corr_batch_reset(b);
 
-	for (int i = 0; i < 5; i++)
-		line(b, T0 + DAY + i * MIN);
+	line(b, T0 + 2 * DAY);
 	corr_watermark_observe(&w, b, wall);
-	ok(w.ns >= T0 + DAY && w.ns < T0 + DAY + 5 * MIN, "five newer "
-	   "records move it: a day ahead in a replay, a quiet source behind, "
-	   "nothing holds it");
-	before = w.ns;
+	is_int(w.ns, T0 + 2 * DAY, "one record two days on moves it: a "
+	       "later failure closes the one before");
 	corr_batch_reset(b);
 
+	line(b, T0 + 30 * DAY);
+	corr_watermark_observe(&w, b, wall);
+	is_int(w.ns, T0 + 2 * DAY, "one record a month on alone does not");
+	corr_batch_reset(b);
+	for (int i = 1; i < 5; i++)
+		line(b, T0 + 30 * DAY + i * MIN);
+	corr_watermark_observe(&w, b, wall);
+	is_int(w.ns, T0 + 30 * DAY + 4 * MIN, "a quorum a month on moves it: "
+	       "a replay of a later month, a quiet source left behind");
+	is_int(w.ignored, 4, "none of it ignored but the one that came "
+	       "alone");
+	corr_batch_reset(b);
+
+	before = w.ns;
 	for (int i = 0; i < 20; i++)
 		line(b, wall + DAY + i);
 	corr_watermark_observe(&w, b, wall);
 	is_int(w.ns, before, "records past the wall clock move nothing, "
 	       "however many");
-	is_int(w.ignored, 22, "each counted");
+	is_int(w.ignored, 24, "each counted");
+
+	corr_watermark_start(&w, 0);
+	line(b, T0 + 10 * MIN);
+	corr_watermark_observe(&w, b, wall);
+	corr_batch_reset(b);
+	line(b, T0);
+	corr_watermark_observe(&w, b, wall);
+	is_int(w.ns, T0 + 10 * MIN, "the newest first, alone: it stands, as "
+	       "in any order");
+	corr_batch_reset(b);
 	corr_batch_reset(b);
 
 	corr_watermark_start(&w, wall + 120 * DAY);

@@ -51,10 +51,12 @@ for order in first middle last; do
 	check $order
 done
 
-# One file a run, so the bad line is a batch of its own, in each place.
-for order in first middle last; do
+# One file a run, so the bad line is a batch of its own, in each place
+# but the very first: the first record of a new database, alone, has no
+# other to be judged by, and only the wall clock bounds it (see live).
+for order in second middle last; do
 	case $order in
-	first) files="$T/bad-clock.ndjson $ALL" ;;
+	second) files="$T/events-1.ndjson $T/bad-clock.ndjson $T/helm-history.txt $T/events-2.ndjson $T/fluentbit.ndjson $T/release-secret-v48.json" ;;
 	middle) files="$T/events-1.ndjson $T/helm-history.txt $T/bad-clock.ndjson $T/events-2.ndjson $T/fluentbit.ndjson $T/release-secret-v48.json" ;;
 	last) files="$ALL $T/bad-clock.ndjson" ;;
 	esac
