@@ -51,7 +51,7 @@ size_t corr_later_revisions(const struct corr_incview *v,
 
 	if (!v->rel)
 		return 0;
-	/* revs are sorted by number: the timeline order Helm gives them */
+	/* revs are sorted by (life, number): the timeline order */
 	for (size_t i = 0; i < v->rel->nrevs; i++) {
 		const struct corr_rev *r = &v->rel->revs[i];
 
@@ -60,7 +60,9 @@ size_t corr_later_revisions(const struct corr_incview *v,
 		if (r->updated_ns + CORR_SKEW_NS <= v->opened_ns ||
 		    r->updated_ns > end)
 			continue;
-		if (v->opening && r->revision < v->opening->revision)
+		if (v->opening && (r->life < v->opening->life ||
+				   (r->life == v->opening->life &&
+				    r->revision < v->opening->revision)))
 			continue;
 		if (n < max)
 			out[n] = r;

@@ -19,6 +19,7 @@
  */
 #include <ctype.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <string.h>
 #include <strings.h>
 
@@ -393,47 +394,145 @@ static int revs_grow(struct corr_registry *reg, struct corr_release *rel)
 	return 0;
 }
 
-/* Finds or inserts revision number n into *out, keeping revs sorted; a
- * full release gives up its lowest revision for a higher one, and refuses
- * a lower one (RT_ELIMIT). *created tells whether n is new. */
-static int rev_get(struct corr_registry *reg, struct corr_release *rel, int n,
-		   struct corr_rev **out, bool *created)
+/* Whether a statement of revision n at time t is entry r: the same
+ * number, and times that agree (a second's text against a payload's
+ * nanoseconds, a Secret's creation against its last_deployed) or one of
+ * them unknown. Two statements of a number further apart are two
+ * installs of the release: an uninstall and install again start over at
+ * revision 1. */
+static bool same_instance(const struct corr_rev *r, int n, int64_t t)
 {
-	size_t lo = 0, hi = rel->nrevs;
+	int64_t d;
+
+	if (r->revision != n)
+		return false;
+	if (!t || !r->updated_ns)
+		return true;
+	d = r->updated_ns > t ? r->updated_ns - t : t - r->updated_ns;
+	return d <= CORR_LIFE_SLACK_NS;
+}
+
+/* The entry of revision n at time t: a timed statement takes the entry
+ * whose time agrees (or the number's untimed one), an untimed statement
+ * the number's newest entry. -1 when none. */
+static ssize_t rev_find(const struct corr_release *rel, int n, int64_t t)
+{
+	ssize_t best = -1;
+
+	for (size_t i = 0; i < rel->nrevs; i++) {
+		const struct corr_rev *r = &rel->revs[i];
+
+		if (!same_instance(r, n, t))
+			continue;
+		if (t && r->updated_ns)
+			return (ssize_t)i;
+		if (best < 0 || r->updated_ns > rel->revs[best].updated_ns)
+			best = (ssize_t)i;
+	}
+	return best;
+}
+
+/* Finds or appends the entry of revision n at time t into *out (relife
+ * puts it in place); a full release gives up its oldest entry for a
+ * newer one, and refuses an older one (RT_ELIMIT). *created tells
+ * whether the entry is new. */
+static int rev_get(struct corr_registry *reg, struct corr_release *rel, int n,
+		   int64_t t, struct corr_rev **out, bool *created)
+{
+	ssize_t i = rev_find(rel, n, t);
 	int err;
 
 	*created = false;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (rel->revs[mid].revision < n)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < rel->nrevs && rel->revs[lo].revision == n) {
-		*out = &rel->revs[lo];
+	if (i >= 0) {
+		*out = &rel->revs[i];
 		return 0;
 	}
 	if (rel->nrevs == CORR_RELEASE_REVS) {
-		if (lo == 0) {
+		const struct corr_rev *old = &rel->revs[0];
+
+		if (t && old->updated_ns ? t < old->updated_ns ||
+		    (t == old->updated_ns && n < old->revision) :
+		    n < old->revision) {
 			reg->refused++;
 			return RT_ELIMIT;
 		}
 		rev_release(reg, &rel->revs[0]);
 		memmove(&rel->revs[0], &rel->revs[1],
-			--lo * sizeof(*rel->revs));
-	} else {
-		if (rel->nrevs == rel->cap && (err = revs_grow(reg, rel)))
-			return err;
-		memmove(&rel->revs[lo + 1], &rel->revs[lo],
-			(rel->nrevs++ - lo) * sizeof(*rel->revs));
+			--rel->nrevs * sizeof(*rel->revs));
+	} else if (rel->nrevs == rel->cap && (err = revs_grow(reg, rel))) {
+		return err;
 	}
-	memset(&rel->revs[lo], 0, sizeof(*rel->revs));
-	rel->revs[lo].revision = n;
+	*out = &rel->revs[rel->nrevs++];
+	memset(*out, 0, sizeof(**out));
+	(*out)->revision = n;
 	*created = true;
-	*out = &rel->revs[lo];
 	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct corr_rev *x = *(const struct corr_rev *const *)a;
+	const struct corr_rev *y = *(const struct corr_rev *const *)b;
+
+	if (x->updated_ns != y->updated_ns)
+		return x->updated_ns < y->updated_ns ? -1 : 1;
+	return (x->revision > y->revision) - (x->revision < y->revision);
+}
+
+static int by_life(const void *a, const void *b)
+{
+	const struct corr_rev *x = a, *y = b;
+
+	if (x->life != y->life)
+		return x->life < y->life ? -1 : 1;
+	if (x->revision != y->revision)
+		return x->revision < y->revision ? -1 : 1;
+	return (x->updated_ns > y->updated_ns) - (x->updated_ns < y->updated_ns);
+}
+
+/*
+ * Numbers every entry's life and sorts the entries by (life, number).
+ * Within one install Helm numbers revisions in time order, so in time
+ * order a number that does not rise starts a new life. That is a
+ * function of the set of entries, whatever order they came in; an entry
+ * added can only split lives, never join two. Untimed entries belong to
+ * the newest life. Returns whether an entry held before changed life.
+ */
+static bool relife(struct corr_release *rel)
+{
+	struct corr_rev *ord[CORR_RELEASE_REVS];
+	size_t n = 0;
+	int life = 1, prev = 0;
+	bool moved = false;
+
+	for (size_t i = 0; i < rel->nrevs; i++)
+		if (rel->revs[i].updated_ns)
+			ord[n++] = &rel->revs[i];
+	qsort(ord, n, sizeof(*ord), by_time);
+	for (size_t i = 0; i < n; i++) {
+		if (prev && ord[i]->revision <= prev)
+			life++;
+		prev = ord[i]->revision;
+		moved |= ord[i]->life && ord[i]->life != life;
+		ord[i]->life = life;
+	}
+	for (size_t i = 0; i < rel->nrevs; i++)
+		if (!rel->revs[i].updated_ns) {
+			moved |= rel->revs[i].life &&
+				 rel->revs[i].life != life;
+			rel->revs[i].life = life;
+		}
+	qsort(rel->revs, rel->nrevs, sizeof(*rel->revs), by_life);
+	return moved;
+}
+
+/* The entry of (n, t) after relife moved it. */
+static struct corr_rev *rev_locate(struct corr_release *rel, int n, int64_t t)
+{
+	for (size_t i = 0; i < rel->nrevs; i++)
+		if (rel->revs[i].revision == n && rel->revs[i].updated_ns == t)
+			return &rel->revs[i];
+	return NULL;
 }
 
 /* Compares a stored string with a view bytewise (NULL sorts first). */
@@ -619,15 +718,21 @@ int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
 	struct corr_release *rel;
 	struct corr_rev *r;
 	bool new_rel, new_rev;
+	int64_t t;
 	int c;
 
 	*changed = 0;
 	if (rv->release.n == 0 || rv->revision <= 0)
 		return RT_EINVAL;
 	if ((c = release_get(reg, rv->ns, rv->release, &rel, &new_rel)) ||
-	    (c = rev_get(reg, rel, rv->revision, &r, &new_rev)))
+	    (c = rev_get(reg, rel, rv->revision, rv->updated_ns, &r,
+			 &new_rev)))
 		return c;
 	c = merge_fields(reg, r, rv);
+	t = r->updated_ns;
+	if (relife(rel))
+		*changed |= CORR_REG_RELIFE;
+	r = rev_locate(rel, rv->revision, t);
 	note_order(rel);
 	if (c < 0)
 		return c;
@@ -666,7 +771,8 @@ int corr_registry_load(struct corr_registry *reg, const char *ns,
 	if ((err = release_get(reg, rt_str_make(ns, strlen(ns)),
 			       rt_str_make(name, strlen(name)), &rel,
 			       &created)) ||
-	    (err = rev_get(reg, rel, src->revision, &r, &created)))
+	    (err = rev_get(reg, rel, src->revision, src->updated_ns, &r,
+			   &created)))
 		return err;
 	rev_release(reg, r);
 	memset(r, 0, sizeof(*r));
@@ -674,6 +780,9 @@ int corr_registry_load(struct corr_registry *reg, const char *ns,
 	r->updated_ns = src->updated_ns;
 	r->evidence = src->evidence;
 	r->ranks = src->ranks;
+	r->life = src->life;
+	relife(rel);
+	r = rev_locate(rel, src->revision, src->updated_ns);
 	note_order(rel);
 	if ((err = load_str(reg, &r->status, src->status)) ||
 	    (err = load_str(reg, &r->chart, src->chart)) ||
@@ -737,12 +846,19 @@ const struct corr_rev *corr_release_at(const struct corr_release *rel,
 const struct corr_rev *corr_release_rev(const struct corr_release *rel,
 					int revision)
 {
-	if (!rel)
-		return NULL;
-	for (size_t i = 0; i < rel->nrevs; i++)
-		if (rel->revs[i].revision == revision)
-			return &rel->revs[i];
-	return NULL;
+	return corr_release_rev_life(rel, revision, 0);
+}
+
+const struct corr_rev *corr_release_rev_life(const struct corr_release *rel,
+					     int revision, int life)
+{
+	const struct corr_rev *best = NULL;
+
+	for (size_t i = 0; rel && i < rel->nrevs; i++)
+		if (rel->revs[i].revision == revision &&
+		    (!life || rel->revs[i].life == life))
+			best = &rel->revs[i];
+	return best;
 }
 
 /* ---- workload -> release ------------------------------------------- */

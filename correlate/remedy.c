@@ -13,7 +13,9 @@
 #include "revtrail/correlate.h"
 #include "revtrail/rt_kit.h"
 
-/* The last successful revision before the opening one. */
+/* The last successful revision before the opening one, of the opening
+ * one's life: a reinstall's numbers start again, and the old life's
+ * revisions are gone from Helm's storage. */
 static int previous_rev(const struct corr_incview *v)
 {
 	int best = 0;
@@ -23,7 +25,8 @@ static int previous_rev(const struct corr_incview *v)
 	for (size_t i = 0; v->rel && i < v->rel->nrevs; i++) {
 		const struct corr_rev *r = &v->rel->revs[i];
 
-		if (r->revision < v->opening->revision && r->status &&
+		if (r->life == v->opening->life &&
+		    r->revision < v->opening->revision && r->status &&
 		    (!strcmp(r->status, "superseded") ||
 		     !strcmp(r->status, "deployed")))
 			best = r->revision;
@@ -113,13 +116,18 @@ static int kind_before(const char *start, const char *p)
 	return 0;
 }
 
-/* The newest revision the release history holds: <N> in a remedy. */
+/* The newest revision the release history holds, of the opening one's
+ * life (the newest life without one): <N> in a remedy. */
 static int newest_rev(const struct corr_incview *v)
 {
 	int best = v->opening ? v->opening->revision : 0;
+	int life = v->opening ? v->opening->life :
+		   v->rel && v->rel->nrevs ?
+		   v->rel->revs[v->rel->nrevs - 1].life : 0;
 
 	for (size_t i = 0; v->rel && i < v->rel->nrevs; i++)
-		if (v->rel->revs[i].revision > best)
+		if (v->rel->revs[i].life == life &&
+		    v->rel->revs[i].revision > best)
 			best = v->rel->revs[i].revision;
 	return best;
 }
@@ -156,7 +164,7 @@ static const struct corr_rev *rollback_target(const struct corr_incview *v)
 
 	if (!v->opening || prev <= 0 || prev >= v->opening->revision ||
 	    newest_rev(v) != v->opening->revision ||
-	    !(r = corr_release_rev(v->rel, prev)) || !r->status ||
+	    !(r = corr_release_rev_life(v->rel, prev, v->opening->life)) || !r->status ||
 	    (strcmp(r->status, "superseded") && strcmp(r->status, "deployed")) ||
 	    is_sick(v, prev))
 		return NULL;

@@ -118,6 +118,21 @@ static int anyns_claim(struct pipeline_db *db, const char *r)
 	return err;
 }
 
+/* Every revision of rel, its lives numbered again. */
+static int lives_write(struct pipeline_db *db, const struct corr_release *rel)
+{
+	struct plan_revision *rows = malloc(rel->nrevs * sizeof(*rows));
+	int err;
+
+	if (!rows)
+		return RT_ENOMEM;
+	for (size_t i = 0; i < rel->nrevs; i++)
+		corr_revision_row(rel, &rel->revs[i], &rows[i]);
+	err = store_write_lives(db->st, rows, rel->nrevs, CORR_LIFE_SLACK_NS);
+	free(rows);
+	return err;
+}
+
 static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
 {
 	struct corr_plan *p = &db->plan;
@@ -139,13 +154,15 @@ static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
 		}
 		if (err)
 			continue;
-		if (chg & CORR_REG_CHANGED) {
+		if (chg & CORR_REG_RELIFE) {
+			err = lives_write(db, rel);
+		} else if (chg & CORR_REG_CHANGED) {
 			corr_revision_row(rel, r, &row);
 			err = store_write_revision(db->st, &row);
 		}
 		if (!err && b->revs[i].manifest_summary.n)
 			err = store_write_summary(db->st, rel->ns, rel->name,
-						  r->revision,
+						  r->revision, r->life,
 						  b->revs[i].manifest_summary);
 		if (err || !(chg & CORR_REG_CHANGED))
 			continue;

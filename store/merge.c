@@ -433,8 +433,10 @@ static int build_revisions(struct merge *m)
 		    ", r.manifest_summary AS manifest_summary, " :
 		    ", NULL AS manifest_summary, ");
 		add_cluster(m, k, "revisions", "r");
-		rt_buf_addf(&m->b,
-			    " AS cluster FROM db%d.revisions r WHERE 1", k);
+		/* lives since version 11: before, each revision had one */
+		add(m, has(m, k, "revisions", "life") ?
+		    " AS cluster, r.life AS life" : " AS cluster, 1 AS life");
+		rt_buf_addf(&m->b, " FROM db%d.revisions r WHERE 1", k);
 		for (int j = 1; j <= m->n; j++)
 			if (j != k)
 			{
@@ -443,6 +445,11 @@ static int build_revisions(struct merge *m)
 					 " o.namespace = r.namespace AND"
 					 " o.release = r.release AND"
 					 " o.revision = r.revision AND ", j);
+				add(m, has(m, j, "revisions", "life") ?
+				    "o.life" : "1");
+				add(m, " = ");
+				add(m, has(m, k, "revisions", "life") ?
+				    "r.life AND " : "1 AND ");
 				add_cluster(m, j, "revisions", "o");
 				add(m, " = ");
 				add_cluster(m, k, "revisions", "r");
@@ -496,7 +503,7 @@ static int build_rest(struct merge *m)
 			rt_buf_addf(&m->b, "%s", none);
 		rt_buf_addf(&m->b, ");");
 	}
-	add(m, "CREATE TEMP VIEW timeline AS" SQL_TIMELINE_SELECT_CLUSTER ";");
+	add(m, "CREATE TEMP VIEW timeline AS" SQL_TIMELINE_SELECT_LIVES ";");
 	return run(m, "views");
 }
 

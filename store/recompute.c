@@ -100,6 +100,7 @@ int store_write_revision(struct store *st, const struct plan_revision *r)
 	sqlite3_bind_int64(s, 11, r->updated_ns);
 	sqlite3_bind_int(s, 12, (int)r->evidence);
 	sqlite3_bind_int64(s, 13, r->ranks);
+	sqlite3_bind_int(s, 14, r->life > 0 ? r->life : 1);
 	st->pending.revisions++;
 	return store_db_done(st, s, "revision");
 }
@@ -412,14 +413,53 @@ int store_write_revrange(struct store *st, const char *ns, const char *rel,
 	return store_db_done(st, s, "event revisions");
 }
 
+/* A release's revisions after its lives were numbered again: the stored
+ * rows (and the manifest summaries only they hold) follow their revision
+ * to its new life, matched by number and time as the registry matches
+ * statements; then every revision is written. */
+int store_write_lives(struct store *st, const struct plan_revision *revs,
+		      size_t n, int64_t slack_ns)
+{
+	sqlite3_stmt *s;
+	int err;
+
+	if (!n)
+		return 0;
+	s = store_stmt(st, S_REV_ASIDE);
+	store_bind_cstr(s, 1, revs[0].ns);
+	store_bind_cstr(s, 2, revs[0].rel);
+	if ((err = store_db_done(st, s, "revision lives")))
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		s = store_stmt(st, S_REV_RELIFE);
+		store_bind_cstr(s, 1, revs[i].ns);
+		store_bind_cstr(s, 2, revs[i].rel);
+		sqlite3_bind_int(s, 3, revs[i].revision);
+		sqlite3_bind_int(s, 4, revs[i].life > 0 ? revs[i].life : 1);
+		sqlite3_bind_int64(s, 5, revs[i].updated_ns);
+		sqlite3_bind_int64(s, 6, slack_ns);
+		if ((err = store_db_done(st, s, "revision lives")))
+			return err;
+	}
+	s = store_stmt(st, S_REV_DROP_ASIDE);
+	store_bind_cstr(s, 1, revs[0].ns);
+	store_bind_cstr(s, 2, revs[0].rel);
+	if ((err = store_db_done(st, s, "revision lives")))
+		return err;
+	for (size_t i = 0; i < n && !err; i++)
+		err = store_write_revision(st, &revs[i]);
+	return err;
+}
+
 int store_write_summary(struct store *st, const char *ns, const char *rel,
-			int revision, struct rt_str summary)
+			int revision, int life, struct rt_str summary)
 {
 	sqlite3_stmt *s = store_stmt(st, S_REV_SUMMARY);
 
 	store_bind_cstr(s, 1, ns);
 	store_bind_cstr(s, 2, rel);
 	sqlite3_bind_int(s, 3, revision);
+	sqlite3_bind_int(s, 5, life > 0 ? life : 1);
 	sqlite3_bind_text(s, 4, summary.p, (int)summary.n, SQLITE_STATIC);
 	return store_db_done(st, s, "revision summary");
 }

@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -48,8 +48,62 @@
 	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)" \
 	" ORDER BY 1, ts_ns, entry DESC, event_id"
 #define SQL_TIMELINE_SELECT SQL_TIMELINE_SELECT_OF("", "")
+/* Schema 11 on: of the rows of the incident's own revision number, the
+ * one of the install (life) in force when it opened; a reinstall's
+ * revision 1 is not the old life's. */
+#define SQL_TIMELINE_SELECT_LIVES \
+	" SELECT e.incident_id AS incident_id, e.first_seen AS ts," \
+	"  'event' AS entry, e.id AS event_id, e.revision AS revision," \
+	"  e.object_kind AS object_kind, e.object_name AS object_name," \
+	"  e.reason AS reason, e.message AS message, e.severity AS severity," \
+	"  e.tags AS tags, e.count AS count, e.ts AS last_seen," \
+	"  e.first_ns AS ts_ns" \
+	" FROM events e WHERE e.incident_id IS NOT NULL" \
+	" UNION ALL" \
+	" SELECT i.id, r.updated_at, 'revision', NULL, r.revision, 'Release'," \
+	"  i.release, r.status, r.description, NULL, NULL, NULL, r.updated_at," \
+	"  r.updated_ns" \
+	" FROM incidents i JOIN revisions r ON r.release = i.release" \
+	"  AND r.cluster = i.cluster" \
+	"  AND (r.namespace = i.namespace OR (r.namespace = '' AND NOT EXISTS" \
+	"   (SELECT 1 FROM revisions o WHERE o.cluster = i.cluster AND" \
+	"    o.namespace = i.namespace AND o.release = i.release)))" \
+	" WHERE r.updated_ns > 0 AND r.revision >= i.revision" \
+	"  AND ((r.revision = i.revision AND NOT EXISTS (SELECT 1 FROM" \
+	"    revisions n WHERE n.cluster = r.cluster AND" \
+	"    n.namespace = r.namespace AND n.release = r.release AND" \
+	"    n.revision = r.revision AND n.life > r.life AND" \
+	"    n.updated_ns <= i.opened_ns + 1000000000))" \
+	"   OR r.updated_ns + 1000000000 > i.opened_ns)" \
+	"  AND r.updated_ns <= i.last_ns" \
+	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)" \
+	" ORDER BY 1, ts_ns, entry DESC, event_id"
 #define SQL_TIMELINE_SELECT_CLUSTER SQL_TIMELINE_SELECT_OF( \
 	" AND r.cluster = i.cluster", " o.cluster = i.cluster AND")
+
+/* 10 -> 11, whole: revisions keyed by life too. */
+#define SQL_MIGRATE_LIVES \
+	"DROP VIEW timeline;" \
+	"CREATE TABLE revisions_v11(" \
+	" namespace TEXT NOT NULL, release TEXT NOT NULL," \
+	" revision INTEGER NOT NULL, status TEXT, chart TEXT, app_version TEXT," \
+	" updated_at TEXT, description TEXT," \
+	" evidence TEXT NOT NULL DEFAULT '[]', hooks TEXT NOT NULL DEFAULT '[]'," \
+	" updated_ns INTEGER NOT NULL DEFAULT 0," \
+	" evidence_bits INTEGER NOT NULL DEFAULT 0," \
+	" merge_ranks INTEGER NOT NULL DEFAULT 0," \
+	" cluster TEXT NOT NULL DEFAULT '', manifest_summary TEXT," \
+	" life INTEGER NOT NULL DEFAULT 1," \
+	" PRIMARY KEY(cluster, namespace, release, revision, life));" \
+	"INSERT INTO revisions_v11(namespace, release, revision, status, chart," \
+	" app_version, updated_at, description, evidence, hooks, updated_ns," \
+	" evidence_bits, merge_ranks, cluster, manifest_summary)" \
+	" SELECT namespace, release, revision, status, chart, app_version," \
+	" updated_at, description, evidence, hooks, updated_ns, evidence_bits," \
+	" merge_ranks, cluster, manifest_summary FROM revisions;" \
+	"DROP TABLE revisions;" \
+	"ALTER TABLE revisions_v11 RENAME TO revisions;" \
+	"CREATE VIEW timeline AS" SQL_TIMELINE_SELECT_LIVES ";"
 
 /* Migration N brings user_version N-1 to N. Append, never edit. */
 static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
@@ -232,6 +286,12 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * repeat.c): count is their number. NULL for every other row. */
 	"ALTER TABLE events"
 	" ADD COLUMN times BLOB;",
+	/* 10 -> 11: an uninstall and install again starts the numbers over
+	 * at 1, so a revision is its number and its life (which install,
+	 * 1 = the oldest known: correlate/registry.c "relife"). A key
+	 * column means a new table; the view goes first and comes back
+	 * choosing the life in force. */
+	SQL_MIGRATE_LIVES,
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
@@ -262,13 +322,14 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" ON CONFLICT(key) DO UPDATE SET value = excluded.value") \
 	X(REV_ALL, "SELECT namespace, release, revision, status, chart," \
 		" app_version, description, updated_ns, evidence_bits, hooks," \
-		" merge_ranks FROM revisions WHERE cluster = :cluster") \
+		" merge_ranks, life FROM revisions WHERE cluster = :cluster") \
 	X(REV_UPSERT, "INSERT INTO revisions(namespace, release, revision," \
 		" status, chart, app_version, updated_at, description, evidence," \
-		" hooks, updated_ns, evidence_bits, merge_ranks, cluster)" \
+		" hooks, updated_ns, evidence_bits, merge_ranks, life, cluster)" \
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13," \
-		" :cluster)" \
-		" ON CONFLICT(cluster, namespace, release, revision) DO UPDATE SET" \
+		" ?14, :cluster)" \
+		" ON CONFLICT(cluster, namespace, release, revision, life)" \
+		" DO UPDATE SET" \
 		" status = excluded.status, chart = excluded.chart," \
 		" app_version = excluded.app_version," \
 		" updated_at = excluded.updated_at," \
@@ -279,7 +340,18 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" merge_ranks = excluded.merge_ranks") \
 	X(REV_SUMMARY, "UPDATE revisions SET manifest_summary = ?4" \
 		" WHERE namespace = ?1 AND release = ?2 AND revision = ?3" \
+		" AND life = ?5 AND cluster = :cluster") \
+	/* A release's lives renumbered: its rows step aside (negative),
+	 * each comes back to its new life by number and time, and what no
+	 * revision held claims is dropped; then every row is written. */ \
+	X(REV_ASIDE, "UPDATE revisions SET life = -life WHERE namespace = ?1" \
+		" AND release = ?2 AND life > 0 AND cluster = :cluster") \
+	X(REV_RELIFE, "UPDATE revisions SET life = ?4 WHERE namespace = ?1" \
+		" AND release = ?2 AND revision = ?3 AND life < 0" \
+		" AND abs(updated_ns - ?5) <= ?6" \
 		" AND cluster = :cluster") \
+	X(REV_DROP_ASIDE, "DELETE FROM revisions WHERE namespace = ?1" \
+		" AND release = ?2 AND life < 0 AND cluster = :cluster") \
 	X(EV_LOOKUP, "SELECT id, incident_id, first_ns, ts_ns, count, tags," \
 		" severity, via, release_namespace, release, message, reason," \
 		" object_kind, object_name, pod, container, type, times" \
@@ -532,7 +604,9 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"SELECT r.updated_ns, r.status, r.description FROM incidents i" \
 	" JOIN revisions r ON r.release = i.release AND r.revision = i.revision" \
 	SAME_CLUSTER " AND (r.namespace = i.namespace OR r.namespace = '')" \
-	" WHERE i.id = ?1 ORDER BY r.namespace DESC LIMIT 1"
+	" WHERE i.id = ?1 ORDER BY r.namespace DESC," \
+	" r.updated_ns <= i.opened_ns + 1000000000 DESC, r.updated_ns DESC" \
+	" LIMIT 1"
 #define SQL_INCIDENT_REVISION \
 	SQL_INCIDENT_REVISION_OF(" AND r.cluster = i.cluster")
 #define SQL_INCIDENT_REVISION_V4 SQL_INCIDENT_REVISION_OF("")

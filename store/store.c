@@ -185,6 +185,7 @@ int store_read_registry(struct store *st,
 		hooks_csv(store_col_text(s, 9), hooks, sizeof(hooks));
 		r.hooks = hooks;
 		r.ranks = (uint32_t)sqlite3_column_int64(s, 10);
+		r.life = sqlite3_column_int(s, 11);
 		err = rev(ctx, &r);
 	}
 	sqlite3_reset(s);

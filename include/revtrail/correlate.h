@@ -34,6 +34,11 @@
  * 14:41:07.8. A revision counts as in force this much before its time.
  */
 #define CORR_SKEW_NS 1000000000LL
+/* Two statements of one revision number this far apart in time are two
+ * installs of the release (a reinstall starts again at 1): further than
+ * a second's text from a payload's nanoseconds, nearer than an uninstall
+ * and install again (registry.c "relife"). */
+#define CORR_LIFE_SLACK_NS (60 * 1000000000LL)
 
 /* ---- release registry ------------------------------------------------ */
 
@@ -45,11 +50,13 @@ struct corr_rev {
 	unsigned evidence;          /* RT_REV_* bits, OR of all records */
 	char *hooks;                /* sorted "a,b": hook ConfigMaps/Secrets */
 	uint32_t ranks;             /* per-field merge ranks, see registry.c */
+	int life;                   /* 1 = the oldest install known: a
+	                             * reinstall reuses the numbers */
 };
 
 struct corr_release {
 	char *ns, *name;
-	struct corr_rev *revs;      /* sorted by revision number */
+	struct corr_rev *revs;      /* sorted by (life, revision number) */
 	size_t nrevs, cap;
 	bool by_time;               /* every revision has a time, and they
 	                             * never go down: corr_release_at may
@@ -81,6 +88,8 @@ uint64_t corr_registry_refused(const struct corr_registry *reg);
 enum {
 	CORR_REG_CHANGED = 1u << 0,      /* a field of the revision changed */
 	CORR_REG_NEW_RELEASE = 1u << 1,  /* first revision of this release */
+	CORR_REG_RELIFE = 1u << 2,       /* a revision held changed life:
+	                                  * every revision is written again */
 };
 
 /*
@@ -147,8 +156,12 @@ size_t corr_registry_alias_count(const struct corr_registry *reg);
  * updated_ns <= ts + CORR_SKEW_NS. NULL when none (or rel is NULL). */
 const struct corr_rev *corr_release_at(const struct corr_release *rel,
 				       int64_t ts);
+/* Revision number revision of the newest life that has one, or of life
+ * life (0: any). NULL when none. */
 const struct corr_rev *corr_release_rev(const struct corr_release *rel,
 					int revision);
+const struct corr_rev *corr_release_rev_life(const struct corr_release *rel,
+					     int revision, int life);
 /* Status rank used by the merge (0 for unknown/empty). */
 unsigned corr_status_rank(const char *status, size_t n);
 

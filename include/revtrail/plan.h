@@ -169,6 +169,7 @@ struct plan_revision {
 	unsigned evidence;               /* RT_REV_* */
 	const char *hooks;               /* "a,b" */
 	uint32_t ranks;
+	int life;                        /* corr_rev.life: which install */
 };
 
 /* ---- what to write --------------------------------------------------- */

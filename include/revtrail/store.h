@@ -166,8 +166,15 @@ int64_t store_watermark(const struct store *st);
 /* A revision's manifest summary (ingest/helm_summary.c) onto its stored
  * row; nothing when the row is not there. */
 int store_write_summary(struct store *st, const char *ns, const char *rel,
-			int revision, struct rt_str summary);
+			int revision, int life, struct rt_str summary);
 int store_write_revision(struct store *st, const struct plan_revision *r);
+/* Every revision of one release (revs[0].ns, .rel), after its lives were
+ * numbered again (CORR_REG_RELIFE): stored rows move to their revision's
+ * new life, matched by number and a time within slack_ns (their manifest
+ * summaries with them), rows no revision matches are dropped, and each
+ * revision is written. */
+int store_write_lives(struct store *st, const struct plan_revision *revs,
+		      size_t n, int64_t slack_ns);
 int store_write_alias(struct store *st, const struct plan_alias *a);
 int store_key_add(struct store *st, struct rt_str ns, struct rt_str rel);
 int store_write_move(struct store *st, const struct plan_move *m);

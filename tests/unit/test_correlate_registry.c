@@ -366,8 +366,10 @@ static void test_revision_at_search(void)
 			corr_registry_merge(reg, &x, &chg, NULL, NULL);
 		}
 		rel = corr_registry_find(reg, S("prod"), S("web"));
-		ok(rel && rel->by_time == (kind < 2), "%s: %s", kinds[kind],
-		   kind < 2 ? "searched" : "scanned");
+		/* one revision dated before revision 1 is a life of its
+		 * own, sorted first: the rest still rise */
+		ok(rel && rel->by_time == (kind < 3), "%s: %s", kinds[kind],
+		   kind < 3 ? "searched" : "scanned");
 		for (int i = 0; rel && i < 4000; i++) {
 			int64_t ts;
 
@@ -426,8 +428,118 @@ static void test_budget(void)
 	corr_registry_free(reg);
 }
 
+/* prod/web: revisions 1-5 of a first install, then uninstalled and
+ * installed again as a new revision 1 (issue 32). In every order the
+ * registry holds both lives, and the new revision 1 is in force. */
+#define DAY (86400 * SEC)
+static struct rt_revision lives[7];
+
+static void fill_lives(void)
+{
+	for (int i = 0; i < 5; i++)
+		lives[i] = rev("prod", "web", i + 1,
+			       i == 4 ? "deployed" : "superseded", "Upgrade",
+			       (int64_t)(i + 1) * DAY);
+	lives[5] = rev("prod", "web", 1, "deployed", "Install complete",
+		       7 * DAY);
+	lives[5].chart = S("web-2.0.0");
+	lives[6] = rev("prod", "web", 1, "pending-install", "Installing",
+		       7 * DAY + 2 * SEC);
+}
+
+static void lives_snapshot(const struct corr_release *rel, char *out,
+			   size_t n)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; rel && i < rel->nrevs && len < n; i++)
+		len += (size_t)snprintf(out + len, n - len, "%d.%d:%s:%lld ",
+					rel->revs[i].life,
+					rel->revs[i].revision,
+					rel->revs[i].status,
+					(long long)(rel->revs[i].updated_ns /
+						    SEC));
+}
+
+static bool next_perm(int *a, int n)
+{
+	int i = n - 2, j = n - 1;
+
+	while (i >= 0 && a[i] >= a[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	while (a[j] <= a[i])
+		j--;
+	int t = a[i]; a[i] = a[j]; a[j] = t;
+	for (int l = i + 1, r = n - 1; l < r; l++, r--) {
+		t = a[l]; a[l] = a[r]; a[r] = t;
+	}
+	return true;
+}
+
+static void test_lives(void)
+{
+	int ord[7] = { 0, 1, 2, 3, 4, 5, 6 };
+	char first[512] = "", got[512];
+	int orders = 0, same = 0, right = 0;
+
+	fill_lives();
+	do {
+		struct corr_registry *reg = corr_registry_new();
+		const struct corr_release *rel;
+		const struct corr_rev *at, *r1;
+		unsigned chg;
+
+		for (int i = 0; i < 7; i++)
+			corr_registry_merge(reg, &lives[ord[i]], &chg, NULL,
+					    NULL);
+		rel = corr_registry_find(reg, S("prod"), S("web"));
+		lives_snapshot(rel, got, sizeof(got));
+		if (!orders)
+			snprintf(first, sizeof(first), "%s", got);
+		same += !strcmp(first, got);
+		at = corr_release_at(rel, 9 * DAY);
+		r1 = corr_release_rev_life(rel, 1, 1);
+		right += at && at->revision == 1 && at->life == 2 &&
+			 !strcmp(at->status, "deployed") && at->chart &&
+			 !strcmp(at->chart, "web-2.0.0") &&
+			 corr_release_rev(rel, 1) == at &&
+			 r1 && !strcmp(r1->status, "superseded") &&
+			 !r1->chart && corr_release_at(rel, 6 * DAY) &&
+			 corr_release_at(rel, 6 * DAY)->revision == 5;
+		orders++;
+		corr_registry_free(reg);
+	} while (next_perm(ord, 7));
+	is_int(same, orders, "a reinstall: the same two lives in every order");
+	is_int(right, orders, "events after the reinstall: its revision 1, "
+	       "deployed; before it: the old life's 5");
+	is_str(first, "1.1:superseded:86400 1.2:superseded:172800 "
+	       "1.3:superseded:259200 1.4:superseded:345600 "
+	       "1.5:deployed:432000 2.1:deployed:604800 ",
+	       "old life readable, numbered apart");
+}
+
+static void test_relife_flag(void)
+{
+	struct corr_registry *reg = corr_registry_new();
+	unsigned chg;
+
+	fill_lives();
+	corr_registry_merge(reg, &lives[5], &chg, NULL, NULL);
+	ok(!(chg & CORR_REG_RELIFE), "a first revision starts no life");
+	corr_registry_merge(reg, &lives[2], &chg, NULL, NULL);
+	ok(chg & CORR_REG_RELIFE, "an older life found later renumbers");
+	corr_registry_merge(reg, &lives[3], &chg, NULL, NULL);
+	ok(!(chg & CORR_REG_RELIFE), "a revision of a known life does not");
+	corr_registry_free(reg);
+}
+
 int main(void)
 {
+	test_lives();
+	test_relife_flag();
 	test_first_ns_growth();
 	test_revision_cap();
 	test_budget();
