@@ -73,6 +73,7 @@ struct show {
 	int64_t id, rev, base_ns, opened_ns;
 	int64_t rev_ns;           /* when the opening revision was updated */
 	char *rev_status, *rev_desc;
+	int64_t life, lives;      /* the revision's install, of how many */
 	size_t n, total;          /* list items printed / seen */
 	int width;                /* of the terminal, for wrapping */
 	char day[11];             /* the timeline's current date */
@@ -156,6 +157,19 @@ static int on_revision(void *ctx, int n, const char *const *names,
 		s->rev_ns = v[0].i;
 	s->rev_status = value_dup(&v[1]);
 	s->rev_desc = value_dup(&v[2]);
+	return 0;
+}
+
+static int on_life(void *ctx, int n, const char *const *names,
+		   const struct store_value *v)
+{
+	struct show *s = ctx;
+
+	(void)names;
+	if (n >= 2 && v[0].type == STORE_INT && v[1].type == STORE_INT) {
+		s->life = v[0].i;
+		s->lives = v[1].i;
+	}
 	return 0;
 }
 
@@ -404,6 +418,10 @@ static void print_head(struct show *s)
 	cli_wrap(f, head, strlen(head), "", "    ", s->width);
 	if (s->rev <= 0)
 		print_history_hint(s);
+	if (s->rev > 0 && s->lives > 1)
+		fprintf(f, "Install:    %" PRId64 " of %" PRId64 " (the release "
+			"was uninstalled and installed again; each install "
+			"numbers its revisions from 1)\n", s->life, s->lives);
 	if (s->col[I_CLUSTER] && *s->col[I_CLUSTER]) {
 		fputs("Cluster:    ", f);
 		cli_put_text(f, s->col[I_CLUSTER]);
@@ -468,12 +486,16 @@ static int run(struct store *st, struct show *s)
 		return 1;
 	s->base_ns = s->opened_ns;
 	if ((rc = store_incident_part(st, s->id, STORE_PART_REVISION,
-				      on_revision, s)))
+				      on_revision, s)) ||
+	    (rc = store_incident_part(st, s->id, STORE_PART_LIFE, on_life, s)))
 		return rc;
 	if ((rc = changes_read(st, s->id, s->col[I_PODS], &s->changes)))
 		return rc;
 	if (s->json) {
 		json_history_hint(s);
+		if (s->lives > 1)
+			fprintf(s->f, ",\n\"install\":{\"life\":%" PRId64
+				",\"lives\":%" PRId64 "}", s->life, s->lives);
 		changes_json(s->f, &s->changes);
 		fputs(",\n\"objects\":[", s->f);
 		s->n = 0;

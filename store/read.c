@@ -572,7 +572,7 @@ int store_incidents(struct store *st, const struct store_filter *f,
 int store_incident_part(struct store *st, int64_t id, enum store_part part,
 			store_row_fn fn, void *ctx)
 {
-	static const char *const sql[2][7] = { {
+	static const char *const sql[2][8] = { {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT_V4,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
 		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
@@ -580,6 +580,7 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 		[STORE_PART_EXPORT] = SQL_INCIDENT_EXPORT,
 		[STORE_PART_CHANGES] = SQL_INCIDENT_CHANGES,
 		[STORE_PART_TIMELINE_KEYED] = SQL_INCIDENT_TIMELINE_KEYED,
+		[STORE_PART_LIFE] = SQL_INCIDENT_LIFE,
 	}, {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
@@ -588,6 +589,7 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 		[STORE_PART_EXPORT] = SQL_INCIDENT_EXPORT,
 		[STORE_PART_CHANGES] = SQL_INCIDENT_CHANGES,
 		[STORE_PART_TIMELINE_KEYED] = SQL_INCIDENT_TIMELINE_KEYED,
+		[STORE_PART_LIFE] = SQL_INCIDENT_LIFE,
 	} };
 	sqlite3_stmt *s;
 	int ret;
@@ -595,8 +597,10 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 	reader_start(st);
 	if (sqlite3_prepare_v2(st->db, sql[clustered(st)][part], -1, &s,
 			       NULL))
-		/* a database from before manifest summaries has none */
-		return part == STORE_PART_CHANGES ? 0 : store_db_fail(st, "incident");
+		/* a database from before manifest summaries (lives) has
+		 * none */
+		return part == STORE_PART_CHANGES || part == STORE_PART_LIFE ?
+		       0 : store_db_fail(st, "incident");
 	sqlite3_bind_int64(s, 1, id);
 	ret = run_rows(s, NULL, fn, ctx, st);
 	sqlite3_finalize(s);

@@ -610,6 +610,17 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 #define SQL_INCIDENT_REVISION \
 	SQL_INCIDENT_REVISION_OF(" AND r.cluster = i.cluster")
 #define SQL_INCIDENT_REVISION_V4 SQL_INCIDENT_REVISION_OF("")
+/* The life of the incident's revision (the one in force when it opened)
+ * and the release's number of lives (schema 11 on). */
+#define SQL_INCIDENT_LIFE \
+	"SELECT r.life, (SELECT max(o.life) FROM revisions o" \
+	" WHERE o.cluster = r.cluster AND o.namespace = r.namespace" \
+	" AND o.release = r.release) FROM incidents i" \
+	" JOIN revisions r ON r.release = i.release AND r.revision = i.revision" \
+	" AND r.cluster = i.cluster AND (r.namespace = i.namespace" \
+	" OR r.namespace = '') WHERE i.id = ?1 ORDER BY r.namespace DESC," \
+	" r.updated_ns <= i.opened_ns + 1000000000 DESC, r.updated_ns DESC" \
+	" LIMIT 1"
 /* The manifest summaries of the incident's revision and the one before
  * it that has one, newest first (schema 9 on). */
 #define SQL_INCIDENT_CHANGES \

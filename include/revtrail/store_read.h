@@ -140,6 +140,9 @@ enum store_part {
 	                         * none before schema 9 */
 	STORE_PART_TIMELINE_KEYED,  /* the timeline with event_id last (NULL
 	                         * for a revision): show --watch */
+	STORE_PART_LIFE,        /* (life, lives): the opening revision's life
+	                         * and how many the release has; none before
+	                         * schema 11 */
 };
 /* Rows of one part of incident id. Returns 0 (also when no rows). */
 int store_incident_part(struct store *st, int64_t id, enum store_part part,

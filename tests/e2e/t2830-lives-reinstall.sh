@@ -29,6 +29,7 @@ check() {   # check DB WHAT
 	run_rt show --db "$1" "$(tail -n 1 "$OUT")"
 	like "$(cat "$OUT")" "opening revision 1 deployed" "$2: show's timeline opens on the new revision 1"
 	unlike "$(cat "$OUT")" "revision [1-5] superseded" "$2: and shows none of the old life"
+	like "$(cat "$OUT")" "^Install: +2 of 2 " "$2: show says which install"
 }
 
 for fam in helm-list secrets; do
