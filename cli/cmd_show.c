@@ -74,6 +74,9 @@ struct show {
 	int64_t rev_ns;           /* when the opening revision was updated */
 	char *rev_status, *rev_desc;
 	int64_t life, lives;      /* the revision's install, of how many */
+	char guess[512];          /* "app, cache": namespaces guessed among */
+	char guessns[8][64];      /* the same, one by one (the first 8) */
+	size_t nguess;
 	size_t n, total;          /* list items printed / seen */
 	int width;                /* of the terminal, for wrapping */
 	char day[11];             /* the timeline's current date */
@@ -170,6 +173,23 @@ static int on_life(void *ctx, int n, const char *const *names,
 		s->life = v[0].i;
 		s->lives = v[1].i;
 	}
+	return 0;
+}
+
+static int on_guess(void *ctx, int n, const char *const *names,
+		    const struct store_value *v)
+{
+	struct show *s = ctx;
+	size_t len = strlen(s->guess);
+
+	(void)names;
+	if (n < 1 || v[0].type != STORE_TEXT || len + 2 >= sizeof(s->guess))
+		return 0;
+	snprintf(s->guess + len, sizeof(s->guess) - len, "%s%s",
+		 len ? ", " : "", v[0].p);
+	if (s->nguess < 8)
+		snprintf(s->guessns[s->nguess++], sizeof(s->guessns[0]), "%s",
+			 v[0].p);
 	return 0;
 }
 
@@ -400,6 +420,22 @@ static void put_diagnosis(struct show *s)
 		 "            ", "            ", s->width);
 }
 
+/* "attribution_guess": the namespaces, when the release was guessed. */
+static void json_guess(struct show *s)
+{
+	cJSON *a;
+	char *txt;
+
+	if (!s->nguess || !(a = cJSON_CreateArray()))
+		return;
+	for (size_t i = 0; i < s->nguess; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(s->guessns[i]));
+	if ((txt = cJSON_PrintUnformatted(a)))
+		fprintf(s->f, ",\n\"attribution_guess\":%s", txt);
+	free(txt);
+	cJSON_Delete(a);
+}
+
 static void print_head(struct show *s)
 {
 	FILE *f = s->f;
@@ -418,6 +454,15 @@ static void print_head(struct show *s)
 	cli_wrap(f, head, strlen(head), "", "    ", s->width);
 	if (s->rev <= 0)
 		print_history_hint(s);
+	if (s->guess[0]) {
+		char g[1024];
+
+		snprintf(g, sizeof(g), "Attribution: a guess: no record of the "
+			 "job names the namespace its release lives in, and "
+			 "release %s is known in %s; the first by name was "
+			 "taken", col(s, I_REL), s->guess);
+		cli_wrap(f, g, strlen(g), "", "             ", s->width);
+	}
 	if (s->rev > 0 && s->lives > 1)
 		fprintf(f, "Install:    %" PRId64 " of %" PRId64 " (the release "
 			"was uninstalled and installed again; each install "
@@ -487,12 +532,15 @@ static int run(struct store *st, struct show *s)
 	s->base_ns = s->opened_ns;
 	if ((rc = store_incident_part(st, s->id, STORE_PART_REVISION,
 				      on_revision, s)) ||
-	    (rc = store_incident_part(st, s->id, STORE_PART_LIFE, on_life, s)))
+	    (rc = store_incident_part(st, s->id, STORE_PART_LIFE, on_life, s)) ||
+	    (rc = store_incident_part(st, s->id, STORE_PART_GUESS, on_guess,
+				      s)))
 		return rc;
 	if ((rc = changes_read(st, s->id, s->col[I_PODS], &s->changes)))
 		return rc;
 	if (s->json) {
 		json_history_hint(s);
+		json_guess(s);
 		if (s->lives > 1)
 			fprintf(s->f, ",\n\"install\":{\"life\":%" PRId64
 				",\"lives\":%" PRId64 "}", s->life, s->lives);

@@ -288,17 +288,72 @@ static bool alias_attr(const struct corr_registry *reg, struct rt_str ns,
 	return true;
 }
 
-/* helm-controller jobs run in the HelmChart's namespace; the release lives
- * there too unless the registry only knows it elsewhere (targetNamespace). */
+/* The mapping key of HelmChart r's target: "HelmChart/r" into buf. */
+static struct rt_str chart_key(struct rt_str r, char *buf, size_t size)
+{
+	static const char pre[] = "HelmChart/";
+
+	if (sizeof(pre) - 1 + r.n > size)
+		return RT_STR_NULL;
+	memcpy(buf, pre, sizeof(pre) - 1);
+	memcpy(buf + sizeof(pre) - 1, r.p, r.n);
+	return rt_str_make(buf, sizeof(pre) - 1 + r.n);
+}
+
+/*
+ * helm-controller jobs run in the HelmChart's namespace; the release
+ * lives where a record of the job says (the --namespace of the helm
+ * command it traces, kept as the mapping "HelmChart/r" of the job's
+ * namespace), else there, else where the registry knows it -- of several
+ * namespaces, the smallest by name: a guess, which show names
+ * (docs/architecture.md "Evidence over name order").
+ */
 static struct rt_str job_ns(const struct corr_registry *reg, struct rt_str ns,
 			    struct rt_str release)
 {
 	const char *other;
+	char buf[512];
+	struct rt_str key = chart_key(release, buf, sizeof(buf)), rns, rel;
 
+	if (reg && key.n &&
+	    corr_registry_alias_find(reg, ns, key, &rns, &rel, NULL) &&
+	    rel.n == release.n && !memcmp(rel.p, release.p, rel.n))
+		return rns;
 	if (!reg || corr_registry_find(reg, ns, release))
 		return ns;
 	other = corr_registry_first_ns(reg, release);
 	return other ? rt_str_make(other, strlen(other)) : ns;
+}
+
+const char *corr_job_target(const struct corr_registry *reg,
+			    const char *jobns, const char *r)
+{
+	struct rt_str t = job_ns(reg, rt_str_make(jobns, strlen(jobns)),
+				 rt_str_make(r, strlen(r)));
+
+	/* every answer is a string of the registry's or jobns itself */
+	return t.p ? t.p : jobns;
+}
+
+bool corr_record_job_alias(const struct rt_record *rec, char *buf,
+			   size_t size, struct plan_alias *out)
+{
+	struct rt_str name = rec->pod.n ? rec->pod : rec->name, r;
+
+	if (!rec->release.n || !rec->release_ns.n || !rec->ns.n || !name.n)
+		return false;
+	r = corr_helm_job_release(NULL, rec->ns, rec->pod.n ?
+				  RT_STR_LIT("Pod") : rec->kind, name);
+	if (r.n != rec->release.n || memcmp(r.p, rec->release.p, r.n))
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->ns = rec->ns;
+	out->workload = chart_key(r, buf, size);
+	out->rel_ns = rec->release_ns;
+	out->rel = rec->release;
+	out->cluster = rec->cluster;
+	out->via = PLAN_VIA_LABEL;
+	return out->workload.n > 0;
 }
 
 void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,

@@ -509,7 +509,10 @@ static int put_alias(struct corr_batch *b, struct plan_alias *ap)
 static int add_alias(struct corr_batch *b, const struct rt_record *rec)
 {
 	struct plan_alias a;
+	char buf[512];
 
+	if (corr_record_job_alias(rec, buf, sizeof(buf), &a))
+		return put_alias(b, &a);
 	return corr_record_alias(rec, &a) ? put_alias(b, &a) : 0;
 }
 

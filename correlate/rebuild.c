@@ -91,17 +91,6 @@ int corr_plan_moves(struct corr_plan *p, const struct plan_evrow *rows,
 	return err;
 }
 
-const char *corr_job_target(const struct corr_registry *reg,
-			    const char *jobns, const char *r)
-{
-	const char *other;
-
-	if (corr_registry_find(reg, str(jobns), str(r)))
-		return jobns;
-	other = corr_registry_first_ns(reg, str(r));
-	return other ? other : jobns;
-}
-
 bool corr_anyns_claims(const struct corr_registry *reg, const char *ns,
 		       const char *r)
 {

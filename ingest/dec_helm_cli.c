@@ -488,14 +488,35 @@ static bool may_name_release(struct span s)
 	return helm_or_elease_from(s.p, s.n, 0);
 }
 
+/* The helm command a helm-controller job traces names the namespace its
+ * release lives in (`+ helm_v3 upgrade --namespace cache ... redis`):
+ * evidence the correlator prefers to any guess from the registry. Only
+ * for the job's own release, and only that line carries it. */
+static void job_namespace(struct dec_ctx *d, struct rt_record *rec,
+			  struct span s)
+{
+	struct span rel = { 0 }, ns = { 0 }, cmd;
+	size_t k = rt_str_has_prefix(rec->pod, "helm-install-") ? 13 : 12;
+
+	if (!may_name_release(s) || !helm_command(s, &rel, &ns, &cmd) ||
+	    !rel.n || !ns.n || !runs_operation(cmd) ||
+	    rec->pod.n <= k + rel.n || rec->pod.p[k + rel.n] != '-' ||
+	    memcmp(rec->pod.p + k, rel.p, rel.n))
+		return;
+	rec->release = dec_span_dup(d, rel);
+	rec->release_ns = dec_span_dup(d, ns);
+}
+
 void dec_helm_op_apply(struct dec_ctx *d, struct dec_helm_state *st,
 		       struct rt_record *rec, struct rt_str line)
 {
 	struct span s = trim(line.p, line.n), rel = { 0 }, ns = { 0 }, cmd;
 	bool named;
 
-	if (helm_controller_job(rec))
+	if (helm_controller_job(rec)) {
+		job_namespace(d, rec, s);
 		return;
+	}
 	named = may_name_release(s);
 	if (named && helm_command(s, &rel, &ns, &cmd)) {
 		if (!rel.n || !runs_operation(cmd))

@@ -208,6 +208,13 @@ static int aliases_merge(struct pipeline_db *db, const struct corr_batch *b)
 		if (!err)
 			err = claim(db, ns.p, strchr(w.p, '/') ?
 				    strchr(w.p, '/') + 1 : w.p);
+		/* "HelmChart/r": where its job's events belong */
+		if (!err && !strncmp(w.p, "HelmChart/", 10)) {
+			struct rt_str r = rt_arena_strdup(&p->arena, a->rel.p,
+							  a->rel.n);
+
+			err = r.p ? claim_jobs(db, r.p) : RT_ENOMEM;
+		}
 	}
 	return err;
 }

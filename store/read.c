@@ -572,7 +572,7 @@ int store_incidents(struct store *st, const struct store_filter *f,
 int store_incident_part(struct store *st, int64_t id, enum store_part part,
 			store_row_fn fn, void *ctx)
 {
-	static const char *const sql[2][8] = { {
+	static const char *const sql[2][STORE_PART_GUESS + 1] = { {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT_V4,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
 		[STORE_PART_TIMELINE] = SQL_INCIDENT_TIMELINE,
@@ -581,6 +581,7 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 		[STORE_PART_CHANGES] = SQL_INCIDENT_CHANGES,
 		[STORE_PART_TIMELINE_KEYED] = SQL_INCIDENT_TIMELINE_KEYED,
 		[STORE_PART_LIFE] = SQL_INCIDENT_LIFE,
+		[STORE_PART_GUESS] = NULL,
 	}, {
 		[STORE_PART_INCIDENT] = SQL_INCIDENT,
 		[STORE_PART_OBJECTS] = SQL_INCIDENT_OBJECTS,
@@ -590,11 +591,14 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 		[STORE_PART_CHANGES] = SQL_INCIDENT_CHANGES,
 		[STORE_PART_TIMELINE_KEYED] = SQL_INCIDENT_TIMELINE_KEYED,
 		[STORE_PART_LIFE] = SQL_INCIDENT_LIFE,
+		[STORE_PART_GUESS] = SQL_INCIDENT_GUESS,
 	} };
 	sqlite3_stmt *s;
 	int ret;
 
 	reader_start(st);
+	if (!sql[clustered(st)][part])     /* nothing to say before clusters */
+		return 0;
 	if (sqlite3_prepare_v2(st->db, sql[clustered(st)][part], -1, &s,
 			       NULL))
 		/* a database from before manifest summaries (lives) has

@@ -610,6 +610,26 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 #define SQL_INCIDENT_REVISION \
 	SQL_INCIDENT_REVISION_OF(" AND r.cluster = i.cluster")
 #define SQL_INCIDENT_REVISION_V4 SQL_INCIDENT_REVISION_OF("")
+/* The namespaces an incident's release was guessed among: a helm-
+ * controller job's incident (attribution job) whose release is known in
+ * several namespaces, none of them the job's own, and no record of the
+ * job named one ("HelmChart/<release>" in workload_releases). None when
+ * evidence decided. */
+#define SQL_INCIDENT_GUESS \
+	"SELECT DISTINCT r.namespace FROM incidents i JOIN revisions r" \
+	" ON r.release = i.release AND r.cluster = i.cluster" \
+	" WHERE i.id = ?1 AND i.attribution = 'job' AND r.namespace <> ''" \
+	" AND (SELECT count(DISTINCT o.namespace) FROM revisions o" \
+	"  WHERE o.release = i.release AND o.cluster = i.cluster" \
+	"  AND o.namespace <> '') > 1" \
+	" AND NOT EXISTS (SELECT 1 FROM events e WHERE e.incident_id = i.id" \
+	"  AND e.attribution = 'job' AND (EXISTS (SELECT 1 FROM" \
+	"  workload_releases w WHERE w.namespace = e.namespace" \
+	"  AND w.workload = 'HelmChart/' || i.release" \
+	"  AND w.cluster = i.cluster) OR EXISTS (SELECT 1 FROM revisions x" \
+	"  WHERE x.namespace = e.namespace AND x.release = i.release" \
+	"  AND x.cluster = i.cluster)))" \
+	" ORDER BY 1"
 /* The life of the incident's revision (the one in force when it opened)
  * and the release's number of lives (schema 11 on). */
 #define SQL_INCIDENT_LIFE \

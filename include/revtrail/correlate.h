@@ -291,6 +291,12 @@ size_t corr_times_find(const int64_t *a, size_t n, int64_t t, bool *found);
  * workload object. False when the record teaches nothing (no hint, no
  * namespace, or the workload is named like the release already). */
 bool corr_record_alias(const struct rt_record *rec, struct plan_alias *out);
+/* A line of a helm-controller job (pod helm-install-r-...) whose helm
+ * command names release r and its --namespace: the mapping "HelmChart/r"
+ * of the job's namespace to that namespace, its key in buf. False for
+ * any other record. */
+bool corr_record_job_alias(const struct rt_record *rec, char *buf,
+			   size_t size, struct plan_alias *out);
 
 
 #define CORR_RETAIN_WINDOW 101

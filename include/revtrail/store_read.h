@@ -143,6 +143,8 @@ enum store_part {
 	STORE_PART_LIFE,        /* (life, lives): the opening revision's life
 	                         * and how many the release has; none before
 	                         * schema 11 */
+	STORE_PART_GUESS,       /* the namespaces a job's release was guessed
+	                         * among by name (none when evidence said) */
 };
 /* Rows of one part of incident id. Returns 0 (also when no rows). */
 int store_incident_part(struct store *st, int64_t id, enum store_part part,

@@ -50,8 +50,10 @@ check() {   # check SCENARIO NAMESPACE
 	# the history last, in a run of its own
 	run_rt ingest --db "$T/$1-late.db" "$V/events-watch.ndjson" "$V/exporter.ndjson" $LOGS
 	run_rt query --db "$T/$1-late.db" -o json "SELECT namespace, revision, diagnosis FROM incidents"
-	is "$(jq -c 'map([.namespace, .revision])' "$OUT")" '[["kube-system",0]]' \
-		"$1: before the history: kube-system, revision 0"
+	# the job's trace (`helm_v3 install --namespace $2 ...`) names where
+	# the release lives, before any history does
+	is "$(jq -c 'map([.namespace, .revision])' "$OUT")" "[[\"$2\",0]]" \
+		"$1: before the history: the namespace the job's helm command names, revision 0"
 	run_rt ingest --db "$T/$1-late.db" "$V/helm-list.json"
 	run_rt query --db "$T/$1-late.db" -o json "$INC"
 	ok cmp "$T/$1.ref" "$OUT"
