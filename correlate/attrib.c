@@ -263,7 +263,7 @@ struct rt_str corr_object_key(struct rt_str kind, struct rt_str name,
  * name says the same. */
 static bool alias_attr(const struct corr_registry *reg, struct rt_str ns,
 		       struct rt_str template_hash, struct rt_str owner,
-		       struct plan_attr *out)
+		       int64_t ts, struct plan_attr *out)
 {
 	char buf[512];
 	struct rt_str key, own, w;
@@ -273,7 +273,7 @@ static bool alias_attr(const struct corr_registry *reg, struct rt_str ns,
 		return false;
 	if (out->kind.n && !workload_kind(out->kind)) {
 		key = corr_object_key(out->kind, out->name, buf, sizeof(buf));
-		if (key.n && corr_registry_alias_find(reg, ns, key,
+		if (key.n && corr_registry_alias_find(reg, ns, key, ts,
 				&out->release_ns, &out->release, &via)) {
 			out->via = via;
 			return true;
@@ -281,9 +281,15 @@ static bool alias_attr(const struct corr_registry *reg, struct rt_str ns,
 	}
 	own = corr_workload_name(out->kind, out->name, template_hash);
 	w = corr_object_workload(out->kind, out->name, template_hash, owner);
-	if (!corr_registry_alias_find(reg, ns, w, &out->release_ns,
+	if (!corr_registry_alias_find(reg, ns, w, ts, &out->release_ns,
 				      &out->release, &via))
 		return false;
+	/* In force: the workload's own release, named like it. The name
+	 * says so below, as it did before the mapping was kept. */
+	if (rts_same(w, out->release) && rts_same(ns, out->release_ns)) {
+		out->release = out->release_ns = RT_STR_NULL;
+		return false;
+	}
 	out->via = rts_same(w, own) ? via : PLAN_VIA_OWNER;
 	return true;
 }
@@ -316,7 +322,7 @@ static struct rt_str job_ns(const struct corr_registry *reg, struct rt_str ns,
 	struct rt_str key = chart_key(release, buf, sizeof(buf)), rns, rel;
 
 	if (reg && key.n &&
-	    corr_registry_alias_find(reg, ns, key, &rns, &rel, NULL) &&
+	    corr_registry_alias_find(reg, ns, key, 0, &rns, &rel, NULL) &&
 	    rel.n == release.n && !memcmp(rel.p, release.p, rel.n))
 		return rns;
 	if (!reg || corr_registry_find(reg, ns, release))
@@ -353,6 +359,7 @@ bool corr_record_job_alias(const struct rt_record *rec, char *buf,
 	out->rel = rec->release;
 	out->cluster = rec->cluster;
 	out->via = PLAN_VIA_LABEL;
+	out->since_ns = rec->first_ns > 0 ? rec->first_ns : rec->ts_ns;
 	return out->workload.n > 0;
 }
 
@@ -361,6 +368,17 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		    struct rt_str pod, struct rt_str hint_release,
 		    struct rt_str hint_ns, struct rt_str template_hash,
 		    struct rt_str owner, struct plan_attr *out)
+{
+	corr_attribute_at(reg, o, ns, kind, name, pod, hint_release, hint_ns,
+			  template_hash, owner, 0, out);
+}
+
+void corr_attribute_at(const struct corr_registry *reg,
+		       const struct corr_opts *o, struct rt_str ns,
+		       struct rt_str kind, struct rt_str name, struct rt_str pod,
+		       struct rt_str hint_release, struct rt_str hint_ns,
+		       struct rt_str template_hash, struct rt_str owner,
+		       int64_t ts, struct plan_attr *out)
 {
 	const struct corr_release *rel;
 	struct rt_str r;
@@ -413,7 +431,7 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		out->via = PLAN_VIA_JOB;
 		return;
 	}
-	if (alias_attr(reg, ns, template_hash, owner, out))
+	if (alias_attr(reg, ns, template_hash, owner, ts, out))
 		return;
 	rel = reg ? corr_registry_longest_prefix(reg, ns, out->name) : NULL;
 	if (rel) {
@@ -453,10 +471,8 @@ bool corr_record_alias(const struct rt_record *rec, struct plan_alias *out)
 	out->rel_ns = rec->release_ns.n ? rec->release_ns : rec->ns;
 	out->rel = rec->release;
 	out->cluster = rec->cluster;
-	/* A workload named like its release in its own namespace: the name
-	 * already says it (no mapping to keep per workload). */
-	if (!out->workload.n ||
-	    (rts_same(out->workload, out->rel) && rts_same(out->rel_ns, rec->ns)))
-		return false;
-	return true;
+	out->since_ns = rec->first_ns > 0 ? rec->first_ns : rec->ts_ns;
+	/* A workload named like its release in its own namespace is kept
+	 * too: from then on it is its own, whatever it was before. */
+	return out->workload.n > 0;
 }

@@ -366,8 +366,8 @@ static int put_alias(struct corr_batch *b, struct plan_alias *a);
  * The objects a release's manifest creates belong to it, whatever their
  * names and labels: each "Kind/ns/name" line becomes a mapping to the
  * release (corr_object_key: a workload by its name, so its pods follow,
- * any other namespaced object as "Kind/name"). A workload named like its
- * release in its own namespace needs none: the name says it.
+ * any other namespaced object as "Kind/name"), from the revision's time
+ * on.
  */
 static int add_manifest_aliases(struct corr_batch *b,
 				const struct rt_revision *r,
@@ -386,7 +386,8 @@ static int add_manifest_aliases(struct corr_batch *b,
 					     (size_t)((nl ? nl : e) - s1 - 1)) : NULL;
 		struct plan_alias a = { .rel_ns = r->ns, .rel = r->release,
 					.cluster = cluster,
-					.via = PLAN_VIA_MANIFEST };
+					.via = PLAN_VIA_MANIFEST,
+					.since_ns = r->updated_ns };
 		char buf[512];
 
 		if (!nl)
@@ -398,8 +399,9 @@ static int add_manifest_aliases(struct corr_batch *b,
 				rt_str_make(p, (size_t)(s1 - p)),
 				rt_str_make(s2 + 1, (size_t)(nl - s2 - 1)),
 				buf, sizeof(buf));
-			if (a.workload.n && (cmp_str(a.workload, a.rel) ||
-					     cmp_str(a.ns, a.rel_ns)))
+			/* named like its release too: from then on its
+			 * own (corr_registry_alias_find) */
+			if (a.workload.n)
 				err = put_alias(b, &a);
 		}
 		p = nl + 1;
@@ -472,6 +474,13 @@ static bool alias_is(const void *ctx, uint32_t idx)
 }
 
 /* Keeps each distinct workload -> release mapping of the batch once. */
+/* A mapping seen again keeps its first sighting. */
+static void alias_since(struct plan_alias *a, int64_t t)
+{
+	if (t > 0 && (a->since_ns <= 0 || t < a->since_ns))
+		a->since_ns = t;
+}
+
 static int put_alias(struct corr_batch *b, struct plan_alias *ap)
 {
 	struct plan_alias a = *ap;
@@ -481,13 +490,16 @@ static int put_alias(struct corr_batch *b, struct plan_alias *ap)
 
 	/* a log stream repeats one pod's mapping line after line */
 	if (b->alias_last && b->alias_last <= b->naliases &&
-	    alias_eq(&b->aliases[b->alias_last - 1], &a))
+	    alias_eq(&b->aliases[b->alias_last - 1], &a)) {
+		alias_since(&b->aliases[b->alias_last - 1], a.since_ns);
 		return 0;
+	}
 	h = alias_hash(&a);
 	i = rt_map_find(&b->aliasmap, h, alias_is,
 			&(struct alias_ctx){ b->aliases, &a });
 	if (i != RT_MAP_NONE) {
 		b->alias_last = (size_t)i + 1;
+		alias_since(&b->aliases[i], a.since_ns);
 		return 0;
 	}
 	if (RT_GROW(b->aliases, b->naliases + 1, b->aliascap))
@@ -653,9 +665,9 @@ void corr_batch_attribute(struct corr_batch *b,
 		struct plan_event *e = &b->ev[i];
 		const struct corr_rev *r;
 
-		corr_attribute(reg, o, e->ns, e->kind, e->name, e->pod,
-			       e->hint_release, e->hint_ns, e->template_hash,
-			       e->owner, &e->attr);
+		corr_attribute_at(reg, o, e->ns, e->kind, e->name, e->pod,
+				  e->hint_release, e->hint_ns, e->template_hash,
+				  e->owner, e->first_ns, &e->attr);
 		r = corr_release_at(corr_registry_find(reg, e->attr.release_ns,
 						       e->attr.release),
 				    e->first_ns);

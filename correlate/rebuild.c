@@ -51,9 +51,9 @@ static int move_row(struct corr_plan *p, const struct plan_evrow *r,
 	struct plan_attr a;
 
 	*moved = false;
-	corr_attribute(p->reg, &p->opts, str(r->rel_ns), str(r->kind),
-		       str(r->name), str(r->pod), RT_STR_NULL, RT_STR_NULL,
-		       RT_STR_NULL, str(r->workload), &a);
+	corr_attribute_at(p->reg, &p->opts, str(r->rel_ns), str(r->kind),
+			  str(r->name), str(r->pod), RT_STR_NULL, RT_STR_NULL,
+			  RT_STR_NULL, str(r->workload), r->first_ns, &a);
 	if (a.via == PLAN_VIA_NONE ||
 	    (a.via == r->via && rts_is(a.release_ns, r->rel_ns) &&
 	     rts_is(a.release, r->rel)))

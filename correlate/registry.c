@@ -26,10 +26,19 @@
 #include "revtrail/correlate.h"
 #include "revtrail/rt_kit.h"
 
-/* A learned workload -> release mapping (see correlate.h). */
-struct alias {
-	char *ns, *workload, *rel_ns, *rel;
+/* One release a workload was mapped to, from its first sighting on. */
+struct alias_ent {
+	char *rel_ns, *rel;
 	int via;                       /* PLAN_VIA_LABEL or PLAN_VIA_MANIFEST */
+	int64_t since;                 /* first sighting; 0: unknown, always */
+};
+
+/* A learned workload -> release mapping (see correlate.h): every release
+ * it was seen in, each with when that began. */
+struct alias {
+	char *ns, *workload;
+	struct alias_ent *ents;
+	size_t nents;
 };
 
 struct corr_registry {
@@ -193,8 +202,11 @@ static void alias_free(struct alias *a)
 		return;
 	free(a->ns);
 	free(a->workload);
-	free(a->rel_ns);
-	free(a->rel);
+	for (size_t i = 0; i < a->nents; i++) {
+		free(a->ents[i].rel_ns);
+		free(a->ents[i].rel);
+	}
+	free(a->ents);
 	free(a);
 }
 
@@ -900,71 +912,129 @@ static int alias_grow(struct corr_registry *reg)
 	return 0;
 }
 
-/* A label beats a manifest, then the smaller (ns, rel) pair wins. */
-static int pair_cmp(const struct alias *a, struct rt_str ns, struct rt_str rel,
-		    int via)
+/* Of two entries in force from the same time: a label beats a manifest,
+ * then the smaller (ns, rel) pair wins. */
+static int ent_cmp(const struct alias_ent *x, const struct alias_ent *y)
 {
 	int c;
 
-	if (a->via != via)
-		return a->via < via ? -1 : 1;
-	c = cmp_str(a->rel_ns, ns);
-	return c ? c : cmp_str(a->rel, rel);
+	if (x->via != y->via)
+		return x->via < y->via ? -1 : 1;
+	c = strcmp(x->rel_ns, y->rel_ns);
+	return c ? c : strcmp(x->rel, y->rel);
 }
 
-/* The pair changes whole or not at all. */
-static int alias_set(struct corr_registry *reg, struct alias *a,
-		     struct rt_str rel_ns, struct rt_str rel, int via)
+/* The entry in force at ts: the latest first sighting not after it (an
+ * unknown one counts as the earliest), else -- ts before every sighting
+ * -- the earliest; ts <= 0 (unknown) takes the latest. */
+static const struct alias_ent *ent_at(const struct alias *a, int64_t ts)
 {
-	size_t old = str_cost(a->rel_ns) + str_cost(a->rel);
-	size_t add = cost(rel_ns.n + 1) + cost(rel.n + 1);
-	char *n, *r;
+	const struct alias_ent *best = NULL;
+	bool in_force = false;
+
+	for (size_t i = 0; i < a->nents; i++) {
+		const struct alias_ent *e = &a->ents[i];
+		bool on = ts <= 0 || e->since <= ts + CORR_SKEW_NS;
+
+		if (best && in_force && !on)
+			continue;
+		if (!best || (on && !in_force) ||
+		    (on ? e->since > best->since : e->since < best->since) ||
+		    (e->since == best->since && ent_cmp(e, best) < 0)) {
+			best = e;
+			in_force = on;
+		}
+	}
+	return best;
+}
+
+/* The earlier of two first sightings (0: unknown). */
+static int64_t since_min(int64_t a, int64_t b)
+{
+	if (!a || !b)
+		return a ? a : b;
+	return a < b ? a : b;
+}
+
+/* A new entry on a, charged first. */
+static int ent_add(struct corr_registry *reg, struct alias *a,
+		   struct rt_str rel_ns, struct rt_str rel, int via,
+		   int64_t since)
+{
+	struct alias_ent *p, *e;
 	int err;
 
-	if (add > old && (err = charge(reg, add - old)))
+	if (a->nents >= CORR_ALIAS_RELEASES) {
+		reg->refused++;
+		return RT_ELIMIT;
+	}
+	if ((err = charge(reg, cost((a->nents + 1) * sizeof(*p)) -
+			  (a->nents ? cost(a->nents * sizeof(*p)) : 0) +
+			  cost(rel_ns.n + 1) + cost(rel.n + 1))))
 		return err;
-	n = dup_str(rel_ns);
-	r = dup_str(rel);
-	if (!n || !r) {
-		free(n);
-		free(r);
+	if (!(p = realloc(a->ents, (a->nents + 1) * sizeof(*p))))
+		return RT_ENOMEM;
+	a->ents = p;
+	e = &p[a->nents];
+	e->rel_ns = dup_str(rel_ns);
+	e->rel = dup_str(rel);
+	if (!e->rel_ns || !e->rel) {
+		free(e->rel_ns);
+		free(e->rel);
 		return RT_ENOMEM;
 	}
-	reg->bytes -= add > old ? 0 : old - add;
-	free(a->rel_ns);
-	free(a->rel);
-	a->rel_ns = n;
-	a->rel = r;
-	a->via = via;
+	e->via = via;
+	e->since = since;
+	a->nents++;
 	return 0;
 }
 
-/* A new mapping, charged whole before anything is allocated. */
+/* A new mapping without entries, charged whole before anything is
+ * allocated. */
 static int alias_new(struct corr_registry *reg, struct rt_str ns,
-		     struct rt_str workload, struct rt_str rel_ns,
-		     struct rt_str rel, int via, struct alias **out)
+		     struct rt_str workload, struct alias **out)
 {
 	struct alias *a;
 	int err;
 
 	if ((err = charge(reg, cost(sizeof(*a)) + cost(ns.n + 1) +
-			  cost(workload.n + 1) + cost(rel_ns.n + 1) +
-			  cost(rel.n + 1))))
+			  cost(workload.n + 1))))
 		return err;
 	if (!(a = calloc(1, sizeof(*a))) || !(a->ns = dup_str(ns)) ||
-	    !(a->workload = dup_str(workload)) ||
-	    !(a->rel_ns = dup_str(rel_ns)) || !(a->rel = dup_str(rel))) {
+	    !(a->workload = dup_str(workload))) {
 		alias_free(a);
 		return RT_ENOMEM;
 	}
-	a->via = via;
 	*out = a;
 	return 0;
 }
 
+/* The sighting into a's entry of its pair: the earliest time and the
+ * best via, so any order gives the same entry. */
+static int ent_merge(struct corr_registry *reg, struct alias *a,
+		     struct rt_str rel_ns, struct rt_str rel, int via,
+		     int64_t since, bool *changed)
+{
+	for (size_t i = 0; i < a->nents; i++) {
+		struct alias_ent *e = &a->ents[i];
+		int64_t t;
+
+		if (!str_is(e->rel_ns, rel_ns) || !str_is(e->rel, rel))
+			continue;
+		t = since_min(e->since, since);
+		*changed = t != e->since || via < e->via;
+		e->since = t;
+		e->via = via < e->via ? via : e->via;
+		return 0;
+	}
+	*changed = true;
+	return ent_add(reg, a, rel_ns, rel, via, since);
+}
+
 int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 			      struct rt_str workload, struct rt_str rel_ns,
-			      struct rt_str rel, int via, bool *changed)
+			      struct rt_str rel, int via, int64_t since,
+			      bool *changed)
 {
 	struct alias *a;
 	int err;
@@ -974,18 +1044,16 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 		return RT_EINVAL;
 	if (via != PLAN_VIA_MANIFEST)
 		via = PLAN_VIA_LABEL;
+	if ((a = alias_lookup(reg, ns, workload)))
+		return ent_merge(reg, a, rel_ns, rel, via, since, changed);
 	if ((reg->acount + 1) * 2 > reg->amap.nslots && (err = alias_grow(reg)))
 		return err;
-	if ((a = alias_lookup(reg, ns, workload))) {
-		if (pair_cmp(a, rel_ns, rel, via) <= 0)
-			return 0;
-		if ((err = alias_set(reg, a, rel_ns, rel, via)))
-			return err;
-		*changed = true;
-		return 0;
-	}
-	if ((err = alias_new(reg, ns, workload, rel_ns, rel, via, &a)))
+	if ((err = alias_new(reg, ns, workload, &a)))
 		return err;
+	if ((err = ent_add(reg, a, rel_ns, rel, via, since))) {
+		alias_free(a);
+		return err;
+	}
 	/* no allocation: alias_grow made room */
 	reg->aliases[reg->acount] = a;
 	rt_map_insert(&reg->amap, key_hash(ns, workload),
@@ -997,20 +1065,40 @@ int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 
 bool corr_registry_alias_find(const struct corr_registry *reg,
 			      struct rt_str ns, struct rt_str workload,
-			      struct rt_str *rel_ns, struct rt_str *rel, int *via)
+			      int64_t ts, struct rt_str *rel_ns,
+			      struct rt_str *rel, int *via)
 {
 	const struct alias *a;
+	const struct alias_ent *e;
 
 	if (!reg || !reg->acount || !ns.n || !workload.n)
 		return false;
 	a = alias_lookup(reg, ns, workload);
-	if (!a)
+	if (!a || !(e = ent_at(a, ts)))
 		return false;
-	*rel_ns = rt_str_make(a->rel_ns, strlen(a->rel_ns));
-	*rel = rt_str_make(a->rel, strlen(a->rel));
+	*rel_ns = rt_str_make(e->rel_ns, strlen(e->rel_ns));
+	*rel = rt_str_make(e->rel, strlen(e->rel));
 	if (via)
-		*via = a->via;
+		*via = e->via;
 	return true;
+}
+
+size_t corr_registry_alias_releases(const struct corr_registry *reg,
+				    struct rt_str ns, struct rt_str workload,
+				    const char **rel_ns, const char **rel,
+				    size_t max)
+{
+	const struct alias *a;
+	size_t n = 0;
+
+	if (!reg || !reg->acount || !ns.n || !workload.n ||
+	    !(a = alias_lookup(reg, ns, workload)))
+		return 0;
+	for (size_t i = 0; i < a->nents && n < max; i++, n++) {
+		rel_ns[n] = a->ents[i].rel_ns;
+		rel[n] = a->ents[i].rel;
+	}
+	return n;
 }
 
 size_t corr_registry_alias_count(const struct corr_registry *reg)

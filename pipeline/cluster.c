@@ -63,7 +63,8 @@ static int load_alias(void *ctx, const struct plan_alias *a)
 	bool chg;
 
 	return corr_registry_alias_merge(ctx, a->ns, a->workload, a->rel_ns,
-					 a->rel, a->via, &chg) == RT_ENOMEM ?
+					 a->rel, a->via, a->since_ns,
+					 &chg) == RT_ENOMEM ?
 		RT_ENOMEM : 0;
 }
 

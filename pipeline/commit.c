@@ -58,6 +58,45 @@ static int claim(struct pipeline_db *db, const char *ns, const char *name)
 	return err;
 }
 
+/* The events a mapping of workload w gave (via label) may belong to a
+ * mapping that begins later (or earlier) than the one they got: each is
+ * attributed again at its time. Only a change of release moves one: an
+ * event whose own labels named its release keeps them. */
+static int claim_mapped(struct pipeline_db *db, const char *ns, const char *w)
+{
+	struct corr_plan *p = &db->plan;
+	const char *rns[CORR_ALIAS_RELEASES], *rel[CORR_ALIAS_RELEASES];
+	size_t nr = corr_registry_alias_releases(p->reg, str(ns), str(w), rns,
+						 rel, CORR_ALIAS_RELEASES);
+	int err = 0;
+
+	for (size_t i = 0; i < nr && nr > 1 && !err; i++) {
+		struct plan_evrow *rows;
+		struct plan_move *m;
+		size_t n, nm;
+
+		if ((err = store_mapped(db->st, ns, w, rns[i], rel[i], &rows,
+					&n)) ||
+		    (err = corr_plan_moves(p, rows, n, &m, &nm)))
+			return err;
+		for (size_t j = 0; j < nm && !err; j++) {
+			if (!strcmp(m[j].old_ns, m[j].rel_ns) &&
+			    !strcmp(m[j].old_rel, m[j].rel))
+				continue;
+			err = store_write_move(db->st, &m[j]);
+			if (!err)
+				err = corr_keyset_add(p, &p->rebuild,
+						      str(m[j].old_ns),
+						      str(m[j].old_rel));
+			if (!err)
+				err = corr_keyset_add(p, &p->rebuild,
+						      str(m[j].rel_ns),
+						      str(m[j].rel));
+		}
+	}
+	return err;
+}
+
 /* helm-install-R job events: keyed by the job's namespace unless R is only
  * known elsewhere (HelmChart targetNamespace). */
 static int claim_jobs(struct pipeline_db *db, const char *r)
@@ -196,7 +235,8 @@ static int aliases_merge(struct pipeline_db *db, const struct corr_batch *b)
 		bool chg;
 
 		err = corr_registry_alias_merge(p->reg, a->ns, a->workload,
-						a->rel_ns, a->rel, a->via, &chg);
+						a->rel_ns, a->rel, a->via,
+						a->since_ns, &chg);
 		if (err == RT_EINVAL || err == RT_ELIMIT)
 			err = 0;
 		if (err || !chg)
@@ -208,6 +248,8 @@ static int aliases_merge(struct pipeline_db *db, const struct corr_batch *b)
 		if (!err)
 			err = claim(db, ns.p, strchr(w.p, '/') ?
 				    strchr(w.p, '/') + 1 : w.p);
+		if (!err && !strchr(w.p, '/'))
+			err = claim_mapped(db, ns.p, w.p);
 		/* "HelmChart/r": where its job's events belong */
 		if (!err && !strncmp(w.p, "HelmChart/", 10)) {
 			struct rt_str r = rt_arena_strdup(&p->arena, a->rel.p,

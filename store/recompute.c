@@ -114,6 +114,7 @@ int store_write_alias(struct store *st, const struct plan_alias *a)
 	store_bind_rts(s, 3, a->rel_ns);
 	store_bind_rts(s, 4, a->rel);
 	sqlite3_bind_int(s, 5, a->via);
+	sqlite3_bind_int64(s, 6, a->since_ns > 0 ? a->since_ns : 0);
 	return store_db_done(st, s, "workload release");
 }
 
@@ -222,6 +223,7 @@ static int evrow_rows(struct store *st, sqlite3_stmt *s, struct plan_evrow **v,
 		r->rel_ns = t[3];
 		r->rel = t[4];
 		r->workload = t[5];
+		r->first_ns = sqlite3_column_int64(s, 8);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = store_db_fail(st, "reattribution lookup");
@@ -268,6 +270,22 @@ int store_claimable(struct store *st, const char *ns, const char *name,
 	sqlite3_bind_text(s, 2, hi, (int)len + 1, SQLITE_TRANSIENT);
 	hi[len] = '.';
 	sqlite3_bind_text(s, 3, hi, (int)len + 1, SQLITE_TRANSIENT);
+	return evrow_rows(st, s, rows, n, &cap);
+}
+
+int store_mapped(struct store *st, const char *ns, const char *workload,
+		 const char *rel_ns, const char *rel, struct plan_evrow **rows,
+		 size_t *n)
+{
+	sqlite3_stmt *s = store_stmt(st, S_EV_OF_MAPPED);
+	size_t cap = 0;
+
+	*rows = NULL;
+	*n = 0;
+	store_bind_cstr(s, 1, ns);
+	store_bind_cstr(s, 2, workload);
+	store_bind_cstr(s, 3, rel_ns);
+	store_bind_cstr(s, 4, rel);
 	return evrow_rows(st, s, rows, n, &cap);
 }
 

@@ -81,7 +81,8 @@
 #define SQL_TIMELINE_SELECT_CLUSTER SQL_TIMELINE_SELECT_OF( \
 	" AND r.cluster = i.cluster", " o.cluster = i.cluster AND")
 
-/* 10 -> 11, whole: revisions keyed by life too. */
+/* 10 -> 11, whole: revisions keyed by life too; a workload mapped to
+ * each release it was seen in, from its first sighting. */
 #define SQL_MIGRATE_LIVES \
 	"DROP VIEW timeline;" \
 	"CREATE TABLE revisions_v11(" \
@@ -103,7 +104,18 @@
 	" merge_ranks, cluster, manifest_summary FROM revisions;" \
 	"DROP TABLE revisions;" \
 	"ALTER TABLE revisions_v11 RENAME TO revisions;" \
-	"CREATE VIEW timeline AS" SQL_TIMELINE_SELECT_LIVES ";"
+	"CREATE VIEW timeline AS" SQL_TIMELINE_SELECT_LIVES ";" \
+	"CREATE TABLE workload_releases_v11(namespace TEXT NOT NULL," \
+	" workload TEXT NOT NULL, release_namespace TEXT NOT NULL," \
+	" release TEXT NOT NULL, cluster TEXT NOT NULL DEFAULT ''," \
+	" via INTEGER NOT NULL DEFAULT 1, since_ns INTEGER NOT NULL DEFAULT 0," \
+	" PRIMARY KEY(cluster, namespace, workload, release_namespace, release))" \
+	" WITHOUT ROWID;" \
+	"INSERT INTO workload_releases_v11(namespace, workload," \
+	" release_namespace, release, cluster, via) SELECT namespace, workload," \
+	" release_namespace, release, cluster, via FROM workload_releases;" \
+	"DROP TABLE workload_releases;" \
+	"ALTER TABLE workload_releases_v11 RENAME TO workload_releases;"
 
 /* Migration N brings user_version N-1 to N. Append, never edit. */
 static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
@@ -290,7 +302,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * at 1, so a revision is its number and its life (which install,
 	 * 1 = the oldest known: correlate/registry.c "relife"). A key
 	 * column means a new table; the view goes first and comes back
-	 * choosing the life in force. */
+	 * choosing the life in force. A workload that moves to another
+	 * release keeps a row per release, since its first sighting. */
 	SQL_MIGRATE_LIVES,
 };
 
@@ -391,24 +404,34 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" AND first_ns >= ?4 AND first_ns < ?5 AND revision <> ?1" \
 		" AND cluster = :cluster") \
 	X(EV_OF_WORKLOAD, "SELECT id, object_kind, object_name, pod, via," \
-		" release_namespace, release, workload FROM events" \
+		" release_namespace, release, workload, first_ns FROM events" \
 		" WHERE namespace = ?1" \
 		" AND workload = ?2 AND via >= 4 AND cluster = :cluster") \
 	X(EV_OF_WORKLOADS, "SELECT id, object_kind, object_name, pod, via," \
-		" release_namespace, release, workload FROM events" \
+		" release_namespace, release, workload, first_ns FROM events" \
 		" WHERE namespace = ?1" \
 		" AND workload >= ?2 AND workload < ?3 AND via >= 4" \
 		" AND cluster = :cluster") \
 	X(EV_REATTR, "UPDATE events SET release_namespace = ?1, release = ?2," \
 		" attribution = ?3, via = ?4 WHERE id = ?5") \
 	X(ALIAS_ALL, "SELECT namespace, workload, release_namespace, release," \
-		" via FROM workload_releases WHERE cluster = :cluster") \
+		" via, since_ns FROM workload_releases WHERE cluster = :cluster") \
+	/* the earliest sighting and the best via, as the registry keeps */ \
 	X(ALIAS_SET, "INSERT INTO workload_releases(namespace, workload," \
-		" release_namespace, release, via, cluster)" \
-		" VALUES(?1, ?2, ?3, ?4, ?5, :cluster)" \
-		" ON CONFLICT(cluster, namespace, workload) DO UPDATE SET" \
-		" release_namespace = excluded.release_namespace," \
-		" release = excluded.release, via = excluded.via") \
+		" release_namespace, release, via, since_ns, cluster)" \
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, :cluster)" \
+		" ON CONFLICT(cluster, namespace, workload, release_namespace," \
+		" release) DO UPDATE SET via = min(via, excluded.via)," \
+		" since_ns = CASE WHEN since_ns = 0 THEN excluded.since_ns" \
+		" WHEN excluded.since_ns = 0 THEN since_ns" \
+		" ELSE min(since_ns, excluded.since_ns) END") \
+	/* Events a mapping gave (via label) of a workload, by the release
+	 * it gave: a mapping that begins later may take them. */ \
+	X(EV_OF_MAPPED, "SELECT id, object_kind, object_name, pod, via," \
+		" release_namespace, release, workload, first_ns FROM events" \
+		" WHERE release_namespace = ?3 AND release = ?4" \
+		" AND cluster = :cluster AND via = 1 AND namespace = ?1" \
+		" AND workload = ?2") \
 	X(EV_JOB_NS, "SELECT DISTINCT namespace FROM events" \
 		" WHERE release_namespace = ?1 AND release = ?2 AND via = ?3" \
 		" AND cluster = :cluster") \

@@ -151,7 +151,8 @@ static int read_aliases(struct store *st,
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct plan_alias a = { col_rts(s, 0), col_rts(s, 1),
 					col_rts(s, 2), col_rts(s, 3), RT_STR_NULL,
-					sqlite3_column_int(s, 4) };
+					sqlite3_column_int(s, 4),
+					sqlite3_column_int64(s, 5) };
 
 		err = fn(ctx, &a);
 	}

@@ -133,9 +133,11 @@ size_t corr_registry_count(const struct corr_registry *reg);
  * no labels at all; and from the objects a decoded release manifest
  * lists (via PLAN_VIA_MANIFEST): its workloads by name, its other objects
  * (ConfigMap, Service, ...) as "Kind/name", which no workload name can
- * be. Keyed by (namespace, workload name); when records disagree a label
- * beats a manifest, then the smallest (release namespace, release) wins,
- * so arrival order does not matter. Bounded by the budget above.
+ * be. Keyed by (namespace, workload name); a workload that moves to
+ * another release keeps both, each from its first sighting (the earliest
+ * time stated, so arrival order does not matter): see
+ * corr_registry_alias_find. At most CORR_ALIAS_RELEASES releases a
+ * workload, and bounded by the budget above.
  *
  * corr_registry_alias_merge sets *changed when the mapping of (ns, workload)
  * is new or changed. Returns 0, RT_EINVAL (an empty field), RT_ELIMIT
@@ -143,13 +145,27 @@ size_t corr_registry_count(const struct corr_registry *reg);
  */
 int corr_registry_alias_merge(struct corr_registry *reg, struct rt_str ns,
 			      struct rt_str workload, struct rt_str rel_ns,
-			      struct rt_str rel, int via, bool *changed);
-/* The release of workload in ns; false when none was learned. The views
- * point into the registry (valid until its next change); *via (may be
- * NULL) gets how it was learned. */
+			      struct rt_str rel, int via, int64_t since,
+			      bool *changed);
+/* The releases a workload was mapped to, at most this many. */
+#define CORR_ALIAS_RELEASES 16
+/* Up to max of them, (rel_ns[i], rel[i]), views into the registry; how
+ * many. */
+size_t corr_registry_alias_releases(const struct corr_registry *reg,
+				    struct rt_str ns, struct rt_str workload,
+				    const char **rel_ns, const char **rel,
+				    size_t max);
+/* The release of workload in ns at time ts; false when none was learned.
+ * A mapping holds from its first sighting (a labelled record's time, the
+ * manifest's revision's) on: at ts, the latest begun (a label before a
+ * manifest, then the smallest pair, of two begun together); before
+ * every one, the earliest; ts <= 0, the latest. The views point into
+ * the registry (valid until its next change); *via (may be NULL) gets
+ * how it was learned. */
 bool corr_registry_alias_find(const struct corr_registry *reg,
 			      struct rt_str ns, struct rt_str workload,
-			      struct rt_str *rel_ns, struct rt_str *rel, int *via);
+			      int64_t ts, struct rt_str *rel_ns,
+			      struct rt_str *rel, int *via);
 size_t corr_registry_alias_count(const struct corr_registry *reg);
 
 /* The revision in force at ts: the latest (by updated time, then number) with
@@ -192,6 +208,14 @@ void corr_attribute(const struct corr_registry *reg, const struct corr_opts *o,
 		    struct rt_str pod, struct rt_str hint_release,
 		    struct rt_str hint_ns, struct rt_str template_hash,
 		    struct rt_str owner, struct plan_attr *out);
+/* corr_attribute for a record of time ts: the workload mappings in force
+ * then (corr_registry_alias_find); ts 0, the latest. */
+void corr_attribute_at(const struct corr_registry *reg,
+		       const struct corr_opts *o, struct rt_str ns,
+		       struct rt_str kind, struct rt_str name, struct rt_str pod,
+		       struct rt_str hint_release, struct rt_str hint_ns,
+		       struct rt_str template_hash, struct rt_str owner,
+		       int64_t ts, struct plan_attr *out);
 
 /* The workload an owner reference names: a ReplicaSet's Deployment (the
  * pod-template-hash cut), a CronJob's Job's CronJob, else the owner itself;

@@ -81,6 +81,8 @@ struct plan_alias {
 	struct rt_str ns, workload, rel_ns, rel;
 	struct rt_str cluster;         /* the record's: its own registry */
 	int via;                       /* PLAN_VIA_LABEL or PLAN_VIA_MANIFEST */
+	int64_t since_ns;              /* when it was seen: the record's
+	                                * time, the manifest's revision's */
 };
 
 struct plan_batch_pos {
@@ -138,6 +140,7 @@ struct plan_evrow {
 	int via;
 	const char *kind, *name, *pod, *rel_ns, *rel;
 	const char *workload;            /* its owner's workload, or name's */
+	int64_t first_ns;                /* its time: the mappings then */
 };
 
 /* What a diagnosis reads of a stored incident. */

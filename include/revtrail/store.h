@@ -178,6 +178,12 @@ int store_write_lives(struct store *st, const struct plan_revision *revs,
 int store_write_alias(struct store *st, const struct plan_alias *a);
 int store_key_add(struct store *st, struct rt_str ns, struct rt_str rel);
 int store_write_move(struct store *st, const struct plan_move *m);
+/* The events a workload mapping gave (via label) of workload in ns,
+ * attributed to (rel_ns, rel): a mapping that begins later may take
+ * them. Rows live until the commit ends. */
+int store_mapped(struct store *st, const char *ns, const char *workload,
+		 const char *rel_ns, const char *rel, struct plan_evrow **rows,
+		 size_t *n);
 /* Moves key (keyns, rel)'s events of namespace jobns attributed by via
  * to namespace target; *moved when any did. */
 int store_move_jobs(struct store *st, const char *target, const char *keyns,

@@ -130,9 +130,45 @@ static void alias(const char *ns, const char *w, const char *rns,
 	bool chg = !want_chg;
 
 	is_int(corr_registry_alias_merge(reg, S(ns), S(w), S(rns), S(rel),
-					 PLAN_VIA_LABEL, &chg),
+					 PLAN_VIA_LABEL, 0, &chg),
 	       0, "%s: merged", what);
 	is_int(chg, want_chg, "%s: changed %d", what, want_chg);
+}
+
+/* A workload that moves to another release (issue 32): billing's from
+ * 10-20, its own payments from 11-03. Each event takes the mapping in
+ * force at its time, whichever was merged first. */
+static void test_alias_time(void)
+{
+	const int64_t day = 86400LL * 1000000000LL, oct20 = 20 * day,
+		      nov3 = 34 * day;
+
+	for (int order = 0; order < 2; order++) {
+		struct corr_registry *r = corr_registry_new();
+		struct rt_str rns, rel;
+		bool chg;
+
+		for (int i = 0; i < 2; i++) {
+			bool bill = (i == 0) == (order == 0);
+
+			corr_registry_alias_merge(r, S("prod"), S("payments"),
+				S("prod"), S(bill ? "billing" : "payments"),
+				bill ? PLAN_VIA_MANIFEST : PLAN_VIA_LABEL,
+				bill ? oct20 : nov3, &chg);
+		}
+		ok(corr_registry_alias_find(r, S("prod"), S("payments"),
+					    25 * day, &rns, &rel, NULL) &&
+		   rt_str_eq(rel, "billing"), "order %d: 10-25 billing", order);
+		ok(corr_registry_alias_find(r, S("prod"), S("payments"),
+					    35 * day, &rns, &rel, NULL) &&
+		   rt_str_eq(rel, "payments"), "order %d: 11-04 payments",
+		   order);
+		ok(corr_registry_alias_find(r, S("prod"), S("payments"),
+					    day, &rns, &rel, NULL) &&
+		   rt_str_eq(rel, "billing"),
+		   "order %d: before every sighting, the earliest", order);
+		corr_registry_free(r);
+	}
 }
 
 /* Workload -> release mappings learned from labels, and their place in
@@ -142,21 +178,22 @@ static void test_alias(void)
 	struct rt_str rns, rel;
 	bool chg;
 
-	ok(!corr_registry_alias_find(reg, S("lb"), S("haproxy"), &rns, &rel, NULL),
+	ok(!corr_registry_alias_find(reg, S("lb"), S("haproxy"), 0, &rns, &rel, NULL),
 	   "nothing learned yet");
 	check("before: inferred from the workload", "lb", "Pod",
 	      "haproxy-6c8d9f7b5-w9xqz", NULL, NULL, "lb", "haproxy",
 	      PLAN_VIA_WORKLOAD);
 	alias("lb", "haproxy", "lb", "edge", true, "haproxy -> edge");
 	alias("lb", "haproxy", "lb", "edge", false, "stated again");
-	alias("lb", "haproxy", "lb", "zulu", false, "a larger release loses");
-	ok(corr_registry_alias_find(reg, S("lb"), S("haproxy"), &rns, &rel, NULL) &&
+	alias("lb", "haproxy", "lb", "zulu", true,
+	      "another release is kept beside it, from its own time");
+	ok(corr_registry_alias_find(reg, S("lb"), S("haproxy"), 0, &rns, &rel, NULL) &&
 	   rt_str_eq(rel, "edge") && rt_str_eq(rns, "lb"), "edge kept");
 	alias("lb", "haproxy", "lb", "alpha", true, "a smaller one wins: any order");
 	alias("lb", "haproxy", "lb", "edge", false, "edge again: no change");
 	is_int((int)corr_registry_alias_count(reg), 1, "one mapping");
 	is_int(corr_registry_alias_merge(reg, S("lb"), N, S("lb"), S("x"),
-					 PLAN_VIA_LABEL, &chg),
+					 PLAN_VIA_LABEL, 0, &chg),
 	       RT_EINVAL, "an empty workload is refused");
 	alias("lb", "haproxy", "lb", "edge", false, "restore order: edge > alpha");
 	/* start over with a fresh registry for the precedence checks */
@@ -215,7 +252,9 @@ static void test_record_alias(void)
 	ok(corr_record_alias(&r, &a) && rt_str_eq(a.workload, "checkout-web"),
 	   "a labelled log line (Fluent Bit, Vector): the pod's workload");
 	r.pod = S("checkout-5d8f7c6b9-lq9vn");
-	ok(!corr_record_alias(&r, &a), "workload named like the release: nothing to learn");
+	ok(corr_record_alias(&r, &a) && rt_str_eq(a.workload, "checkout"),
+	   "workload named like the release: kept, it ends an earlier "
+	   "release's mapping");
 	rt_record_init(&r);
 	r.ns = S("shop");
 	r.kind = S("ConfigMap");
@@ -311,9 +350,9 @@ static void test_manifest_owner(void)
 	reg = corr_registry_new();
 	is_int(corr_registry_alias_merge(reg, S("pay"), S("reconciliation-engine-"
 		"settlement-controller-manager"), S("pay"), S("ledger"),
-		PLAN_VIA_MANIFEST, &chg), 0, "a manifest's Deployment");
+		PLAN_VIA_MANIFEST, 0, &chg), 0, "a manifest's Deployment");
 	is_int(corr_registry_alias_merge(reg, S("pay"), S("PersistentVolumeClaim/"
-		"archive"), S("pay"), S("clearing"), PLAN_VIA_MANIFEST, &chg), 0,
+		"archive"), S("pay"), S("clearing"), PLAN_VIA_MANIFEST, 0, &chg), 0,
 	       "a manifest's claim");
 	corr_attribute(reg, &o, S("pay"), S("Pod"), S(cut), N, N, N,
 		       S("7b9c8d6f54"), N, &a);
@@ -330,8 +369,8 @@ static void test_manifest_owner(void)
 	      PLAN_VIA_WORKLOAD);
 	alias("pay", "journal", "pay", "zzz", true, "journal labelled zzz");
 	is_int(corr_registry_alias_merge(reg, S("pay"), S("journal"), S("pay"),
-		S("aaa"), PLAN_VIA_MANIFEST, &chg), 0, "and listed by aaa");
-	is_int(chg, 0, "a label beats a manifest, whatever the names");
+		S("aaa"), PLAN_VIA_MANIFEST, 0, &chg), 0, "and listed by aaa");
+	is_int(chg, 1, "kept beside the label, from the same (unknown) time");
 	check("journal-0", "pay", "Pod", "journal-0", NULL, NULL, "pay", "zzz",
 	      PLAN_VIA_LABEL);
 	check("labels first", "pay", "PersistentVolumeClaim", "archive", NULL,
@@ -343,6 +382,7 @@ static void test_manifest_owner(void)
 int main(void)
 {
 	reg = corr_registry_new();
+	test_alias_time();
 	test_workload();
 	test_attribution();
 	test_option();

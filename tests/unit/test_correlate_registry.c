@@ -416,14 +416,14 @@ static void test_budget(void)
 	       "a held revision still merges in place");
 	is_str(out ? out->status : "", "superseded", "its status advances");
 	is_int(corr_registry_alias_merge(reg, S("ns"), S("api"), S("ns"),
-					 S("rel-0"), PLAN_VIA_LABEL, &achg),
+					 S("rel-0"), PLAN_VIA_LABEL, 0, &achg),
 	       RT_ELIMIT, "a new workload mapping is refused too");
-	ok(!corr_registry_alias_find(reg, S("ns"), S("api"), &rns, &rel, NULL),
+	ok(!corr_registry_alias_find(reg, S("ns"), S("api"), 0, &rns, &rel, NULL),
 	   "and not held");
 	is_int((int)corr_registry_refused(reg), 2, "both refusals counted");
 	corr_registry_set_budget(reg, CORR_REGISTRY_BYTES);
 	is_int(corr_registry_alias_merge(reg, S("ns"), S("api"), S("ns"),
-					 S("rel-0"), PLAN_VIA_LABEL, &achg),
+					 S("rel-0"), PLAN_VIA_LABEL, 0, &achg),
 	       0, "with room again it is taken");
 	corr_registry_free(reg);
 }
