@@ -4,7 +4,8 @@
 # October) and is its own release payments from 11-03 on (revision 1, pods
 # labelled instance=payments). Today's crash loop, kubelet events without
 # labels, goes to payments 1; October's probe failures stay with billing
-# 12. In every order of the four inputs, in one run and a run per file.
+# 12. In every order of the four inputs, in one run and a run per file;
+# and the same move stated by the two releases' manifests.
 . "$(dirname "$0")/lib.sh"
 D=$DATA/moved-workload
 FILES="$D/helm-list.json $D/exporter-billing.ndjson $D/exporter-payments.ndjson $D/events.ndjson"
@@ -42,4 +43,24 @@ while read -r order; do
 	fi
 done < "$T/perms"
 is "$n" 24 "all 24 orders"
+
+# The same move stated by the releases' manifests (release Secrets):
+# billing 12 lists Deployment payments (a fullnameOverride), payments 1
+# lists it from 11-03 on.
+SB=$D/secrets-billing.json SP=$D/secrets-payments.json EV=$D/events.ndjson
+n=0
+for order in "$SB $SP $EV" "$SB $EV $SP" "$SP $SB $EV" "$SP $EV $SB" \
+	     "$EV $SB $SP" "$EV $SP $SB"; do
+	n=$((n + 1))
+	run_rt ingest --db "$T/m$n.db" $order
+	run_rt query --db "$T/m$n.db" -o json "SELECT release, revision FROM incidents"
+	is "$(jq -r 'map("\(.release) \(.revision)") | join(";")' "$OUT")" \
+		"payments 1" "manifests, order $n: the crash loop with payments 1"
+	for f in $order; do
+		run_rt ingest --db "$T/mr$n.db" "$f"
+	done
+	run_rt query --db "$T/mr$n.db" -o json "SELECT release, revision FROM incidents"
+	is "$(jq -r 'map("\(.release) \(.revision)") | join(";")' "$OUT")" \
+		"payments 1" "manifests, order $n, a run per file: payments 1"
+done
 done_testing
