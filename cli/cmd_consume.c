@@ -208,10 +208,10 @@ static void produce_changes(struct consume *c)
 	if (!c->itopic)
 		return;
 	pipeline_writer_take_changes(c->w, &c->changes);
-	if (!c->changes.n && !itopic_stats(c->itopic).pending)
+	if (!c->changes.n && !itopic_wants(c->itopic))
 		return;
 	pipeline_writer_wait(c->w);
-	itopic_publish(c->itopic, reader(c), &c->changes);
+	itopic_publish(c->itopic, reader(c), c->st, &c->changes);
 }
 
 static int hook_durable(void *ctx, bool wait)
@@ -862,7 +862,8 @@ static void close_itopic(struct consume *c)
 		return;
 	pipeline_writer_wait(c->w);
 	produce_changes(c);
-	c->istats = itopic_close(c->itopic, reader(c), ITOPIC_FLUSH_MS);
+	c->istats = itopic_close(c->itopic, reader(c), c->st,
+				 ITOPIC_FLUSH_MS);
 	c->itopic = NULL;
 }
 
@@ -888,8 +889,9 @@ static int run(struct consume *c)
 			break;
 		if (c->itopic) {
 			itopic_poll(c->itopic);
-			/* Changes the producer had no room for, again. */
-			if (itopic_stats(c->itopic).pending &&
+			/* The outbox's rows the producer had no room for,
+			 * those to produce again, those delivered. */
+			if (itopic_wants(c->itopic) &&
 			    pipeline_writer_done(c->w) == 1)
 				produce_changes(c);
 		}
@@ -1031,7 +1033,7 @@ int cmd_consume(int argc, char **argv)
 		signal(SIGHUP, SIG_DFL);
 	}
 	http_stop(c.http);              /* it reads c.m */
-	itopic_close(c.itopic, NULL, 0);    /* a setup that failed */
+	itopic_close(c.itopic, NULL, NULL, 0);    /* a setup that failed */
 	store_changes_free(&c.changes);
 	pipeline_writer_free(c.w);      /* its batches name the source's topics */
 	ingest_kafka_free(c.k);

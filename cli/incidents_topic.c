@@ -14,10 +14,17 @@
  * is its current state. The producer is idempotent (acks=all), so a retry
  * neither duplicates nor reorders a key's messages.
  *
- * Never blocking the consumer: a change the producer's queue cannot take
- * now, or whose delivery failed, stays pending (by id; the newest state is
- * read when it is tried again) and is counted, and errors are logged at
- * most once every 10 s with a count.
+ * The changes to produce are those of the outbox (store/outbox.c): one
+ * row per key, written in the transaction that changed the incident, and
+ * removed once a message produced after that change is delivered, so what
+ * was not delivered at exit, or during an outage, is produced at the next
+ * start or once the brokers are back: each key's latest state at least
+ * once.
+ *
+ * Never blocking the consumer: a key the producer's queue cannot take now
+ * waits in the outbox for the next call, one whose delivery failed is
+ * produced again (and counted), and errors are logged at most once every
+ * 10 s with a count.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -31,18 +38,27 @@
 #include "rows.h"
 #include "revtrail/kafka.h"
 #include "revtrail/log.h"
+#include "revtrail/rt_kit.h"
 
 #define LOG_EVERY_MS 10000
-#define MAX_PENDING 1000000
+#define MAX_DONE 1000000           /* delivered ids not yet removed */
+#define READ_ROWS 500               /* outbox rows read at a time */
+#define RETRY_MS 1000
+#define NO_RETRY INT64_MAX
 
 struct itopic {
 	rd_kafka_t *rk;
 	char *topic;
-	struct store_changes pending;
 	struct itopic_stats st;
 	bool closing;
 	int64_t logged_ms;
 	uint64_t unlogged;              /* errors since the last line */
+	struct store *ro;               /* during a publish */
+	int64_t cursor;                 /* the last outbox id produced */
+	bool more;                      /* rows may lie past cursor */
+	int64_t retry_from, retry_ms;   /* the lowest id not delivered */
+	int64_t *done;                  /* ids delivered, to remove */
+	size_t ndone, cap;
 };
 
 static const char *const json_cols[] = {
@@ -95,54 +111,42 @@ static void failed(struct itopic *t, const char *fmt, ...)
 	t->unlogged = 0;
 }
 
-static int pending_add(struct itopic *t, int64_t id, const char *cl,
-		       const char *ns, const char *rel)
-{
-	if (t->pending.n == MAX_PENDING)
-		return -1;
-	return store_changes_add(&t->pending, id, cl, ns, rel) ? -1 : 0;
-}
-
 /* ---- delivery -------------------------------------------------------- */
 
-/* A tombstone's key names the release it had: parse it back to retry. */
-static void requeue(struct itopic *t, const rd_kafka_message_t *m)
+/* A delivered outbox row, to remove at the next publish. Past the bound
+ * it stays, and is produced again at the next start: harmless. */
+static void delivered(struct itopic *t, int64_t oid)
 {
-	int64_t id = (int64_t)(intptr_t)m->_private;
-	char key[1024], *ns, *rel, *end;
+	if (t->ndone == MAX_DONE || RT_GROW(t->done, t->ndone + 1, t->cap))
+		return;
+	t->done[t->ndone++] = oid;
+}
 
-	if (m->payload) {
-		if (pending_add(t, id, NULL, NULL, NULL) == 0)
-			return;
-	} else if (m->key_len < sizeof(key)) {
-		memcpy(key, m->key, m->key_len);
-		key[m->key_len] = '\0';
-		if ((ns = strchr(key, '/')) && (rel = strchr(ns + 1, '/'))) {
-			*ns++ = '\0';
-			*rel++ = '\0';
-			if ((end = strrchr(rel, '/')))
-				*end = '\0';
-			if (pending_add(t, id, key, ns, rel) == 0)
-				return;
-		}
-	}
-	failed(t, "incident %" PRId64 " dropped: too many changes pending",
-	       id);
+/* An outbox row not delivered is read and produced again, from the
+ * lowest such id on, once RETRY_MS have passed. */
+static void retry(struct itopic *t, int64_t oid)
+{
+	if (t->retry_from == NO_RETRY)
+		t->retry_ms = now_ms() + RETRY_MS;
+	if (oid < t->retry_from)
+		t->retry_from = oid;
 }
 
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m,
 			void *opaque)
 {
 	struct itopic *t = opaque;
+	int64_t oid = (int64_t)(intptr_t)m->_private;
 
 	(void)rk;
 	if (!m->err) {
 		t->st.delivered++;
+		delivered(t, oid);
 		return;
 	}
 	failed(t, "not delivered: %s", rd_kafka_err2str(m->err));
 	if (!t->closing)
-		requeue(t, m);
+		retry(t, oid);
 }
 
 /* librdkafka's own lines, as the consumer's (ingest/src_kafka.c). */
@@ -255,18 +259,20 @@ struct itopic *itopic_new(const char *topic, const char *brokers,
 	if (!*topic || strlen(topic) > 249) {
 		snprintf(err, errsz, "--incidents-topic wants a topic name, got "
 			 "'%s'", topic);
-		itopic_close(t, NULL, 0);
+		itopic_close(t, NULL, NULL, 0);
 		return NULL;
 	}
 	if (!(conf = producer_conf(t, brokers, props, nprops, err, errsz))) {
-		itopic_close(t, NULL, 0);
+		itopic_close(t, NULL, NULL, 0);
 		return NULL;
 	}
 	if (!(t->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, errsz))) {
 		rd_kafka_conf_destroy(conf);
-		itopic_close(t, NULL, 0);
+		itopic_close(t, NULL, NULL, 0);
 		return NULL;
 	}
+	t->more = true;         /* what an earlier run left undelivered */
+	t->retry_from = NO_RETRY;
 	return t;
 }
 
@@ -330,57 +336,89 @@ static int produce(struct itopic *t, int64_t id, const char *key,
 	return -1;
 }
 
-/* One change: the tombstone of a deleted key (unless the id now names a
- * row under that same key), then the row as it is. 1 = try again later. */
-static int publish_one(struct itopic *t, struct store *ro,
-		       const struct store_change *e)
+/* One outbox row: the incident as it is now under that key, or a
+ * tombstone when no incident has the key any more (deleted, merged into
+ * another). 1 stops the read: the queue is full, try later. */
+static int produce_row(void *ctx, const struct store_outbox_row *o)
 {
+	struct itopic *t = ctx;
 	struct row r = { 0 };
-	char gone[1024] = "";
-	int rc = 0;
+	char key[1024];
+	int rc;
 
-	if (e->ns)
-		snprintf(gone, sizeof(gone), "%s/%s/%s/%" PRId64,
-			 e->cluster ? e->cluster : "", e->ns, e->release, e->id);
-	if (store_incident_part(ro, e->id, STORE_PART_EXPORT, on_row, &r)) {
+	snprintf(key, sizeof(key), "%s/%s/%s/%" PRId64, o->cluster, o->ns,
+		 o->release, o->incident_id);
+	if (store_incident_part(t->ro, o->incident_id, STORE_PART_EXPORT,
+				on_row, &r)) {
 		free(r.json);
-		failed(t, "incident %" PRId64 " not read: %s", e->id,
-		       store_errmsg(ro));
+		failed(t, "incident %" PRId64 " not read: %s", o->incident_id,
+		       store_errmsg(t->ro));
 		return 1;
 	}
-	if (*gone && (!r.found || strcmp(gone, r.key)))
-		rc = produce(t, e->id, gone, NULL, 0);
-	if (rc == 0 && r.found)
-		rc = produce(t, e->id, r.key, r.json, r.len);
+	if (r.found && strcmp(r.key, key))
+		r.found = false;
+	rc = produce(t, o->id, key, r.found ? r.json : NULL, r.len);
 	free(r.json);
-	return rc;
+	if (rc == 1)
+		return 1;
+	t->cursor = o->id;
+	if (rc < 0)
+		retry(t, o->id);
+	return 0;
 }
 
-void itopic_publish(struct itopic *t, struct store *ro,
+/* Removes the delivered rows; kept for the next call when it fails. */
+static void remove_done(struct itopic *t, struct store *rw)
+{
+	if (!t->ndone || !rw)
+		return;
+	if (store_outbox_done(rw, t->done, t->ndone)) {
+		failed(t, "delivered incidents not removed from the outbox: %s",
+		       store_errmsg(rw));
+		return;
+	}
+	t->ndone = 0;
+}
+
+/* The outbox past the cursor, until the queue is full or it is read. */
+static void drain(struct itopic *t, struct store *ro)
+{
+	if (t->retry_from != NO_RETRY && now_ms() >= t->retry_ms) {
+		if (t->cursor >= t->retry_from)
+			t->cursor = t->retry_from - 1;
+		t->retry_from = NO_RETRY;
+		t->more = true;
+	}
+	t->ro = ro;
+	while (t->more && ro) {
+		int64_t before = t->cursor;
+		int rc = store_outbox_read(ro, t->cursor, READ_ROWS,
+					   produce_row, t);
+
+		if (rc)
+			break;          /* full, or not read: next time */
+		if (t->cursor == before)
+			t->more = false;
+	}
+	t->ro = NULL;
+}
+
+void itopic_publish(struct itopic *t, struct store *ro, struct store *rw,
 		    struct store_changes *c)
 {
-	struct store_changes *p = &t->pending;
-	size_t i, k = 0;
-
 	if (!t)
 		return;
-	for (i = 0; i < c->n; i++)
-		if (pending_add(t, c->v[i].id, c->v[i].cluster, c->v[i].ns,
-				c->v[i].release))
-			failed(t, "incident %" PRId64 " dropped: too many "
-			       "changes pending", c->v[i].id);
+	if (c->n)
+		t->more = true;
 	store_changes_free(c);
-	store_changes_unique(p);
-	for (i = 0; i < p->n && ro; i++) {
-		if (publish_one(t, ro, &p->v[i]) == 1)
-			break;          /* the rest waits for room */
-		store_change_free(&p->v[i]);
-	}
-	for (; i < p->n; i++)
-		p->v[k++] = p->v[i];
-	p->n = k;
-	t->st.pending = p->n;
+	remove_done(t, rw);
+	drain(t, ro);
 	rd_kafka_poll(t->rk, 0);
+}
+
+bool itopic_wants(const struct itopic *t)
+{
+	return t && (t->more || t->ndone || t->retry_from != NO_RETRY);
 }
 
 void itopic_poll(struct itopic *t)
@@ -397,7 +435,7 @@ struct itopic_stats itopic_stats(const struct itopic *t)
 }
 
 struct itopic_stats itopic_close(struct itopic *t, struct store *ro,
-				 int timeout_ms)
+				 struct store *rw, int timeout_ms)
 {
 	struct store_changes none = { 0 };
 	struct itopic_stats st = { 0 };
@@ -405,25 +443,24 @@ struct itopic_stats itopic_close(struct itopic *t, struct store *ro,
 	if (!t)
 		return st;
 	if (t->rk) {
-		itopic_publish(t, ro, &none);
+		itopic_publish(t, ro, rw, &none);
 		rd_kafka_flush(t->rk, timeout_ms);
 		t->closing = true;
-		if (rd_kafka_outq_len(t->rk) > 0 || t->pending.n)
+		if (rd_kafka_outq_len(t->rk) > 0 || t->more)
 			rt_log(RT_LOG_WARN, "incidents", "topic %s: %d messages "
-			       "not delivered and %zu changes not produced in "
-			       "%d ms; the database has them", t->topic,
-			       rd_kafka_outq_len(t->rk), t->pending.n,
-			       timeout_ms);
-		t->st.failed += t->pending.n;
+			       "not delivered in %d ms%s; the outbox keeps "
+			       "them for the next start", t->topic,
+			       rd_kafka_outq_len(t->rk), timeout_ms, t->more ?
+			       ", and more changes not produced" : "");
 		t->logged_ms = now_ms();        /* said: the purge is quiet */
 		rd_kafka_purge(t->rk, RD_KAFKA_PURGE_F_QUEUE |
 			       RD_KAFKA_PURGE_F_INFLIGHT);
 		rd_kafka_poll(t->rk, 0);
+		remove_done(t, rw);
 		rd_kafka_destroy(t->rk);
 	}
 	st = t->st;
-	st.pending = 0;
-	store_changes_free(&t->pending);
+	free(t->done);
 	free(t->topic);
 	free(t);
 	return st;

@@ -5,6 +5,7 @@
 #ifndef REVTRAIL_CLI_INCIDENTS_TOPIC_H
 #define REVTRAIL_CLI_INCIDENTS_TOPIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,7 +17,6 @@ struct itopic_stats {
 	uint64_t produced;      /* handed to the producer (tombstones too) */
 	uint64_t delivered;     /* acknowledged by the brokers */
 	uint64_t failed;        /* refused, not delivered, or not read */
-	uint64_t pending;       /* changes waiting to be produced again */
 };
 
 /* A client property (-X, -F) for the producer: those only a consumer
@@ -36,20 +36,25 @@ struct itopic *itopic_new(const char *topic, const char *brokers,
 			  char *err, size_t errsz);
 
 /*
- * Produces every change (each committed: the caller takes them from the
- * store's writer), read through ro, a read-only connection: the incident
- * as it is now, or a tombstone for one deleted. Never blocks: what the
- * producer's queue cannot take now is kept and tried at the next call.
- * Takes the entries of c (emptied).
+ * Produces the incidents outbox (store_outbox_read, through ro, a
+ * read-only connection): each key's incident as it is now, or a tombstone
+ * for a key no incident has any more. Removes, through rw (the writer's
+ * connection, idle), the rows whose messages were delivered. Never blocks:
+ * what the producer's queue cannot take now is produced at a later call.
+ * c (the changes the writer reported) only says the outbox has new rows;
+ * it is emptied.
  */
-void itopic_publish(struct itopic *t, struct store *ro,
+void itopic_publish(struct itopic *t, struct store *ro, struct store *rw,
 		    struct store_changes *c);
+/* Whether a publish has work: rows to produce, to remove or to retry. */
+bool itopic_wants(const struct itopic *t);
 /* Serves delivery reports; never blocks. */
 void itopic_poll(struct itopic *t);
-/* Flushes for up to timeout_ms, counts what was left undelivered, frees
- * and returns the final figures. Accepts NULL. */
+/* Produces what it can and flushes for up to timeout_ms, removes what was
+ * delivered (the rest stays in the outbox for the next start), frees and
+ * returns the final figures. Accepts NULL. */
 struct itopic_stats itopic_close(struct itopic *t, struct store *ro,
-				 int timeout_ms);
+				 struct store *rw, int timeout_ms);
 struct itopic_stats itopic_stats(const struct itopic *t);
 
 #endif

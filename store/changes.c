@@ -90,6 +90,8 @@ int store_track_incidents(struct store *st)
 			 " BEGIN SELECT rt_incident_gone(old.id, old.cluster,"
 			 " old.namespace, old.release); END", NULL, NULL, NULL))
 		return store_db_fail(st, "tracking incidents");
+	if (store_outbox_track(st))
+		return RT_EDB;
 	sqlite3_update_hook(st->db, on_update, st);
 	return 0;
 }

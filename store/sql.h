@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -116,6 +116,16 @@
 	" release_namespace, release, cluster, via FROM workload_releases;" \
 	"DROP TABLE workload_releases;" \
 	"ALTER TABLE workload_releases_v11 RENAME TO workload_releases;"
+/* The incidents outbox (store/outbox.c): the keys of the incidents
+ * topic whose latest state is not yet known delivered, one row per key,
+ * moved to the end (a new id) each time the key changes again. Self-
+ * contained, so that it can take whichever number it lands as. */
+#define SQL_MIGRATE_OUTBOX \
+	"CREATE TABLE incident_outbox(" \
+	" id INTEGER PRIMARY KEY AUTOINCREMENT," \
+	" cluster TEXT NOT NULL, namespace TEXT NOT NULL," \
+	" release TEXT NOT NULL, incident_id INTEGER NOT NULL," \
+	" UNIQUE(cluster, namespace, release, incident_id));"
 
 /* Migration N brings user_version N-1 to N. Append, never edit. */
 static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
@@ -305,6 +315,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * choosing the life in force. A workload that moves to another
 	 * release keeps a row per release, since its first sighting. */
 	SQL_MIGRATE_LIVES,
+	/* 11 -> 12 */
+	SQL_MIGRATE_OUTBOX,
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE

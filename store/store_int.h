@@ -114,6 +114,8 @@ void store_seen_free(struct seen *f);
 /* Statement id, reset, its bindings cleared but :cluster's. */
 sqlite3_stmt *store_stmt(struct store *st, enum store_stmt id);
 int store_db_fail(struct store *st, const char *what);
+/* outbox.c: the triggers that fill incident_outbox. */
+int store_outbox_track(struct store *st);
 int store_db_done(struct store *st, sqlite3_stmt *s, const char *what);
 void store_bind_rts(sqlite3_stmt *s, int i, struct rt_str v);
 void store_bind_cstr(sqlite3_stmt *s, int i, const char *v);

@@ -239,6 +239,27 @@ void store_changes_unique(struct store_changes *c);
 void store_change_free(struct store_change *e);
 void store_changes_free(struct store_changes *c);
 
+/*
+ * The incidents outbox (table incident_outbox, store/outbox.c): the keys
+ * (cluster, namespace, release, id) of the incidents changed by committed
+ * transactions of a writer that tracks incidents, each once, in the order
+ * of their last change, until store_outbox_done says a message produced
+ * after that change was delivered.
+ */
+struct store_outbox_row {
+	int64_t id;             /* the outbox row: a new one at each change */
+	int64_t incident_id;
+	const char *cluster, *ns, *release;
+};
+typedef int (*store_outbox_fn)(void *ctx, const struct store_outbox_row *r);
+/* Up to limit rows with ids above after, in id order, to fn (which may
+ * read st again). 0, RT_EDB, or fn's non-zero return. */
+int store_outbox_read(struct store *st, int64_t after, int limit,
+		      store_outbox_fn fn, void *ctx);
+/* Removes the rows ids (those no longer there are skipped), in one
+ * transaction of the writer's connection, never during a batch. */
+int store_outbox_done(struct store *st, const int64_t *ids, size_t n);
+
 /* Work for a moment with no batch to commit: copies a WAL of more than a
  * few MiB back into the database, so that store_close has little left to
  * do. Never waits; errors are left to the next commit. */

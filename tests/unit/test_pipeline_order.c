@@ -213,6 +213,37 @@ out:
  * batch, and by every wait after it. */
 static void fresh(const char *db);
 
+/* The outbox in id order: "KEY KEY ...", and its first id. */
+struct outbox_seen {
+	char keys[512];
+	int64_t first, last;
+};
+
+static int outbox_row(void *ctx, const struct store_outbox_row *r)
+{
+	struct outbox_seen *o = ctx;
+	size_t n = strlen(o->keys);
+
+	snprintf(o->keys + n, sizeof(o->keys) - n, "%s%s/%s/%s/%lld",
+		 n ? " " : "", r->cluster, r->ns, r->release,
+		 (long long)r->incident_id);
+	if (!o->first)
+		o->first = r->id;
+	ok(r->id > o->last, "outbox ids ascend (%lld)", (long long)r->id);
+	o->last = r->id;
+	return 0;
+}
+
+static int64_t outbox_is(struct pipeline_db *st, const char *want,
+			 const char *what)
+{
+	struct outbox_seen o = { "", 0, 0 };
+
+	store_outbox_read(pipeline_db_store(st), 0, 100, outbox_row, &o);
+	is_str(o.keys, want, "%s", what);
+	return o.first;
+}
+
 static void writer_failure(const char *db)
 {
 	struct corr_batch *b = corr_batch_new(false);
@@ -405,10 +436,23 @@ static void changes_tracked(const char *db)
 		goto out;
 	is_int(submit_take(w, b, first, 3, &c), 0, "history and two events");
 	ok(c.n == 1 && c.v[0].id == 1 && !c.v[0].ns, "incident 1 opened");
+	outbox_is(st, "/prod/payments-api/1", "the outbox has its key, "
+		  "written in the batch's transaction");
 	is_int(submit_take(w, b, later, 1, &c), 0, "an event 16 minutes on");
 	ok(c.n == 2 && c.v[0].id == 1 && c.v[1].id == 2 && !c.v[1].ns,
 	   "incident 2 opened, and incident 1 closed (the records moved on "
 	   "past its gap)");
+	{
+		int64_t gone[] = { 0, 1000000 };
+
+		gone[0] = outbox_is(st, "/prod/payments-api/1 "
+				    "/prod/payments-api/2", "the outbox has "
+				    "each key once, in the order of its last "
+				    "change");
+		is_int(store_outbox_done(pipeline_db_store(st), gone, 2), 0,
+		       "a delivered row is removed (one no longer there too)");
+	}
+	outbox_is(st, "/prod/payments-api/2", "the other stays");
 	is_int(submit_take(w, b, first, 3, &c), 0, "the first batch again");
 	ok(c.n == 1 && c.v[0].id == 1, "reports the one incident it touched "
 	   "(its state, produced again, is the same)");
@@ -418,6 +462,9 @@ static void changes_tracked(const char *db)
 	   !strcmp(c.v[1].ns, "prod") && !strcmp(c.v[1].release,
 						 "payments-api"),
 	   "incident 2 merged into it: deleted, with the key it had");
+	outbox_is(st, "/prod/payments-api/2 /prod/payments-api/1",
+		  "the outbox keeps the deleted key, for its tombstone, and "
+		  "moved the key changed again to the end");
 
 	sqlite3_open(db, &h);
 	is_int(sqlite3_exec(h, "CREATE TRIGGER boom BEFORE INSERT ON events"
@@ -435,6 +482,9 @@ static void changes_tracked(const char *db)
 		is_int(submit_take(w, b, failing, 2, &c), RT_EDB,
 		       "a batch whose commit fails after opening an incident");
 		is_int((long long)c.n, 0, "reports no change");
+		outbox_is(st, "/prod/payments-api/2 "
+			  "/prod/payments-api/1", "and adds nothing to the "
+			  "outbox");
 	}
 out:
 	store_changes_free(&c);
