@@ -446,12 +446,14 @@ struct itopic_stats itopic_close(struct itopic *t, struct store *ro,
 		itopic_publish(t, ro, rw, &none);
 		rd_kafka_flush(t->rk, timeout_ms);
 		t->closing = true;
-		if (rd_kafka_outq_len(t->rk) > 0 || t->more)
+		if (rd_kafka_outq_len(t->rk) > 0 || t->more ||
+		    t->retry_from != NO_RETRY)
 			rt_log(RT_LOG_WARN, "incidents", "topic %s: %d messages "
 			       "not delivered in %d ms%s; the outbox keeps "
 			       "them for the next start", t->topic,
-			       rd_kafka_outq_len(t->rk), timeout_ms, t->more ?
-			       ", and more changes not produced" : "");
+			       rd_kafka_outq_len(t->rk), timeout_ms,
+			       t->more || t->retry_from != NO_RETRY ?
+			       ", others failed or not produced" : "");
 		t->logged_ms = now_ms();        /* said: the purge is quiet */
 		rd_kafka_purge(t->rk, RD_KAFKA_PURGE_F_QUEUE |
 			       RD_KAFKA_PURGE_F_INFLIGHT);
