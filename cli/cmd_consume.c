@@ -88,6 +88,9 @@ struct consume {
 	const char *itopic_name;
 	struct store_changes changes;
 	struct itopic_stats istats; /* its figures, kept at close */
+	bool lags_kept;             /* after the last commit: the final
+	                             * figures show these partitions */
+	size_t kept_assigned;
 
 	/* status */
 	unsigned status_ms;
@@ -423,12 +426,23 @@ static void warn_registry(struct consume *c, bool final)
 	       st.registry_refused == 1 ? "" : "s");
 }
 
+/* The partitions' lags now, or those kept after the last commit (the
+ * consumer closed since has none assigned). */
+static struct ingest_kafka_lag lags[MAX_LAGS];
+
+static size_t read_lags(struct consume *c)
+{
+	if (!c->lags_kept)
+		c->kept_assigned = ingest_kafka_lags(c->k, lags, MAX_LAGS);
+	return c->kept_assigned;
+}
+
 static void report(struct consume *c, bool final)
 {
-	static struct ingest_kafka_lag lag[MAX_LAGS];
+	struct ingest_kafka_lag *lag = lags;
 	int64_t now = now_ms();
 	const struct ingest_kafka_stats *s = ingest_kafka_stats(c->k);
-	size_t assigned = ingest_kafka_lags(c->k, lag, MAX_LAGS);
+	size_t assigned = read_lags(c);
 	size_t nlag = assigned < MAX_LAGS ? assigned : MAX_LAGS;
 
 	if (now > c->last_ms)
@@ -493,10 +507,10 @@ static void writer_done(void *ctx, int err, int64_t ns)
 		metrics_observe_commit(c->m, (double)ns / 1e9);
 }
 
-static void fill_parts(struct metrics_snap *m, struct ingest_kafka *k)
+static void fill_parts(struct metrics_snap *m, struct consume *c)
 {
-	static struct ingest_kafka_lag lag[MAX_LAGS];
-	size_t assigned = ingest_kafka_lags(k, lag, MAX_LAGS);
+	const struct ingest_kafka_lag *lag = lags;
+	size_t assigned = read_lags(c);
 
 	m->assigned = assigned;
 	m->nparts = assigned < MAX_LAGS ? assigned : MAX_LAGS;
@@ -563,7 +577,7 @@ static void publish(struct consume *c, int64_t now)
 		.wal_bytes = c->wal_path ? metrics_file_bytes(c->wal_path) : -1,
 		.brokers_down = s->brokers_down,
 	};
-	fill_parts(m, c->k);
+	fill_parts(m, c);
 	metrics_publish(c->m, m);
 }
 
@@ -914,16 +928,20 @@ static int run(struct consume *c)
 	if (stop_flag)
 		rt_log(RT_LOG_INFO, "consume", "signal received: committing and "
 		       "leaving the group");
-	/* Commit first so the final figures show the partitions caught up. */
+	/* Commit first so the final figures show the partitions caught up;
+	 * they are kept, as leaving the group unassigns them. */
 	rc = ingest_kafka_flush(c->k);
-	if (c->stats_path) {
-		if (c->itopic && !pipeline_writer_wait(c->w))
-			produce_changes(c);
-		report(c, true);
-	}
+	read_lags(c);
+	c->lags_kept = true;
 	if (ingest_kafka_close(c->k) && !rc)
 		rc = RT_EKAFKA;
 	close_itopic(c);
+	/* Last, so they count what the close and the producer's flush did
+	 * (the revoke at leaving, the last deliveries). */
+	if (c->stats_path)
+		report(c, true);
+	if (c->m)
+		publish(c, now_ms());
 	return rc ? CLI_FAIL : CLI_OK;
 }
 

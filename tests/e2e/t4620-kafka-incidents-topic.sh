@@ -38,6 +38,10 @@ summary=$(grep -o 'incidents topic incidents: .*' "$ERR")
 produced=$(printf '%s' "$summary" | awk '{ print $4 }')
 is "$(printf '%s' "$summary" | awk '{ print $7 }')" "$produced" "every message produced was delivered before exit"
 is "$(jq .incidents_produced "$T/stats.json")" "$produced" "--stats-json counts them too"
+# The final --stats-json is written after the producer's last flush.
+is "$(jq .incidents_delivered "$T/stats.json")" "$produced" "and counts them delivered"
+is "$(jq .rebalances "$T/stats.json")" "$(grep -o '[0-9]* rebalances' "$ERR" | awk '{ print $1 }')" \
+	"and as many rebalances as the summary"
 
 read_topic() {   # the incidents topic from the start: KEY<TAB>VALUE lines
 	timeout 30 kcat -C -b "$BS" -t incidents -e -q -Z -K '	' -D '\n' \
