@@ -770,6 +770,131 @@ static void test_properties(void)
 	ingest_kafka_free(k);
 }
 
+/* Polls a and b (b may be NULL) until done holds of a, or max_s. */
+static bool poll_two(struct consumer *a, struct consumer *b, double max_s,
+		     bool (*done)(struct consumer *))
+{
+	double end = now_s() + max_s;
+
+	while (now_s() < end && !done(a)) {
+		ingest_kafka_poll(a->k, 20);
+		if (b)
+			ingest_kafka_poll(b->k, 20);
+	}
+	return done(a);
+}
+
+static bool all_assigned(struct consumer *c)
+{
+	return ingest_kafka_stats(c->k)->assigned == NPART;
+}
+
+static bool some_assigned(struct consumer *c)
+{
+	size_t n = ingest_kafka_stats(c->k)->assigned;
+
+	return n > 0 && n < NPART;
+}
+
+static uint64_t handover_end;   /* messages in the topic: at_end_db */
+
+static bool at_end_db(struct consumer *c)
+{
+	int64_t sum = 0;
+
+	for (int p = 0; p < NPART; p++)
+		sum += c->db->stored[p];
+	return (uint64_t)sum >= handover_end;
+}
+
+static struct db *rows_of[2];   /* both_at_end: A's and B's */
+
+static bool both_at_end(struct consumer *c)
+{
+	int64_t sum = 0;
+
+	(void)c;
+	for (int p = 0; p < NPART; p++)
+		sum += rows_of[0]->stored[p] > rows_of[1]->stored[p] ?
+			rows_of[0]->stored[p] : rows_of[1]->stored[p];
+	return (uint64_t)sum >= handover_end;
+}
+
+/* Each assigned partition starts at its own row of the consumer's
+ * database: committed (what the stored_offset hook gave at assignment,
+ * nothing consumed since) is that partition's row, not another's. */
+static void check_rows(struct consumer *c, const char *what)
+{
+	struct ingest_kafka_lag lag[NPART];
+	size_t n = ingest_kafka_lags(c->k, lag, NPART);
+	int wrong = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (lag[i].committed != c->db->stored[lag[i].partition]) {
+			printf("# %s: %s[%d]@%lld, its row is %lld\n", what,
+			       lag[i].topic, (int)lag[i].partition,
+			       (long long)lag[i].committed,
+			       (long long)c->db->stored[lag[i].partition]);
+			wrong++;
+		}
+	ok(n > 0 && wrong == 0, "%s: each of %zu partitions starts at its "
+	   "own row", what, n);
+}
+
+/*
+ * A database whose partitions' rows all differ, behind the group's
+ * offsets: each partition is resumed from its own row, at a fresh start
+ * and when partitions come back to it from another instance (the field
+ * report's "assigned fb[0]@1500 fb[2]@3000" where 1500 and 3000 were the
+ * rows of partitions 1 and 3). A seek from another partition's row shows
+ * as a batch that does not start where the database is (fenced).
+ */
+static void test_own_rows(rd_kafka_t *p)
+{
+	struct db *da = calloc(1, sizeof(*da)), *dbb = calloc(1, sizeof(*dbb));
+	struct consumer a, b;
+
+	db_init(da);
+	db_init(dbb);
+	produce(p, 20000, 400, line_fmt);
+	if (!ok(consumer_start(&a, da, "g-rows", 50, false) == 0, "A starts"))
+		goto out;
+	handover_end = topic_end(&a);
+	ok(poll_until(&a, 30, at_end_db), "A stores every partition");
+	consumer_stop(&a);
+	for (int q = 0; q < NPART; q++)        /* rows that all differ */
+		da->stored[q] -= 7 * (q + 1);
+	if (!ok(consumer_start(&a, da, "g-rows", 50, false) == 0,
+		"A starts again, its rows behind the group") ||
+	    !ok(poll_until(&a, 30, all_assigned), "A has every partition"))
+		goto out;
+	check_rows(&a, "restart");
+	ok(poll_until(&a, 30, at_end_db), "A catches up");
+	if (!ok(consumer_start(&b, dbb, "g-rows", 50, false) == 0,
+		"B joins") ||
+	    !ok(poll_two(&a, &b, 40, some_assigned), "A gives some up"))
+		goto out;
+	produce(p, 20400, 400, line_fmt);
+	handover_end = topic_end(&a);
+	rows_of[0] = da;
+	rows_of[1] = dbb;
+	ok(poll_two(&a, &b, 30, both_at_end), "A and B store the new "
+	   "messages between them");
+	ingest_kafka_flush(a.k);
+	ingest_kafka_flush(b.k);
+	consumer_stop(&b);
+	/* A's rows of B's partitions are older than B's commits: A gets
+	 * them back and must start each at its own row. */
+	if (ok(poll_until(&a, 40, all_assigned), "A has them back"))
+		check_rows(&a, "handed back");
+	consumer_stop(&a);
+	is_int(da->fenced + dbb->fenced, 0, "no batch started anywhere but "
+	       "its partition's row");
+out:
+	free(da);
+	free(dbb);
+}
+
 int main(void)
 {
 	char errstr[256];
@@ -807,7 +932,9 @@ int main(void)
 	test_async_writer(db);
 	printf("# async: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_outage_batch(mc, db);
-	printf("# outage batch: %.1f s\n", now_s() - t0);
+	printf("# outage batch: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_own_rows(p);
+	printf("# own rows: %.1f s\n", now_s() - t0);
 
 	rd_kafka_destroy(p);
 	rd_kafka_mock_cluster_destroy(mc);
