@@ -895,6 +895,43 @@ out:
 	free(dbb);
 }
 
+/*
+ * A stop while the group rebalances (a member joined, this one not yet
+ * rejoined) is prompt: the close neither waits for the rebalance to end
+ * nor for a coordinator that holds the JoinGroup back.
+ */
+static void test_close_in_rebalance(rd_kafka_t *p, struct db *db)
+{
+	struct consumer a, b;
+	uint64_t before;
+	double t;
+
+	db_init(db);
+	produce(p, 21000, 40, line_fmt);
+	if (!ok(consumer_start(&a, db, "g-stop", 50, false) == 0, "A starts") ||
+	    !ok(poll_until(&a, 30, all_assigned), "A has every partition"))
+		return;
+	before = ingest_kafka_stats(a.k)->rebalances;
+	if (!ok(consumer_start(&b, db, "g-stop", 50, false) == 0, "B joins"))
+		return;
+	/* B's join starts a rebalance; A hears of it at its heartbeat. */
+	t = now_s() + 20;
+	while (now_s() < t && ingest_kafka_stats(a.k)->rebalances == before) {
+		ingest_kafka_poll(b.k, 20);
+		ingest_kafka_poll(a.k, 20);
+	}
+	ok(ingest_kafka_stats(a.k)->rebalances > before, "A is rebalancing");
+	t = now_s();
+	consumer_stop(&a);
+	t = now_s() - t;
+	ok(t < 2.0, "A stops in %.1f s during the rebalance", t);
+	/* B is stopped once assigned: librdkafka before 2.3.0 aborts when a
+	 * cooperative-sticky member is destroyed between its join and its
+	 * first assignment (confluentinc/librdkafka#4312). */
+	ok(poll_until(&b, 30, all_assigned), "B has every partition");
+	consumer_stop(&b);
+}
+
 int main(void)
 {
 	char errstr[256];
@@ -934,7 +971,9 @@ int main(void)
 	test_outage_batch(mc, db);
 	printf("# outage batch: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_own_rows(p);
-	printf("# own rows: %.1f s\n", now_s() - t0);
+	printf("# own rows: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_close_in_rebalance(p, db);
+	printf("# stop in a rebalance: %.1f s\n", now_s() - t0);
 
 	rd_kafka_destroy(p);
 	rd_kafka_mock_cluster_destroy(mc);
