@@ -652,8 +652,8 @@ static const struct cli_opt opts[] = {
 	  "SECONDS, 0 = off", "10" },
 	{ "stats-json", OPT_STATS_JSON, "FILE", "the status figures as JSON, "
 	  "rewritten every interval", NULL },
-	{ "incidents-topic", OPT_ITOPIC, "TOPIC", "produce each committed "
-	  "incident change as JSON", NULL },
+	{ "incidents-topic", OPT_ITOPIC, "TOPIC", "produce the latest state "
+	  "of each incident a commit changed, as JSON, at least once", NULL },
 	{ "gap", OPT_GAP, "DURATION", "the quiet gap that splits incidents "
 	  "(1s to 30d)", "15m, or the database's" },
 	{ "regap", OPT_REGAP, NULL, "accept a --gap other than the "
