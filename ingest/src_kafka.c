@@ -69,6 +69,8 @@ struct ingest_kafka {
 	int64_t retry_ms;       /* catch up again at this time ... */
 	int64_t retry_step_ms;  /* ... which backs off while it fails */
 	int64_t last_probe_ms;
+	bool ever_assigned;     /* an assignment was served (librdkafka#4312) */
+	bool leak_handle;       /* see dodge_4312 */
 	struct ingest_kafka_stats st;
 };
 
@@ -616,6 +618,7 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 	 * down revokes too. Only a broker's answer clears brokers_down. */
 	k->st.rebalances++;
 	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+		k->ever_assigned = true;
 		on_assign(k, rk, parts, coop);
 	} else if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
 		on_revoke(k, rk, parts, coop);
@@ -660,7 +663,7 @@ void ingest_kafka_free(struct ingest_kafka *k)
 {
 	if (!k)
 		return;
-	if (k->rk)
+	if (k->rk && !k->leak_handle)
 		rd_kafka_destroy_flags(k->rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
 	if (k->conf)
 		rd_kafka_conf_destroy(k->conf);
@@ -1039,17 +1042,45 @@ static void close_event(struct ingest_kafka *k, rd_kafka_event_t *ev)
 	rd_kafka_event_destroy(ev);
 }
 
+/*
+ * librdkafka before 2.3.0 aborts in rd_kafka_destroy (an assertion on the
+ * cooperative-sticky assignor's state, confluentinc/librdkafka#4312) when
+ * the member joined its group but never had an assignment: a stop during
+ * startup. So such a close first waits, briefly, for the assignment the
+ * join is bound to bring; if none comes, the handle is left to the
+ * process's exit rather than destroyed.
+ */
+#define FIRST_ASSIGN_WAIT_MS 3000
+
+static void dodge_4312(struct ingest_kafka *k)
+{
+	const char *proto;
+	int64_t end = now_ms() + FIRST_ASSIGN_WAIT_MS;
+
+	if (rd_kafka_version() >= 0x020300ff || k->ever_assigned)
+		return;
+	proto = rd_kafka_rebalance_protocol(k->rk);
+	if (!proto || strcmp(proto, "COOPERATIVE"))
+		return;
+	while (!k->ever_assigned && !k->st.brokers_down && !k->fatal &&
+	       now_ms() < end)
+		ingest_kafka_poll(k, 50);
+	k->leak_handle = !k->ever_assigned;
+}
+
 int ingest_kafka_close(struct ingest_kafka *k)
 {
 	rd_kafka_queue_t *q;
 	rd_kafka_error_t *e;
-	bool down = k->st.brokers_down;
-	int64_t end = now_ms() + (down ? CLOSE_DOWN_TIMEOUT_MS :
-				  CLOSE_TIMEOUT_MS);
+	bool down;
+	int64_t end;
 	int rc;
 
 	if (!k->rk)
 		return 0;
+	dodge_4312(k);
+	down = k->st.brokers_down;
+	end = now_ms() + (down ? CLOSE_DOWN_TIMEOUT_MS : CLOSE_TIMEOUT_MS);
 	/* The database has the batch either way; a synchronous Kafka commit
 	 * with no broker would only hold the exit. */
 	rc = flush(k, down ? TELL_NONE : TELL_SYNC);

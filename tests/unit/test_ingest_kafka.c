@@ -32,6 +32,7 @@
 /* Kafka protocol API keys (not in the public headers). */
 #define API_FETCH 1
 #define API_OFFSET_COMMIT 8
+#define API_SYNC_GROUP 14
 
 /* The fake database. */
 struct db {
@@ -932,6 +933,44 @@ static void test_close_in_rebalance(rd_kafka_t *p, struct db *db)
 	consumer_stop(&b);
 }
 
+static bool joined(struct consumer *c)
+{
+	const char *proto = rd_kafka_rebalance_protocol(
+		ingest_kafka_handle(c->k));
+
+	return proto && !strcmp(proto, "COOPERATIVE");
+}
+
+/*
+ * A member stopped after its join and before its first assignment (a stop
+ * during start-up): librdkafka before 2.3.0 aborts when such a member is
+ * destroyed (confluentinc/librdkafka#4312). The group's SyncGroup answer
+ * is held back 1.5 s to hold that window open.
+ */
+static void test_stop_before_assignment(rd_kafka_mock_cluster_t *mc,
+					struct db *db)
+{
+	struct consumer c;
+	double t;
+
+	db_init(db);
+	rd_kafka_mock_broker_push_request_error_rtts(mc, 1, API_SYNC_GROUP, 1,
+		RD_KAFKA_RESP_ERR_NO_ERROR, 1500);
+	if (!ok(consumer_start(&c, db, "g-first", 50, false) == 0,
+		"a member starts"))
+		return;
+	t = now_s() + 20;
+	while (now_s() < t && !joined(&c))
+		ingest_kafka_poll(c.k, 5);
+	ok(joined(&c) && !ingest_kafka_stats(c.k)->rebalances,
+	   "it joined and has no assignment yet");
+	t = now_s();
+	is_int(consumer_stop(&c), 0, "it stops, and is destroyed without an "
+	       "abort");
+	t = now_s() - t;
+	ok(t < 5.0, "within the wait for its first assignment (%.1f s)", t);
+}
+
 int main(void)
 {
 	char errstr[256];
@@ -973,7 +1012,9 @@ int main(void)
 	test_own_rows(p);
 	printf("# own rows: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_close_in_rebalance(p, db);
-	printf("# stop in a rebalance: %.1f s\n", now_s() - t0);
+	printf("# stop in a rebalance: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_stop_before_assignment(mc, db);
+	printf("# stop before the first assignment: %.1f s\n", now_s() - t0);
 
 	rd_kafka_destroy(p);
 	rd_kafka_mock_cluster_destroy(mc);
