@@ -1,0 +1,141 @@
+/*
+ * test_store_diag.c: what a diagnosis reads of an incident is bounded by
+ * what it keeps (store_read_captures): an incident of many rows that
+ * captured nothing (nginx 5xx lines, each its own row) and a few that
+ * did costs a read of the few, however many the others are, and gives
+ * the same captures and tag counts.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../store/store_int.h"
+#include "tap.h"
+
+#define SEC 1000000000LL
+#define T0 (1730640000LL * SEC)
+#define S(x) rt_str_make((x), strlen(x))
+
+static char path[128];
+
+static void fresh(void)
+{
+	char p[160];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s.lock", path);
+	unlink(p);
+}
+
+static struct plan_event event(uint64_t ukey, int64_t t, const char *pod,
+			       const char *msg)
+{
+	struct plan_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ukey = ukey;
+	e.first_ns = e.last_ns = t;
+	e.count = 1;
+	e.format = RT_FMT_CRI;
+	e.severity = RT_SEV_ERROR;
+	e.ns = S("prod");
+	e.kind = e.attr.kind = S("Pod");
+	e.name = e.attr.name = e.pod = S(pod);
+	e.message = S(msg);
+	e.attr.via = PLAN_VIA_LABEL;
+	e.attr.release = S("web");
+	e.attr.release_ns = S("prod");
+	return e;
+}
+
+/* An incident of nbare rows without captures and one row (count 7) that
+ * captured configmap=cfg; returns its id. */
+static int64_t incident(struct store *st, int nbare)
+{
+	struct rt_field f = { .key = S("configmap"), .val = S("cfg") };
+	struct plan_evstate x = { .tags = "[\"upstream\"]", .via = "label",
+				  .cluster = true };
+	struct plan_event e = event(1, T0, "web-1", "first");
+	size_t idx = 0;
+	struct plan_window w = {
+		.ns = "prod", .rel = "web", .events = &idx, .nevents = 1,
+	};
+	int64_t id = 0;
+	int err;
+
+	w.agg.opened = w.agg.last = T0;
+	w.agg.count = w.agg.occ = 1;
+	w.agg.sev = RT_SEV_ERROR;
+	w.agg.via = PLAN_VIA_LABEL;
+	w.agg.via_name = "label";
+	w.agg.tags = x.tags;
+	if ((err = store_write_window(st, &e, &x, &w, &id)))
+		return err;
+	for (int i = 0; i < nbare && !err; i++) {
+		e = event(100 + (uint64_t)i, T0 + i, i % 2 ? "web-1" : "web-2",
+			  "502");
+		err = store_write_event(st, &e, &x, id);
+	}
+	e = event(2, T0 + nbare, "web-3", "configmap \"cfg\" not found");
+	e.count = 7;
+	e.fields = &f;
+	e.nfields = 1;
+	x.tags = "[\"config_missing\",\"upstream\"]";
+	return err ? err : (err = store_write_event(st, &e, &x, id)) ? err : id;
+}
+
+static void bounded(void)
+{
+	struct store *st = NULL;
+	struct plan_incrow row = { .ns = "prod", .rel = "web" };
+	char err[256];
+	sqlite3_stmt *s;
+	int64_t id = 0;
+	int steps;
+
+	fresh();
+	if (!ok(store_open(path, 0, NULL, &st, err, sizeof(err)) == 0,
+		"a writer opens"))
+		return;
+	ok(store_begin(st) == 0 && (id = incident(st, 5000)) > 0,
+	   "an incident of 5000 rows without captures and one with");
+	s = store_stmt(st, S_INC_CAPTURES);
+	sqlite3_stmt_status(s, SQLITE_STMTSTATUS_VM_STEP, 1);
+	ok(store_read_captures(st, id, &row) == 0, "its captures read");
+	steps = sqlite3_stmt_status(s, SQLITE_STMTSTATUS_VM_STEP, 0);
+	ok(steps < 2000, "the read of captures steps over the rows that "
+	   "captured, not the others");
+	if (steps >= 2000)
+		printf("# %d steps\n", steps);
+	for (size_t i = 0; i < row.ncaps; i++) {
+		const struct corr_capture *c = &row.caps[i];
+
+		if (c->field)
+			ok(!strcmp(c->field, "configmap") &&
+			   !strcmp(c->value, "cfg") && c->pods == 1 && c->times == 7,
+			   "a capture of %s: field, value, pods, times", c->tag);
+		else
+			ok(strcmp(c->tag, "upstream") ? c->times == 7 && c->pods == 1 :
+			   c->times == 4096 && c->pods == 2,
+			   "the count of tag %s", c->tag);
+	}
+	/* the tag counts are of the first 4096 rows: the last is not */
+	is_int(row.ncaps, 3, "captures under both tags, the first rows' tag");
+	store_abort(st);
+	store_close(st);
+}
+
+int main(void)
+{
+	snprintf(path, sizeof(path), "/tmp/rt_store_diag_%d.db",
+		 (int)getpid());
+	bounded();
+	fresh();
+	return done_testing();
+}
