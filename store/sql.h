@@ -504,6 +504,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" " SAT_SUM("e.count") " FROM (SELECT tags, pod, count FROM events" \
 		" WHERE incident_id = ?1 LIMIT 4096) e, json_each(e.tags) t" \
 		" GROUP BY 1 ORDER BY 3 DESC LIMIT 64") \
+	/* the rows INC_TAG_COUNTS aggregates, which store_read_captures
+	 * aggregates itself: json_each of every row's tags was most of a
+	 * diagnosis's read */ \
+	X(INC_TAG_ROWS, "SELECT tags, pod, count FROM events" \
+		" WHERE incident_id = ?1 LIMIT 4096") \
 	X(INC_SICK_REVS, "SELECT DISTINCT revision FROM incidents" \
 		" WHERE namespace = ?1 AND release = ?2 AND id <> ?3" \
 		" AND revision > 0 AND cluster = :cluster" \
