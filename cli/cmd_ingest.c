@@ -194,6 +194,9 @@ static void summary(const struct run *r, const struct ingest_stats *is)
 		" batches", s->events_new, s->events_updated, s->revisions,
 		s->incidents_opened, s->incidents_updated, s->incidents_merged,
 		s->batches);
+	if (r->follow)
+		say(RT_LOG_INFO, "followed files: %" PRIu64 " held at the end, "
+		    "%" PRIu64 " at most", c.followed, c.followed_peak);
 	if (r->limit_hits)
 		say(RT_LOG_INFO, "%" PRIu64 " regex limit hits",
 			r->limit_hits);

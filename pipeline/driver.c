@@ -87,6 +87,8 @@ int pipeline_driver_new(struct pipeline_db *db, struct rules *rules,
 	d->rules = rules;
 	d->in = in;
 	rt_arena_init(&d->arena);
+	rt_map_init(&d->by_name);
+	rt_map_init(&d->by_ino);
 	if (!(d->b = corr_batch_new(o->keep_untagged)) ||
 	    !(d->spare = corr_batch_new(o->keep_untagged)) ||
 	    !(d->buf = malloc(READ_CHUNK)) ||
@@ -114,6 +116,8 @@ void pipeline_driver_free(struct pipeline_driver *d)
 	}
 	free(d->srcs);
 	free(d->globs);
+	rt_map_release(&d->by_name);
+	rt_map_release(&d->by_ino);
 	free(d->pfd);
 	free(d->pidx);
 	free(d->buf);
@@ -127,6 +131,8 @@ void pipeline_driver_counts(const struct pipeline_driver *d,
 	out->tagged = d->b->tagged + d->spare->tagged;
 	out->untagged = d->b->untagged + d->spare->untagged;
 	out->helm = d->b->helm + d->spare->helm;
+	out->followed = d->followed;
+	out->followed_peak = d->followed_peak;
 }
 
 void pipeline_driver_stats(struct pipeline_driver *d, struct store_stats *out)
@@ -144,7 +150,7 @@ struct drv_src *drv_src_add(struct pipeline_driver *d, const char *name)
 		return NULL;
 	}
 	s = &d->srcs[d->nsrcs++];
-	*s = (struct drv_src){ .name = copy, .fd = -1 };
+	*s = (struct drv_src){ .name = copy, .fd = -1, .gen = -1 };
 	return s;
 }
 
@@ -182,6 +188,7 @@ int drv_flush(struct pipeline_driver *d)
 		d->failed = true;
 		return err;
 	}
+	d->nflush++;
 	d->b = d->spare;
 	d->spare = b;
 	corr_batch_reset(d->b);

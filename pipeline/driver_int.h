@@ -12,8 +12,10 @@
 #include "revtrail/driver.h"
 #include "revtrail/pipeline.h"
 
-/* One input. Its name outlives every batch that points to it: sources
- * are only ever added, and freed with the driver. */
+/* One input. Its name outlives every batch that points to it: a followed
+ * file that is gone is freed only once the batch that carried its last
+ * position is committed (follow.c); the others live as long as the driver,
+ * and the array may move, the names not. */
 struct drv_src {
 	char *name;
 	int fd;                   /* -1: closed (ended, or a followed name
@@ -21,7 +23,10 @@ struct drv_src {
 	bool stream;              /* pipe, FIFO, terminal: polled */
 	bool followed;            /* a followed regular file */
 	bool dirty;               /* a record of it is in the filling batch */
-	bool seen;                /* matched by the last glob scan */
+	bool gone;                /* followed: its name led nowhere at the
+	                           * last scan */
+	int64_t gen;              /* the flush that carried its last position
+	                           * (d->nflush then), -1: none yet */
 	dev_t dev;                /* followed: the file read, and the */
 	ino_t ino;                /* offset reached in it */
 	off_t off;
@@ -41,6 +46,10 @@ struct pipeline_driver {
 	struct drv_src *cur;              /* being fed */
 	char **globs;                     /* follow: the patterns */
 	int nglobs;
+	struct rt_map by_name;            /* follow: srcs by name, */
+	struct rt_map by_ino;             /* open ones by (dev, inode) */
+	size_t followed, followed_peak;   /* follow: the names held */
+	int64_t nflush;                   /* batches handed to the writer */
 	char *buf;                        /* a read() of a stream */
 	struct pollfd *pfd;               /* the streams polled */
 	size_t *pidx;                     /* pfd[k] is srcs[pidx[k]] */

@@ -186,6 +186,8 @@ static int expand(struct pipeline_driver *d, bool at_start)
 				break;
 			}
 			s->followed = true;
+			if (++d->followed > d->followed_peak)
+				d->followed_peak = d->followed;
 			rc = tail_open(d, s, at_start);
 			rc = rc < 0 ? rc : 0;
 		}

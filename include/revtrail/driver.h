@@ -43,9 +43,11 @@ int pipeline_driver_new(struct pipeline_db *db, struct rules *rules,
  * commit (RT_EDB, message in store_errmsg()), after which it stops.
  */
 int pipeline_driver_run(struct pipeline_driver *d, char **paths, int npaths);
-/* Counters of both batches (corr_batch's records ... dups). */
+/* Counters of both batches (corr_batch's records ... dups), and with
+ * follow the files whose names the driver holds now and at most. */
 struct pipeline_driver_counts {
 	uint64_t tagged, untagged, helm;
+	uint64_t followed, followed_peak;
 };
 void pipeline_driver_counts(const struct pipeline_driver *d,
 			    struct pipeline_driver_counts *out);
