@@ -15,6 +15,11 @@
  * and reads a file that replaced it from its start. A batch holds one
  * file per name: at a rotation or truncation the batch is committed
  * before the new file's first record.
+ *
+ * A followed name that leads nowhere any more (a pod's log removed) is
+ * freed, its state with it, once the writer committed the batch that
+ * carried its last position: a node's pods come and go for months, and
+ * the names held stay those of the files there now.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -137,6 +142,7 @@ static int tail_check(struct pipeline_driver *d, struct drv_src *s)
 	bool named = stat(s->name, &ps) == 0;
 	int rc;
 
+	s->gone = !named;
 	if (s->fd >= 0 && (!named || ps.st_ino != s->ino ||
 			   ps.st_dev != s->dev)) {
 		if ((rc = tail_close(d, s)))
@@ -154,21 +160,81 @@ static int tail_check(struct pipeline_driver *d, struct drv_src *s)
 	return tail_read(d, s);
 }
 
-static struct drv_src *find_followed(struct pipeline_driver *d,
-				     const char *name)
+static uint64_t name_hash(const char *name)
 {
-	for (size_t i = 0; i < d->nsrcs; i++)
-		if (d->srcs[i].followed && !strcmp(d->srcs[i].name, name))
-			return &d->srcs[i];
-	return NULL;
+	return rt_hash64(0, name, strlen(name));
+}
+
+struct name_key {
+	const struct pipeline_driver *d;
+	const char *name;
+};
+
+static bool name_eq(const void *ctx, uint32_t i)
+{
+	const struct name_key *k = ctx;
+
+	return !strcmp(k->d->srcs[i].name, k->name);
+}
+
+/* The followed names, indexed once a scan: each match is then one probe,
+ * however many files churn. */
+static int index_sources(struct pipeline_driver *d)
+{
+	int rc = 0;
+
+	rt_map_clear(&d->by_name);
+	for (size_t i = 0; i < d->nsrcs && !rc; i++) {
+		struct drv_src *s = &d->srcs[i];
+
+		if (!s->followed)
+			continue;
+		rc = rt_map_insert(&d->by_name, name_hash(s->name),
+				   (uint32_t)i);
+	}
+	return rc;
+}
+
+/* A new followed name, indexed. NULL on allocation failure. */
+static struct drv_src *follow_add(struct pipeline_driver *d, const char *name)
+{
+	struct drv_src *s = drv_src_add(d, name);
+
+	if (!s)
+		return NULL;
+	s->followed = true;
+	if (++d->followed > d->followed_peak)
+		d->followed_peak = d->followed;
+	if (rt_map_insert(&d->by_name, name_hash(name),
+			  (uint32_t)(d->nsrcs - 1)))
+		return NULL;
+	return s;
+}
+
+/* One name a pattern matches now: new or followed already. */
+static int expand_one(struct pipeline_driver *d, const char *name,
+		      bool at_start)
+{
+	struct name_key k = { d, name };
+	struct drv_src *s;
+	int rc;
+
+	if (rt_map_find(&d->by_name, name_hash(name), name_eq, &k) !=
+	    RT_MAP_NONE)
+		return 0;
+	if (!(s = follow_add(d, name)))
+		return RT_ENOMEM;
+	rc = tail_open(d, s, at_start);
+	return rc < 0 ? rc : 0;
 }
 
 /* The names every pattern matches now that are not followed yet. */
 static int expand(struct pipeline_driver *d, bool at_start)
 {
-	for (int i = 0; i < d->nglobs; i++) {
+	int rc = index_sources(d);
+
+	for (int i = 0; i < d->nglobs && !rc; i++) {
 		glob_t g;
-		int rc = 0;
 
 		if (glob(d->globs[i], 0, NULL, &g)) {
 			if (at_start)
@@ -176,26 +242,40 @@ static int expand(struct pipeline_driver *d, bool at_start)
 					  "following the name");
 			continue;
 		}
-		for (size_t k = 0; k < g.gl_pathc && !rc; k++) {
-			struct drv_src *s;
-
-			if (find_followed(d, g.gl_pathv[k]))
-				continue;
-			if (!(s = drv_src_add(d, g.gl_pathv[k]))) {
-				rc = RT_ENOMEM;
-				break;
-			}
-			s->followed = true;
-			if (++d->followed > d->followed_peak)
-				d->followed_peak = d->followed;
-			rc = tail_open(d, s, at_start);
-			rc = rc < 0 ? rc : 0;
-		}
+		for (size_t k = 0; k < g.gl_pathc && !rc; k++)
+			rc = expand_one(d, g.gl_pathv[k], at_start);
 		globfree(&g);
-		if (rc)
-			return rc;
 	}
-	return 0;
+	return rc;
+}
+
+/* Whether a batch not yet committed may still point to s's name. */
+static bool referenced(struct pipeline_driver *d, const struct drv_src *s)
+{
+	if (s->dirty)
+		return true;
+	if (s->gen < 0 || s->gen + 1 < d->nflush)
+		return false;         /* the next submit waited for its commit */
+	return s->gen + 1 > d->nflush || pipeline_writer_done(d->w) != 1;
+}
+
+/* Frees the followed names that are gone, once no batch the writer has
+ * not committed points to them: a node's pods come and go for months. */
+static void sweep(struct pipeline_driver *d)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		struct drv_src *s = &d->srcs[i];
+
+		if (s->followed && s->fd < 0 && s->gone && !referenced(d, s)) {
+			free(s->name);
+			d->followed--;
+			continue;
+		}
+		d->srcs[k++] = *s;
+	}
+	d->nsrcs = k;
 }
 
 int follow_start(struct pipeline_driver *d, char **paths, int n)
@@ -234,6 +314,8 @@ int follow_scan(struct pipeline_driver *d)
 	for (size_t i = 0; i < d->nsrcs && !rc; i++)
 		if (d->srcs[i].followed)
 			rc = tail_check(d, &d->srcs[i]);
+	if (!rc)
+		sweep(d);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	d->scan_ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 	return rc;
@@ -248,6 +330,7 @@ int follow_positions(struct pipeline_driver *d)
 		if (!s->followed || !s->dirty)
 			continue;
 		s->dirty = false;
+		s->gen = d->nflush;
 		if ((rc = corr_batch_position(d->b, s->name, -2,
 					      (int64_t)s->ino)))
 			return rc;
