@@ -88,6 +88,7 @@ int pipeline_driver_new(struct pipeline_db *db, struct rules *rules,
 	d->in = in;
 	rt_arena_init(&d->arena);
 	rt_map_init(&d->by_name);
+	rt_map_init(&d->by_ino);
 	if (!(d->b = corr_batch_new(o->keep_untagged)) ||
 	    !(d->spare = corr_batch_new(o->keep_untagged)) ||
 	    !(d->buf = malloc(READ_CHUNK)) ||
@@ -116,6 +117,7 @@ void pipeline_driver_free(struct pipeline_driver *d)
 	free(d->srcs);
 	free(d->globs);
 	rt_map_release(&d->by_name);
+	rt_map_release(&d->by_ino);
 	free(d->pfd);
 	free(d->pidx);
 	free(d->buf);

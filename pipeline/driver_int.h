@@ -46,7 +46,8 @@ struct pipeline_driver {
 	struct drv_src *cur;              /* being fed */
 	char **globs;                     /* follow: the patterns */
 	int nglobs;
-	struct rt_map by_name;            /* follow: srcs by name */
+	struct rt_map by_name;            /* follow: srcs by name, */
+	struct rt_map by_ino;             /* open ones by (dev, inode) */
 	size_t followed, followed_peak;   /* follow: the names held */
 	int64_t nflush;                   /* batches handed to the writer */
 	char *buf;                        /* a read() of a stream */

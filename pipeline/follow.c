@@ -68,38 +68,6 @@ static int resume(struct pipeline_driver *d, struct drv_src *s, off_t size)
 	return ingest_set_offset(d->in, s->name, (uint64_t)off);
 }
 
-/* Opens the file the name s leads to now, from its start (or, at_start,
- * from its stored position). A file that took the place of another one
- * starts a new batch, with its offset 0 stated, so that no batch carries
- * the offsets of two files under one name. 0, 1 (no file there now), or
- * an error that stops the run. */
-static int tail_open(struct pipeline_driver *d, struct drv_src *s,
-		     bool at_start)
-{
-	struct stat sb;
-	int fd = open(s->name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int rc;
-
-	if (fd < 0)
-		return 1;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return 1;
-	}
-	if (s->ino && (rc = drv_flush(d))) {
-		close(fd);
-		return rc;
-	}
-	s->fd = fd;
-	s->dev = sb.st_dev;
-	s->ino = sb.st_ino;
-	s->off = 0;
-	if (at_start)
-		return resume(d, s, sb.st_size);
-	s->dirty = true;
-	return corr_batch_position(d->b, s->name, -1, 0);
-}
-
 /* Reads s from its offset to its end. */
 static int tail_read(struct pipeline_driver *d, struct drv_src *s)
 {
@@ -135,6 +103,233 @@ static int tail_close(struct pipeline_driver *d, struct drv_src *s)
 	return rc;
 }
 
+static uint64_t name_hash(const char *name)
+{
+	return rt_hash64(0, name, strlen(name));
+}
+
+static uint64_t ino_hash(dev_t dev, ino_t ino)
+{
+	uint64_t k[2] = { (uint64_t)dev, (uint64_t)ino };
+
+	return rt_hash64(1, k, sizeof(k));
+}
+
+struct name_key {
+	const struct pipeline_driver *d;
+	const char *name;
+};
+
+static bool name_eq(const void *ctx, uint32_t i)
+{
+	const struct name_key *k = ctx;
+
+	return !strcmp(k->d->srcs[i].name, k->name);
+}
+
+struct ino_key {
+	const struct pipeline_driver *d;
+	dev_t dev;
+	ino_t ino;
+};
+
+static bool ino_eq(const void *ctx, uint32_t i)
+{
+	const struct ino_key *k = ctx;
+	const struct drv_src *s = &k->d->srcs[i];
+
+	return s->fd >= 0 && s->ino == k->ino && s->dev == k->dev;
+}
+
+/* The followed names, and the open files by identity, indexed once a
+ * scan: each match is then one probe, however many files churn. */
+static int index_sources(struct pipeline_driver *d)
+{
+	int rc = 0;
+
+	rt_map_clear(&d->by_name);
+	rt_map_clear(&d->by_ino);
+	for (size_t i = 0; i < d->nsrcs && !rc; i++) {
+		struct drv_src *s = &d->srcs[i];
+
+		if (!s->followed)
+			continue;
+		rc = rt_map_insert(&d->by_name, name_hash(s->name),
+				   (uint32_t)i);
+		if (!rc && s->fd >= 0)
+			rc = rt_map_insert(&d->by_ino, ino_hash(s->dev, s->ino),
+					   (uint32_t)i);
+	}
+	return rc;
+}
+
+/* A new followed name, indexed. NULL on allocation failure. */
+static struct drv_src *follow_add(struct pipeline_driver *d, const char *name)
+{
+	struct drv_src *s = drv_src_add(d, name);
+
+	if (!s)
+		return NULL;
+	s->followed = true;
+	if (++d->followed > d->followed_peak)
+		d->followed_peak = d->followed;
+	if (rt_map_insert(&d->by_name, name_hash(name),
+			  (uint32_t)(d->nsrcs - 1)))
+		return NULL;
+	return s;
+}
+
+/* The index of the open file sb is, followed under a name that no longer
+ * leads to it (renamed), other than si; RT_MAP_NONE if none. A hard link
+ * beside a name that still leads to its file is not one. */
+static uint32_t renamed_from(const struct pipeline_driver *d, size_t si,
+			     const struct stat *sb)
+{
+	struct ino_key k = { d, sb->st_dev, sb->st_ino };
+	struct stat ob;
+	uint32_t i;
+
+	i = rt_map_find(&d->by_ino, ino_hash(k.dev, k.ino), ino_eq, &k);
+	if (i == si || (i != RT_MAP_NONE && stat(d->srcs[i].name, &ob) == 0 &&
+			ob.st_ino == sb->st_ino && ob.st_dev == sb->st_dev))
+		return RT_MAP_NONE;
+	return i;
+}
+
+/* s, at index si, now reads fd (its stat sb) from off: indexed by
+ * identity, its offset stated in the filling batch. */
+static int opened(struct pipeline_driver *d, size_t si, int fd,
+		  const struct stat *sb, off_t off)
+{
+	struct drv_src *s = &d->srcs[si];
+	int rc;
+
+	s->fd = fd;
+	s->dev = sb->st_dev;
+	s->ino = sb->st_ino;
+	s->off = off;
+	s->dirty = true;
+	if ((rc = rt_map_insert(&d->by_ino, ino_hash(s->dev, s->ino),
+				(uint32_t)si)))
+		return rc;
+	if (off && (rc = ingest_set_offset(d->in, s->name, (uint64_t)off)))
+		return rc;
+	return corr_batch_position(d->b, s->name, -1, (int64_t)off);
+}
+
+/*
+ * The file followed as srcs[oi] is now named as srcs[si] (rotated to a
+ * name the patterns match, as app.log to app.log.1 under 'app.log*'): the
+ * same file, by (device, inode), so it is read on from its offset under
+ * that name rather than again from its start, as Fluent Bit's tail does.
+ * Its old name is closed first (its rest read), and reopened by
+ * tail_check when a new file takes it. 0, 1 (gone again), or an error.
+ */
+static int follow_renamed(struct pipeline_driver *d, size_t oi, size_t si)
+{
+	struct drv_src *s;
+	struct stat sb;
+	off_t off;
+	int rc, fd;
+
+	if ((rc = tail_close(d, &d->srcs[oi])))
+		return rc;
+	off = d->srcs[oi].off;
+	s = &d->srcs[si];
+	if (s->ino && (rc = drv_flush(d)))     /* its old file's position */
+		return rc;
+	if ((fd = open(s->name, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		       O_NONBLOCK)) < 0)
+		return 1;
+	if (fstat(fd, &sb) < 0 || sb.st_ino != d->srcs[oi].ino ||
+	    sb.st_dev != d->srcs[oi].dev || sb.st_size < off)
+		off = 0;        /* changed again since the scan's stat */
+	if (off && lseek(fd, off, SEEK_SET) < 0)
+		off = 0;
+	return opened(d, si, fd, &sb, off);
+}
+
+/* Opens the file the name s leads to now, from its start (or, at_start,
+ * from its stored position). A file that took the
+ * place of another one starts a new batch, with its offset stated, so that
+ * no batch carries the offsets of two files under one name. 0, 1 (no file
+ * there now), or an error that stops the run. */
+static int tail_open(struct pipeline_driver *d, struct drv_src *s,
+		     bool at_start)
+{
+	size_t si = (size_t)(s - d->srcs);
+	struct stat sb;
+	int fd, rc;
+
+	if ((fd = open(s->name, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		       O_NONBLOCK)) < 0)
+		return 1;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	if (s->ino && (rc = drv_flush(d))) {
+		close(fd);
+		return rc;
+	}
+	if (!at_start)
+		return opened(d, si, fd, &sb, 0);
+	s->fd = fd;
+	s->dev = sb.st_dev;
+	s->ino = sb.st_ino;
+	s->off = 0;
+	if ((rc = rt_map_insert(&d->by_ino, ino_hash(s->dev, s->ino),
+				(uint32_t)si)))
+		return rc;
+	return resume(d, s, sb.st_size);
+}
+
+/* srcs[si]'s name leads to a file followed under a name that no longer
+ * leads to it: si takes it on from there (its own file, if open, closed
+ * first, unless only_closed). *moved tells that it did. */
+static int adopt(struct pipeline_driver *d, size_t si, bool only_closed,
+		 bool *moved)
+{
+	struct drv_src *s = &d->srcs[si];
+	struct stat sb;
+	uint32_t oi;
+	int rc;
+
+	if (!s->followed || (only_closed && s->fd >= 0) ||
+	    stat(s->name, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    (s->fd >= 0 && sb.st_ino == s->ino && sb.st_dev == s->dev) ||
+	    (oi = renamed_from(d, si, &sb)) == RT_MAP_NONE)
+		return 0;
+	*moved = true;
+	if (s->fd >= 0 && (rc = tail_close(d, s)))
+		return rc;
+	rc = follow_renamed(d, oi, si);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Rotations among the names followed (app.log to app.log.1, app.log.1 to
+ * app.log.2): each file goes to the name that leads to it now. Names with
+ * no file open take theirs first, so that along a chain the oldest moves
+ * before the name it left takes the next; a name still holding a file
+ * that went elsewhere, out of the patterns' reach, gives it up only when
+ * nothing else moves. Each move gives a file to its own name, so this ends.
+ */
+static int adopt_all(struct pipeline_driver *d)
+{
+	bool moved;
+	int rc = 0;
+
+	do {
+		moved = false;
+		for (size_t i = 0; i < d->nsrcs && !rc; i++)
+			rc = adopt(d, i, true, &moved);
+		for (size_t i = 0; i < d->nsrcs && !rc && !moved; i++)
+			rc = adopt(d, i, false, &moved);
+	} while (moved && !rc);
+	return rc;
+}
+
 /* One followed name at a scan: reopened, read on, or started over. */
 static int tail_check(struct pipeline_driver *d, struct drv_src *s)
 {
@@ -160,57 +355,6 @@ static int tail_check(struct pipeline_driver *d, struct drv_src *s)
 	return tail_read(d, s);
 }
 
-static uint64_t name_hash(const char *name)
-{
-	return rt_hash64(0, name, strlen(name));
-}
-
-struct name_key {
-	const struct pipeline_driver *d;
-	const char *name;
-};
-
-static bool name_eq(const void *ctx, uint32_t i)
-{
-	const struct name_key *k = ctx;
-
-	return !strcmp(k->d->srcs[i].name, k->name);
-}
-
-/* The followed names, indexed once a scan: each match is then one probe,
- * however many files churn. */
-static int index_sources(struct pipeline_driver *d)
-{
-	int rc = 0;
-
-	rt_map_clear(&d->by_name);
-	for (size_t i = 0; i < d->nsrcs && !rc; i++) {
-		struct drv_src *s = &d->srcs[i];
-
-		if (!s->followed)
-			continue;
-		rc = rt_map_insert(&d->by_name, name_hash(s->name),
-				   (uint32_t)i);
-	}
-	return rc;
-}
-
-/* A new followed name, indexed. NULL on allocation failure. */
-static struct drv_src *follow_add(struct pipeline_driver *d, const char *name)
-{
-	struct drv_src *s = drv_src_add(d, name);
-
-	if (!s)
-		return NULL;
-	s->followed = true;
-	if (++d->followed > d->followed_peak)
-		d->followed_peak = d->followed;
-	if (rt_map_insert(&d->by_name, name_hash(name),
-			  (uint32_t)(d->nsrcs - 1)))
-		return NULL;
-	return s;
-}
-
 /* One name a pattern matches now: new or followed already. */
 static int expand_one(struct pipeline_driver *d, const char *name,
 		      bool at_start)
@@ -224,6 +368,8 @@ static int expand_one(struct pipeline_driver *d, const char *name,
 		return 0;
 	if (!(s = follow_add(d, name)))
 		return RT_ENOMEM;
+	if (!at_start)
+		return 0;       /* follow_scan's adopt_all, then tail_check */
 	rc = tail_open(d, s, at_start);
 	return rc < 0 ? rc : 0;
 }
@@ -311,6 +457,8 @@ int follow_scan(struct pipeline_driver *d)
 	int rc = expand(d, false);
 	struct timespec t;
 
+	if (!rc)
+		rc = adopt_all(d);
 	for (size_t i = 0; i < d->nsrcs && !rc; i++)
 		if (d->srcs[i].followed)
 			rc = tail_check(d, &d->srcs[i]);
