@@ -25,6 +25,9 @@ struct drv_src {
 	bool dirty;               /* a record of it is in the filling batch */
 	bool gone;                /* followed: its name led nowhere at the
 	                           * last scan */
+	int64_t drain_ns;         /* a rotated file read on until then
+	                           * (monotonic), under the name it has
+	                           * now; 0: not one */
 	int64_t gen;              /* the flush that carried its last position
 	                           * (d->nflush then), -1: none yet */
 	dev_t dev;                /* followed: the file read, and the */

@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -88,8 +90,8 @@ static int tail_read(struct pipeline_driver *d, struct drv_src *s)
 }
 
 /* The file s had is done with (rotated away, removed, truncated): its
- * rest read, what its framer holds emitted. */
-static int tail_close(struct pipeline_driver *d, struct drv_src *s)
+ * rest read, what its framer holds emitted; its fd left open. */
+static int tail_finish(struct pipeline_driver *d, struct drv_src *s)
 {
 	int rc = tail_read(d, s);
 
@@ -98,6 +100,14 @@ static int tail_close(struct pipeline_driver *d, struct drv_src *s)
 		rc = ingest_finish(d->in, s->name, &d->arena, drv_on_record, d);
 	d->cur = NULL;
 	rt_arena_reset(&d->arena);
+	return rc;
+}
+
+/* tail_finish, then the file closed. */
+static int tail_close(struct pipeline_driver *d, struct drv_src *s)
+{
+	int rc = tail_finish(d, s);
+
 	close(s->fd);
 	s->fd = -1;
 	return rc;
@@ -154,8 +164,9 @@ static int index_sources(struct pipeline_driver *d)
 
 		if (!s->followed)
 			continue;
-		rc = rt_map_insert(&d->by_name, name_hash(s->name),
-				   (uint32_t)i);
+		if (!s->drain_ns)
+			rc = rt_map_insert(&d->by_name, name_hash(s->name),
+					   (uint32_t)i);
 		if (!rc && s->fd >= 0)
 			rc = rt_map_insert(&d->by_ino, ino_hash(s->dev, s->ino),
 					   (uint32_t)i);
@@ -295,7 +306,7 @@ static int adopt(struct pipeline_driver *d, size_t si, bool only_closed,
 	uint32_t oi;
 	int rc;
 
-	if (!s->followed || (only_closed && s->fd >= 0) ||
+	if (!s->followed || s->drain_ns || (only_closed && s->fd >= 0) ||
 	    stat(s->name, &sb) < 0 || !S_ISREG(sb.st_mode) ||
 	    (s->fd >= 0 && sb.st_ino == s->ino && sb.st_dev == s->dev) ||
 	    (oi = renamed_from(d, si, &sb)) == RT_MAP_NONE)
@@ -330,18 +341,97 @@ static int adopt_all(struct pipeline_driver *d)
 	return rc;
 }
 
-/* One followed name at a scan: reopened, read on, or started over. */
-static int tail_check(struct pipeline_driver *d, struct drv_src *s)
+/* The name a rotated file goes on being read under: its old one behind a
+ * prefix, which keeps what the path says (pod, namespace, container) and
+ * gives it a framer of its own (ingest keeps one per name); NULL when
+ * another source has that name already (rotated again within the grace).
+ * buf holds PATH_MAX bytes. */
+static const char *drain_name(struct pipeline_driver *d, struct drv_src *s,
+			      char *buf)
 {
-	struct stat ps, fs;
-	bool named = stat(s->name, &ps) == 0;
+	if (snprintf(buf, PATH_MAX, "(rotated) %s", s->name) >= PATH_MAX)
+		return NULL;
+	for (size_t i = 0; i < d->nsrcs; i++)
+		if (!strcmp(d->srcs[i].name, buf))
+			return NULL;
+	return buf;
+}
+
+/*
+ * s's name leads to another file now (rotated): what its old file holds
+ * is read, and, as Fluent Bit's rotate_wait, the file goes on being read
+ * for ROTATE_WAIT_NS under drain_name, so that a line its writer appends
+ * through the fd it still holds is not lost. s's name is free for the
+ * new file at once. A removed file is closed at once. 0 or an error that
+ * stops the run.
+ */
+#define ROTATE_WAIT_NS (5 * 1000000000LL)
+static int rotate_away(struct pipeline_driver *d, size_t si)
+{
+	char buf[PATH_MAX];
+	const char *name = NULL;
+	struct drv_src *s = &d->srcs[si], *w = NULL;
+	struct timespec t;
+	struct stat fs;
 	int rc;
 
+	/* A removed file (a pod's, deleted with it) has no writer left. */
+	if (!(rc = tail_finish(d, s)) && fstat(s->fd, &fs) == 0 &&
+	    fs.st_nlink > 0 && (name = drain_name(d, s, buf)))
+		w = follow_add(d, name);
+	if (!w) {
+		close(d->srcs[si].fd);
+		d->srcs[si].fd = -1;
+		return rc;
+	}
+	s = &d->srcs[si];
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	*w = (struct drv_src){ .name = w->name, .fd = s->fd, .followed = true,
+			       .gone = true, .dev = s->dev, .ino = s->ino,
+			       .off = s->off, .gen = -1,
+			       .drain_ns = (int64_t)t.tv_sec * 1000000000 +
+					   t.tv_nsec + ROTATE_WAIT_NS };
+	s->fd = -1;
+	if (s->off && (rc = ingest_set_offset(d->in, w->name,
+					      (uint64_t)s->off)))
+		return rc;
+	return rt_map_insert(&d->by_ino, ino_hash(w->dev, w->ino),
+			     (uint32_t)(d->nsrcs - 1));
+}
+
+/* A rotated file in its grace: read on, closed at its end. */
+static int drain_check(struct pipeline_driver *d, struct drv_src *s)
+{
+	struct timespec t;
+	struct stat fs;
+
+	if (s->fd < 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if ((int64_t)t.tv_sec * 1000000000 + t.tv_nsec >= s->drain_ns)
+		return tail_close(d, s);
+	if (fstat(s->fd, &fs) == 0 && fs.st_size == s->off)
+		return 0;
+	return tail_read(d, s);
+}
+
+/* One followed name at a scan: reopened, read on, or started over. */
+static int tail_check(struct pipeline_driver *d, size_t si)
+{
+	struct drv_src *s = &d->srcs[si];
+	struct stat ps, fs;
+	bool named;
+	int rc;
+
+	if (s->drain_ns)
+		return drain_check(d, s);
+	named = stat(s->name, &ps) == 0;
 	s->gone = !named;
 	if (s->fd >= 0 && (!named || ps.st_ino != s->ino ||
 			   ps.st_dev != s->dev)) {
-		if ((rc = tail_close(d, s)))
+		if ((rc = rotate_away(d, si)))
 			return rc;
+		s = &d->srcs[si];
 	} else if (s->fd >= 0 && fstat(s->fd, &fs) == 0 && fs.st_size < s->off) {
 		if ((rc = tail_close(d, s)))       /* truncated */
 			return rc;
@@ -461,7 +551,7 @@ int follow_scan(struct pipeline_driver *d)
 		rc = adopt_all(d);
 	for (size_t i = 0; i < d->nsrcs && !rc; i++)
 		if (d->srcs[i].followed)
-			rc = tail_check(d, &d->srcs[i]);
+			rc = tail_check(d, i);
 	if (!rc)
 		sweep(d);
 	clock_gettime(CLOCK_MONOTONIC, &t);
