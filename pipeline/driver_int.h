@@ -25,6 +25,9 @@ struct drv_src {
 	bool dirty;               /* a record of it is in the filling batch */
 	bool gone;                /* followed: its name led nowhere at the
 	                           * last scan */
+	bool named;               /* followed: its name led to a file at */
+	dev_t ndev;               /* this scan, this one (one stat a scan */
+	ino_t nino;               /* serves adopt and tail_check) */
 	int64_t drain_ns;         /* a rotated file read on until then
 	                           * (monotonic), under the name it has
 	                           * now; 0: not one */

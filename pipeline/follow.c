@@ -190,19 +190,21 @@ static struct drv_src *follow_add(struct pipeline_driver *d, const char *name)
 	return s;
 }
 
-/* The index of the open file sb is, followed under a name that no longer
- * leads to it (renamed), other than si; RT_MAP_NONE if none. A hard link
- * beside a name that still leads to its file is not one. */
+/* The index of the open file (dev, ino), followed under a name that no
+ * longer leads to it (renamed), other than si; RT_MAP_NONE if none. A hard
+ * link beside a name that still leads to its file is not one. */
 static uint32_t renamed_from(const struct pipeline_driver *d, size_t si,
-			     const struct stat *sb)
+			     dev_t dev, ino_t ino)
 {
-	struct ino_key k = { d, sb->st_dev, sb->st_ino };
-	struct stat ob;
+	struct ino_key k = { d, dev, ino };
+	const struct drv_src *o;
 	uint32_t i;
 
-	i = rt_map_find(&d->by_ino, ino_hash(k.dev, k.ino), ino_eq, &k);
-	if (i == si || (i != RT_MAP_NONE && stat(d->srcs[i].name, &ob) == 0 &&
-			ob.st_ino == sb->st_ino && ob.st_dev == sb->st_dev))
+	i = rt_map_find(&d->by_ino, ino_hash(dev, ino), ino_eq, &k);
+	if (i == RT_MAP_NONE || i == si)
+		return RT_MAP_NONE;
+	o = &d->srcs[i];
+	if (!o->drain_ns && o->named && o->nino == ino && o->ndev == dev)
 		return RT_MAP_NONE;
 	return i;
 }
@@ -295,6 +297,16 @@ static int tail_open(struct pipeline_driver *d, struct drv_src *s,
 	return resume(d, s, sb.st_size);
 }
 
+/* Where s's name leads at this scan: a regular file, or nothing. */
+static void name_stat(struct drv_src *s)
+{
+	struct stat sb;
+
+	s->named = stat(s->name, &sb) == 0 && S_ISREG(sb.st_mode);
+	s->ndev = s->named ? sb.st_dev : 0;
+	s->nino = s->named ? sb.st_ino : 0;
+}
+
 /* srcs[si]'s name leads to a file followed under a name that no longer
  * leads to it: si takes it on from there (its own file, if open, closed
  * first, unless only_closed). *moved tells that it did. */
@@ -302,14 +314,13 @@ static int adopt(struct pipeline_driver *d, size_t si, bool only_closed,
 		 bool *moved)
 {
 	struct drv_src *s = &d->srcs[si];
-	struct stat sb;
 	uint32_t oi;
 	int rc;
 
-	if (!s->followed || s->drain_ns || (only_closed && s->fd >= 0) ||
-	    stat(s->name, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    (s->fd >= 0 && sb.st_ino == s->ino && sb.st_dev == s->dev) ||
-	    (oi = renamed_from(d, si, &sb)) == RT_MAP_NONE)
+	if (!s->followed || s->drain_ns || !s->named ||
+	    (only_closed && s->fd >= 0) ||
+	    (s->fd >= 0 && s->nino == s->ino && s->ndev == s->dev) ||
+	    (oi = renamed_from(d, si, s->ndev, s->nino)) == RT_MAP_NONE)
 		return 0;
 	*moved = true;
 	if (s->fd >= 0 && (rc = tail_close(d, s)))
@@ -419,16 +430,16 @@ static int drain_check(struct pipeline_driver *d, struct drv_src *s)
 static int tail_check(struct pipeline_driver *d, size_t si)
 {
 	struct drv_src *s = &d->srcs[si];
-	struct stat ps, fs;
+	struct stat fs;
 	bool named;
 	int rc;
 
 	if (s->drain_ns)
 		return drain_check(d, s);
-	named = stat(s->name, &ps) == 0;
+	named = s->named;
 	s->gone = !named;
-	if (s->fd >= 0 && (!named || ps.st_ino != s->ino ||
-			   ps.st_dev != s->dev)) {
+	if (s->fd >= 0 && (!named || s->nino != s->ino ||
+			   s->ndev != s->dev)) {
 		if ((rc = rotate_away(d, si)))
 			return rc;
 		s = &d->srcs[si];
@@ -547,6 +558,9 @@ int follow_scan(struct pipeline_driver *d)
 	int rc = expand(d, false);
 	struct timespec t;
 
+	for (size_t i = 0; i < d->nsrcs && !rc; i++)
+		if (d->srcs[i].followed && !d->srcs[i].drain_ns)
+			name_stat(&d->srcs[i]);
 	if (!rc)
 		rc = adopt_all(d);
 	for (size_t i = 0; i < d->nsrcs && !rc; i++)
