@@ -530,9 +530,15 @@ static bool fast_json(struct ingest *in, const struct ing_frame *f,
 	bool event = false;
 	struct rt_record base;
 	struct dec_ctx d;
+	int prc;
 
-	if (in->slow_json || js_parse(doc, clean.p, clean.n) ||
-	    doc->node[0].type != JS_OBJ)
+	if (in->slow_json)
+		return false;
+	if ((prc = js_parse(doc, clean.p, clean.n)) == RT_ENOMEM) {
+		*rc = prc;
+		return true;
+	}
+	if (prc || doc->node[0].type != JS_OBJ)
 		return false;
 	if (ing_is_docker_js(doc)) {
 		const struct js_node *log = js_get(doc, &doc->node[0], "log");

@@ -70,6 +70,7 @@ void ingest_free(struct ingest *in)
 		src_free(s);
 	}
 	js_stream_release(&in->msg_js);
+	js_doc_release(&in->jdoc);
 	free(in);
 }
 

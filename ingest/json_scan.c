@@ -3,8 +3,8 @@
  *
  * It follows cJSON 1.7's grammar where the two must agree: blanks are any
  * byte up to 0x20; a string runs to the first quote not escaped and may
- * hold raw control bytes; a number is the longest run of "0-9+-eE." (at
- * most 63 bytes) of which strtod takes what it can; literals are compared
+ * hold raw control bytes; a number is the longest run of "0-9+-eE." of
+ * which strtod takes what it can; literals are compared
  * whole. Whatever cJSON would do differently is refused rather than
  * imitated (see json_scan.h).
  */
@@ -14,13 +14,14 @@
 #include "frame.h"
 #include "json_scan.h"
 
-#define NUM_MAX 63      /* cJSON copies a number into 64 bytes */
+#define NUM_MAX 63      /* a number copied on the stack */
 
 struct jp {
 	struct js_doc *doc;
 	const char *p;
 	size_t n;
 	int depth;
+	bool nomem;
 };
 
 /* Positions are returned rather than stored, so they stay in registers;
@@ -63,29 +64,106 @@ static inline size_t find_special_near(const char *p, size_t i, size_t n)
 	return js_find_special(p, i, n);
 }
 
-/* At a '"' at i: past the closing quote. Escapes other than the plain
- * one-character ones are refused (\u has rules of its own in cJSON). */
-static inline size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
+/* cJSON's parse_hex4: the four hex digits at p, 0 when one is not. */
+static unsigned hex4(const char *p)
 {
-	*esc = false;
-	for (i++;;) {
-		i = find_special_near(p, i, n);
-		if (i >= n)
+	unsigned h = 0;
+
+	for (int k = 0; k < 4; k++) {
+		unsigned char c = (unsigned char)p[k];
+
+		if (c >= '0' && c <= '9')
+			h = h << 4 | (unsigned)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			h = h << 4 | (unsigned)((c | 0x20) - 'a' + 10);
+		else
 			return 0;
-		if (p[i] == '"')
-			return i + 1;
-		if (i + 1 >= n)
-			return 0;
+	}
+	return h;
+}
+
+/*
+ * The \u escape at p (end: where its string's body ends), as cJSON reads
+ * it: false when cJSON refuses it, else its code point in *cp (0 when a
+ * byte is no hex digit: cJSON writes a NUL, which ends its C string) and
+ * in *len the bytes it spans (6, or 12 for a surrogate pair).
+ */
+static bool u_escape(const char *p, const char *end, unsigned *cp,
+		     size_t *len)
+{
+	unsigned hi, lo;
+
+	if (end - p < 6)
+		return false;
+	hi = hex4(p + 2);
+	*cp = hi;
+	*len = 6;
+	if (hi >= 0xDC00 && hi <= 0xDFFF)
+		return false;
+	if (hi < 0xD800 || hi > 0xDBFF)
+		return true;
+	if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
+		return false;
+	lo = hex4(p + 8);
+	if (lo < 0xDC00 || lo > 0xDFFF)
+		return false;
+	*cp = 0x10000 + (((hi & 0x3FF) << 10) | (lo & 0x3FF));
+	*len = 12;
+	return true;
+}
+
+/* cJSON finds a string's end first (the first quote not escaped), then
+ * decodes what lies before it; a \u escape is judged against that end. */
+static size_t string_end(const char *p, size_t i, size_t n)
+{
+	for (;;) {
+		i = js_find_special(p, i, n);
+		if (i >= n || p[i] == '"')
+			return i;
+		i += 2;
+	}
+}
+
+/* The escapes of a body that holds one at i, up to its closing quote:
+ * past it, or 0. A \u0000 is refused, for js_has_nul_escape to name. */
+static size_t check_escapes(const char *p, size_t i, size_t n)
+{
+	size_t end = string_end(p, i, n), len;
+	unsigned cp;
+
+	if (end >= n)
+		return 0;
+	while (i < end) {
 		switch (p[i + 1]) {
 		case '"': case '\\': case '/': case 'b': case 'f': case 'n':
 		case 'r': case 't':
+			i += 2;
+			break;
+		case 'u':
+			if (!u_escape(p + i, p + end, &cp, &len) ||
+			    !memcmp(p + i + 2, "0000", 4))
+				return 0;
+			i += len;
 			break;
 		default:
 			return 0;
 		}
-		*esc = true;
-		i += 2;
+		i = js_find_special(p, i, end);
 	}
+	return end + 1;
+}
+
+/* At a '"' at i: past the closing quote. */
+static inline size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
+{
+	*esc = false;
+	i = find_special_near(p, i + 1, n);
+	if (i >= n)
+		return 0;
+	if (p[i] == '"')
+		return i + 1;
+	*esc = true;
+	return check_escapes(p, i, n);
 }
 
 static bool num_char(char c)
@@ -94,19 +172,38 @@ static bool num_char(char c)
 	       c == 'E' || c == '.';
 }
 
-static size_t scan_number(const char *p, size_t i, size_t n,
-			  struct js_node *nd)
+/* strtod of p[0..k), copied to be NUL-terminated: into buf when it fits
+ * (nearly always), else onto the heap. The bytes strtod took, 0 for none
+ * or on ENOMEM (*nomem set). */
+static size_t num_read(const char *p, size_t k, double *out, bool *nomem)
 {
-	char buf[NUM_MAX + 1], *end;
-	size_t k = 0;
+	char buf[NUM_MAX + 1], *s = k <= NUM_MAX ? buf : malloc(k + 1), *end;
+
+	if (!s) {
+		*nomem = true;
+		return 0;
+	}
+	memcpy(s, p, k);
+	s[k] = '\0';
+	*out = strtod(s, &end);
+	k = (size_t)(end - s);
+	if (s != buf)
+		free(s);
+	return k;
+}
+
+static size_t scan_number(struct jp *j, size_t i, struct js_node *nd)
+{
+	const char *p = j->p;
+	size_t n = j->n, k = 0;
 	bool digits = true;
 
-	while (i + k < n && k < NUM_MAX && num_char(p[i + k])) {
+	/* cJSON takes the whole run of these bytes (Debian's cJSON 1.7.15
+	 * copies it however long; upstream's stopped at 63) for strtod. */
+	while (i + k < n && num_char(p[i + k])) {
 		digits &= p[i + k] >= '0' && p[i + k] <= '9';
 		k++;
 	}
-	if (k == NUM_MAX)
-		return 0;       /* cJSON would cut it: not worth imitating */
 	nd->type = JS_NUM;
 	nd->s = p + i;
 	if (digits && k <= 15) {
@@ -119,12 +216,8 @@ static size_t scan_number(const char *p, size_t i, size_t n,
 		nd->n = k;
 		return i + k;
 	}
-	memcpy(buf, p + i, k);
-	buf[k] = '\0';
-	nd->num = strtod(buf, &end);
-	if (end == buf)
+	if (!(nd->n = num_read(p + i, k, &nd->num, &j->nomem)))
 		return 0;
-	nd->n = (size_t)(end - buf);
 	return i + nd->n;
 }
 
@@ -140,13 +233,71 @@ static size_t scan_literal(const char *p, size_t i, size_t n,
 
 static size_t scan_value(struct jp *j, uint32_t at, size_t i);
 
-/* At the '"' at i, the name of a member: past the closing quote, or 0.
- * Any backslash refuses the frame, as an escaped key must be. */
-static inline size_t scan_key(const char *p, size_t i, size_t n)
-{
-	size_t k = find_special_near(p, i + 1, n);
+static size_t unescape(const char *s, size_t n, char *out);
 
-	return k < n && p[k] == '"' ? k + 1 : 0;
+/* A name with escapes, p[0..n) as written: decoded into doc->keys, which
+ * was made as large as the text, so what it holds never moves. A NUL
+ * follows it, for js_pick's look at the first byte of an empty name. */
+static const char *key_decode(struct jp *j, const char *p, size_t *n)
+{
+	struct js_doc *doc = j->doc;
+	char *out;
+
+	if (doc->keycap <= j->n) {
+		char *b = realloc(doc->keys, j->n + 1);
+
+		if (!b) {
+			j->nomem = true;
+			return NULL;
+		}
+		doc->keys = b;
+		doc->keycap = j->n + 1;
+	}
+	out = doc->keys + doc->keyn;
+	*n = unescape(p, *n, out);
+	out[*n] = '\0';
+	doc->keyn += *n + 1;
+	return out;
+}
+
+/* At the '"' at i, the name of a member: past the closing quote, or 0;
+ * *key and *keyn: the name, decoded. */
+static inline size_t scan_key(struct jp *j, size_t i, const char **key,
+			      size_t *keyn)
+{
+	const char *p = j->p;
+	size_t k = find_special_near(p, i + 1, j->n);
+	bool esc;
+
+	if (k < j->n && p[k] == '"') {
+		*key = p + i + 1;
+		*keyn = k - i - 1;
+		return k + 1;
+	}
+	if (!(k = scan_string(p, i, j->n, &esc)))
+		return 0;
+	*keyn = k - i - 2;
+	*key = key_decode(j, p + i + 1, keyn);
+	return *key ? k : 0;
+}
+
+/* Room for node idx: the array grows as a value needs, doubling. */
+static bool node_room(struct jp *j, uint32_t idx)
+{
+	struct js_doc *doc = j->doc;
+	uint32_t cap = doc->cap ? doc->cap * 2 : 256;
+	struct js_node *b;
+
+	if (idx < doc->cap)
+		return true;
+	if (doc->cap >= UINT32_MAX / 2 ||
+	    !(b = realloc(doc->node, (size_t)cap * sizeof(*b)))) {
+		j->nomem = true;
+		return false;
+	}
+	doc->node = b;
+	doc->cap = cap;
+	return true;
 }
 
 /*
@@ -161,24 +312,23 @@ static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
 	size_t n = j->n;
 	struct js_doc *doc = j->doc;
 	int c, close = object ? '}' : ']';
-	uint32_t *link = &doc->node[at].child;
+	uint32_t prev = 0;
 
 	if ((c = peek(p, &i, n)) == close)
 		return i + 1;
-	/* c is p[i], the first byte of a member or element, or -1. */
+	/* c is p[i], the first byte of a member or element, or -1. Nodes are
+	 * named by index: the array may move as it grows. */
 	for (;;) {
 		uint32_t idx = doc->count;
 		struct js_node *nd;
 		const char *key = NULL;
 		size_t keyn = 0, k;
 
-		if (idx >= JS_MAX_NODES)
+		if (!node_room(j, idx))
 			return 0;
 		if (object) {
-			if (c != '"' || !(k = scan_key(p, i, n)))
+			if (c != '"' || !(k = scan_key(j, i, &key, &keyn)))
 				return 0;
-			key = p + i + 1;
-			keyn = k - i - 2;
 			i = k + 1;
 			/* Compact "name":value first, at one test a byte. */
 			if (i < n && p[k] == ':' && (unsigned char)p[i] > 0x20) {
@@ -193,8 +343,11 @@ static size_t scan_items(struct jp *j, uint32_t at, size_t i, bool object)
 		doc->count = idx + 1;
 		nd = &doc->node[idx];
 		*nd = (struct js_node){ .key = key, .keyn = keyn };
-		*link = idx;
-		link = &nd->next;
+		if (prev)
+			doc->node[prev].next = idx;
+		else
+			doc->node[at].child = idx;
+		prev = idx;
 		if (c == '"') {
 			nd->type = JS_STR;
 			if (!(k = scan_string(p, i, n, &nd->esc)))
@@ -251,21 +404,34 @@ static size_t scan_value(struct jp *j, uint32_t at, size_t i)
 		return scan_literal(p, i, n, nd, "null", 4, JS_NULL);
 	}
 	if (p[i] == '-' || (p[i] >= '0' && p[i] <= '9'))
-		return scan_number(p, i, n, nd);
+		return scan_number(j, i, nd);
 	return 0;
+}
+
+void js_doc_release(struct js_doc *doc)
+{
+	free(doc->node);
+	free(doc->keys);
+	*doc = (struct js_doc){ 0 };
 }
 
 int js_parse(struct js_doc *doc, const char *p, size_t n)
 {
-	struct jp j = { doc, p, n, 0 };
+	struct jp j = { doc, p, n, 0, false };
 	size_t i;
 
+	/* A frame of many values does not keep its nodes for the next. */
+	if (doc->cap > JS_KEEP_NODES || doc->keycap > JS_KEEP_NODES * 16)
+		js_doc_release(doc);
 	doc->count = 1;
+	doc->keyn = 0;
+	if (!node_room(&j, 0))
+		return RT_ENOMEM;
 	doc->node[0] = (struct js_node){ .type = JS_NONE };
 	i = skip_blanks(p, 0, n);
 	if (!(i = scan_value(&j, 0, i)))
-		return -1;
-	return skip_blanks(p, i, n) == n ? 0 : -1;
+		return j.nomem ? RT_ENOMEM : RT_EPARSE;
+	return skip_blanks(p, i, n) == n ? 0 : RT_EPARSE;
 }
 
 /*
@@ -367,16 +533,43 @@ void js_pick(const struct js_doc *doc, const struct js_node *obj,
 	}
 }
 
-/* Decodes the plain escapes js_parse lets through; out holds n bytes.
- * Runs between backslashes are copied whole: a message with quotes in it
- * took 1,250 instructions byte by byte. In a string body every quote is
- * escaped, so js_find_special stops at backslashes only. */
+/* A code point as UTF-8 into out: its length. */
+static size_t utf8_put(unsigned cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | cp >> 12);
+		out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | cp >> 18);
+	out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+	out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* Decodes the escapes js_parse lets through; out holds n bytes, as no
+ * escape is shorter decoded than written. Runs between backslashes are
+ * copied whole: a message with quotes in it took 1,250 instructions byte
+ * by byte. In a string body every quote is escaped, so js_find_special
+ * stops at backslashes only. */
 static size_t unescape(const char *s, size_t n, char *out)
 {
-	size_t o = 0, i = 0;
+	size_t o = 0, i = 0, len;
 
 	for (;;) {
 		size_t k = js_find_special(s, i, n);
+		unsigned cp;
 		char c;
 
 		memcpy(out + o, s + i, k - i);
@@ -387,6 +580,13 @@ static size_t unescape(const char *s, size_t n, char *out)
 			return o;
 		}
 		c = s[k + 1];
+		if (c == 'u' && u_escape(s + k, s + n, &cp, &len)) {
+			if (!cp)        /* cJSON's string ends at its NUL */
+				return o;
+			o += utf8_put(cp, out + o);
+			i = k + len;
+			continue;
+		}
 		out[o++] = c == 'b' ? '\b' : c == 'f' ? '\f' : c == 'n' ? '\n' :
 			   c == 'r' ? '\r' : c == 't' ? '\t' : c;
 		i = k + 2;
@@ -432,13 +632,13 @@ struct rt_str js_str_esc(struct rt_arena *a, const struct js_node *it)
 bool js_has_nul_escape(const char *p, size_t n)
 {
 	for (const char *q = p; (q = memmem(q, (size_t)(p + n - q),
-					    "\\u0000", 6)); q += 6) {
+					    "\\u", 2)); q += 2) {
 		size_t bs = 0;
 
 		/* \\u0000 is an escaped backslash, then text */
 		while (q - bs > p && q[-(ptrdiff_t)bs - 1] == '\\')
 			bs++;
-		if (bs % 2 == 0)
+		if (bs % 2 == 0 && p + n - q >= 6 && !memcmp(q + 2, "0000", 4))
 			return true;
 	}
 	return false;

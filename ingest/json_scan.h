@@ -4,13 +4,14 @@
  * JSON, docker json-file lines), where building and freeing a cJSON tree
  * cost more than everything else done with the line.
  *
- * It parses into a fixed array of nodes that point into the text. It
- * accepts a subset of what cJSON accepts and reads the same values from it
- * (same number conversion, same string escapes), and refuses the rest:
- * \u escapes, escaped keys, nesting deeper than JS_MAX_DEPTH, more than
- * JS_MAX_NODES values, and anything cJSON would reject. A caller that gets
- * a refusal parses the frame with cJSON instead, so the two paths never
- * disagree on what a frame means.
+ * It parses into an array of nodes that point into the text, grown as the
+ * value needs (a frame is bounded, so are its nodes). It accepts what
+ * cJSON 1.7 accepts and reads the same values from it (same number
+ * conversion, same string escapes, \u escapes and surrogate pairs
+ * included, same nesting limit), and refuses the rest. A \u escape whose
+ * four bytes are not all hex digits cJSON reads as a NUL that ends its C
+ * string: the string is read up to it here too. A \u0000 is refused, as
+ * the caller refuses such a frame (js_has_nul_escape).
  */
 #ifndef REVTRAIL_INGEST_JSON_SCAN_H
 #define REVTRAIL_INGEST_JSON_SCAN_H
@@ -22,8 +23,10 @@
 
 #include "revtrail/rt.h"
 
-#define JS_MAX_NODES 256
-#define JS_MAX_DEPTH 16
+/* cJSON's CJSON_NESTING_LIMIT: deeper values are refused by both. */
+#define JS_MAX_DEPTH 1000
+/* Nodes kept between parses: a frame with more gives them back. */
+#define JS_KEEP_NODES 4096
 
 enum js_type { JS_NONE, JS_OBJ, JS_ARR, JS_STR, JS_NUM, JS_TRUE, JS_FALSE,
 	       JS_NULL };
@@ -33,7 +36,7 @@ struct js_node {
 	bool esc;               /* a string whose body holds escapes */
 	uint32_t next;          /* next member or element; 0: none */
 	uint32_t child;         /* first member or element; 0: none */
-	const char *key;        /* member name (no escapes), NULL otherwise */
+	const char *key;        /* member name (decoded), NULL otherwise */
 	size_t keyn;
 	const char *s;          /* string body between the quotes, as written */
 	size_t n;
@@ -41,11 +44,17 @@ struct js_node {
 };
 
 /* node[0] is the root; 0 doubles as "no node" since the root is no one's
- * member. */
+ * member. A zeroed js_doc is ready; js_doc_release frees what parses
+ * allocated. Names with escapes are decoded into keys, which holds as
+ * many bytes as the text parsed, so it never moves during a parse. */
 struct js_doc {
-	struct js_node node[JS_MAX_NODES];
-	uint32_t count;
+	struct js_node *node;
+	uint32_t count, cap;
+	char *keys;
+	size_t keyn, keycap;
 };
+
+void js_doc_release(struct js_doc *doc);
 
 #ifdef __SSE2__
 /* Bit k: p[k] is a '"' or a backslash, for the 16 bytes at p. */
@@ -76,7 +85,8 @@ static inline size_t js_find_special(const char *p, size_t i, size_t n)
 	return i;
 }
 
-/* Parses all of p[0..n) (blanks around the value allowed). 0 or -1. */
+/* Parses all of p[0..n) (blanks around the value allowed). 0, RT_EPARSE
+ * when it is not JSON cJSON would read, or RT_ENOMEM. */
 int js_parse(struct js_doc *doc, const char *p, size_t n);
 
 /* The first member of obj named key (keyn bytes), as
@@ -172,8 +182,8 @@ static inline struct rt_str js_str(struct rt_arena *a,
 
 /* Whether text holds a \u0000 escape (not an escaped backslash before
  * "u0000"). cJSON decodes it into a NUL that ends its C string there, so
- * a name "a\u0000b" would read as "a": such a record is refused. The
- * scanner above refuses \u escapes, so only cJSON's path needs this. */
+ * a name "a\u0000b" would read as "a": such a record is refused, and
+ * js_parse refuses it. */
 bool js_has_nul_escape(const char *p, size_t n);
 
 #endif
