@@ -609,30 +609,7 @@ void ingest_undefer(struct rt_record *rec, struct rt_arena *arena)
 	payload_json(&d, rec, rec->message);
 }
 
-/* ---- cJSON shapes ---- */
-
-static bool key_in(const char *k, const char *const *set)
-{
-	for (int i = 0; set[i]; i++)
-		if (strcmp(k, set[i]) == 0)
-			return true;
-	return false;
-}
-
-bool ing_is_docker(const cJSON *root)
-{
-	static const char *const keys[] = { "log", "stream", "time", "attrs",
-					    NULL };
-	const cJSON *it;
-
-	if (!cJSON_IsObject(root) || !cJSON_IsString(dec_json_get(root, "time")))
-		return false;
-	cJSON_ArrayForEach(it, root)
-		if (!it->string || !key_in(it->string, keys))
-			return false;
-	it = dec_json_get(root, "log");
-	return it == NULL || cJSON_IsString(it);
-}
+/* ---- docker json-file objects ---- */
 
 /* Epoch seconds (Fluent Bit's @timestamp double), or ms/us/ns. A double
  * holds about a microsecond at this magnitude, so the fraction is rounded
@@ -647,36 +624,6 @@ static int64_t epoch_time(double v)
 	return (int64_t)ip * (int64_t)scale + llround(frac * scale / 1e3) * 1000;
 }
 
-/* A time string or epoch number: 0 with *ns, or ing_time_parse's error
- * (RT_EPARSE for anything else). */
-static int json_time(const cJSON *it, int64_t *ns)
-{
-	if (cJSON_IsString(it) && it->valuestring[0])
-		return ing_time_parse(it->valuestring, strlen(it->valuestring),
-				      ns);
-	if (cJSON_IsNumber(it) && it->valuedouble > 0)
-		return (*ns = epoch_time(it->valuedouble)) ? RT_OK : RT_EPARSE;
-	return RT_EPARSE;
-}
-
-static struct rt_str stream_of(struct dec_ctx *d, const cJSON *it)
-{
-	if (!cJSON_IsString(it))
-		return RT_STR_NULL;
-	if (strcmp(it->valuestring, "stdout") == 0)
-		return ing_stream_names[0];
-	if (strcmp(it->valuestring, "stderr") == 0)
-		return ing_stream_names[1];
-	return dec_json_str(d, it);
-}
-
-/* Sets dst from a JSON string that is not empty; keeps it otherwise. */
-static void take_str(struct dec_ctx *d, struct rt_str *dst, const cJSON *it)
-{
-	if (cJSON_IsString(it) && it->valuestring[0])
-		*dst = dec_json_str(d, it);
-}
-
 /* A docker line's time, or 0 when it is empty or not a time (counted),
  * or one out of range (counted as such, dec_time). */
 static int64_t docker_time(struct dec_ctx *d, int rc, int64_t ns)
@@ -686,37 +633,16 @@ static int64_t docker_time(struct dec_ctx *d, int rc, int64_t ns)
 	return dec_time(d, rc, &ns);
 }
 
-void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
-		       const cJSON *root)
-{
-	const cJSON *attrs = dec_json_get(root, "attrs");
-	int64_t ns = 0;
-	int rc = json_time(dec_json_get(root, "time"), &ns);
-
-	if ((ns = docker_time(d, rc, ns)))
-		rec->ts_ns = ns;
-	rec->stream = stream_of(d, dec_json_get(root, "stream"));
-	if (!cJSON_IsObject(attrs))
-		return;
-	/* --log-opt labels=... with the dockershim's container labels. */
-	take_str(d, &rec->pod, dec_json_get(attrs, "io.kubernetes.pod.name"));
-	take_str(d, &rec->ns, dec_json_get(attrs, "io.kubernetes.pod.namespace"));
-	take_str(d, &rec->container,
-		 dec_json_get(attrs, "io.kubernetes.container.name"));
-}
-
-/* ---- the same docker shapes from json_scan.h nodes ---- */
-
-bool ing_is_docker_js(const struct js_doc *doc)
+bool ing_is_docker_js(const struct js_doc *doc, const struct js_node *root)
 {
 	/* With their lengths: strlen in the loop cost 100 instructions a
 	 * line, Events included. */
 	static const struct js_key keys[] = {
 		JS_KEY("log"), JS_KEY("stream"), JS_KEY("time"), JS_KEY("attrs"),
 	};
-	const struct js_node *root = &doc->node[0], *log;
+	const struct js_node *log;
 
-	if (root->type != JS_OBJ)
+	if (!js_is(root, JS_OBJ))
 		return false;
 	/* The members first: an Event fails at its first one, where looking
 	 * up "time" walked all of them. */
@@ -744,7 +670,8 @@ static void take_str_js(struct dec_ctx *d, struct rt_str *dst,
 		*dst = js_str(d->arena, it);
 }
 
-/* json_time of a node. */
+/* A time string or epoch number: 0 with *ns, or ing_time_parse's error
+ * (RT_EPARSE for anything else). */
 static int json_time_js(struct rt_arena *a, const struct js_node *it,
 			int64_t *ns)
 {
@@ -759,7 +686,6 @@ static int json_time_js(struct rt_arena *a, const struct js_node *it,
 	return RT_EPARSE;
 }
 
-/* stream_of of a node. */
 static struct rt_str stream_js(struct dec_ctx *d, const struct js_node *it)
 {
 	if (js_str_is(it, "stdout"))
@@ -770,9 +696,8 @@ static struct rt_str stream_js(struct dec_ctx *d, const struct js_node *it)
 }
 
 void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
-			  const struct js_doc *doc)
+			  const struct js_doc *doc, const struct js_node *root)
 {
-	const struct js_node *root = &doc->node[0];
 	const struct js_node *attrs = js_get(doc, root, "attrs");
 	int64_t ns = 0;
 	int rc = json_time_js(d->arena, js_get(doc, root, "time"), &ns);
@@ -789,218 +714,16 @@ void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
 		    js_get(doc, attrs, "io.kubernetes.container.name"));
 }
 
-/* Release hints a pod's labels and annotations carry (docs/formats.md
- * §3.5). */
-static void labels(struct dec_ctx *d, struct rt_record *rec,
-		   const cJSON *lab, const cJSON *ann)
-{
-	take_str(d, &rec->release, dec_json_get(lab, "release"));
-	take_str(d, &rec->release, dec_json_get(lab, "helm.sh/release"));
-	take_str(d, &rec->release,
-		 dec_json_get(lab, "app.kubernetes.io/instance"));
-	take_str(d, &rec->release,
-		 dec_json_get(ann, "meta.helm.sh/release-name"));
-	take_str(d, &rec->release_ns,
-		 dec_json_get(ann, "meta.helm.sh/release-namespace"));
-	take_str(d, &rec->template_hash,
-		 dec_json_get(lab, "pod-template-hash"));
-	take_str(d, &rec->chart, dec_json_get(lab, "helm.sh/chart"));
-}
-
-static struct rt_str first_str(struct dec_ctx *d, const cJSON *obj,
-			       const char *const *keys)
-{
-	for (int i = 0; keys[i]; i++) {
-		const cJSON *it = dec_json_get(obj, keys[i]);
-
-		if (cJSON_IsString(it) && it->valuestring[0])
-			return dec_json_str(d, it);
-	}
-	return RT_STR_NULL;
-}
-
-/* The message, joined with the causes beside it (see the top). */
-static struct rt_str json_message(struct dec_ctx *d, const cJSON *root)
-{
-	struct causes c = { .n = 0 };
-
-	for (int i = 0; cause_keys[i]; i++) {
-		const cJSON *it = dec_json_get(root, cause_keys[i]);
-
-		if (cJSON_IsString(it))
-			cause_add(&c, i, dec_json_str(d, it));
-		else if (cJSON_IsObject(it))
-			cause_add(&c, i, type_and_message(d,
-				first_str(d, it, obj_type_keys),
-				first_str(d, it, obj_msg_keys)));
-	}
-	return join_causes(d, chomp(first_str(d, root, msg_keys)), &c);
-}
-
-/* The fields every JSON log shape shares: message, level, time, stream. */
-static void common_fields(struct dec_ctx *d, struct rt_record *rec,
-			  const cJSON *root)
-{
-	const cJSON *it;
-	struct rt_str msg;
-	int64_t ts, ns = 0;
-
-	msg = json_message(d, root);
-	if (msg.p && msg.n)
-		rec->message = msg;
-	for (int i = 0; level_keys[i]; i++) {
-		it = dec_json_get(root, level_keys[i]);
-		if (cJSON_IsString(it) && it->valuestring[0]) {
-			rec->type = dec_json_str(d, it);
-			break;
-		}
-		if (cJSON_IsNumber(it)) {
-			rec->type = level_num(it->valuedouble);
-			break;
-		}
-	}
-	for (int i = 0; time_keys[i]; i++) {
-		int rc = json_time(dec_json_get(root, time_keys[i]), &ns);
-
-		if ((ts = dec_time(d, rc, &ns)) != 0) {
-			rec->ts_ns = ts;
-			break;
-		}
-	}
-	it = dec_json_get(root, "stream");
-	if (cJSON_IsString(it))
-		rec->stream = stream_of(d, it);
-	/* Fluent Bit Keep_Log / Vector without parsing: JSON in the message. */
-	if (rec->message.n && rec->message.p != rec->raw.p)
-		payload_json(d, rec, rec->message);
-}
-
-static void fluentbit(struct dec_ctx *d, struct rt_record *rec,
-		      const cJSON *k8s)
-{
-	const cJSON *owners = dec_json_get(k8s, "owner_references"), *o, *pick;
-
-	take_str(d, &rec->pod, dec_json_get(k8s, "pod_name"));
-	take_str(d, &rec->ns, dec_json_get(k8s, "namespace_name"));
-	take_str(d, &rec->container, dec_json_get(k8s, "container_name"));
-	take_str(d, &rec->host, dec_json_get(k8s, "host"));
-	labels(d, rec, dec_json_get(k8s, "labels"),
-	       dec_json_get(k8s, "annotations"));
-	pick = cJSON_GetArrayItem(owners, 0);
-	cJSON_ArrayForEach(o, owners)
-		if (cJSON_IsTrue(dec_json_get(o, "controller")))
-			pick = o;
-	if (pick) {
-		take_str(d, &rec->owner_kind, dec_json_get(pick, "kind"));
-		take_str(d, &rec->owner_name, dec_json_get(pick, "name"));
-	}
-}
-
-static void vector(struct dec_ctx *d, struct rt_record *rec,
-		   const cJSON *root, const cJSON *k8s)
-{
-	const cJSON *owner = dec_json_get(k8s, "pod_owner"),
-		    *file = dec_json_get(root, "file");
-	struct rt_str pod, ns, ctr;
-
-	/* Without API metadata only the path says who logged. */
-	if (cJSON_IsString(file) &&
-	    ing_path_parse(file->valuestring, strlen(file->valuestring), &pod,
-			   &ns, &ctr)) {
-		rec->pod = rt_arena_strdup(d->arena, pod.p, pod.n);
-		rec->ns = rt_arena_strdup(d->arena, ns.p, ns.n);
-		rec->container = rt_arena_strdup(d->arena, ctr.p, ctr.n);
-	}
-	take_str(d, &rec->pod, dec_json_get(k8s, "pod_name"));
-	take_str(d, &rec->ns, dec_json_get(k8s, "pod_namespace"));
-	take_str(d, &rec->container, dec_json_get(k8s, "container_name"));
-	take_str(d, &rec->host, dec_json_get(k8s, "pod_node_name"));
-	labels(d, rec, dec_json_get(k8s, "pod_labels"),
-	       dec_json_get(k8s, "pod_annotations"));
-	if (cJSON_IsString(owner)) {
-		struct rt_str o = dec_json_str(d, owner);
-		const char *slash = o.p ? memchr(o.p, '/', o.n) : NULL;
-
-		if (slash) {
-			rec->owner_kind = rt_str_make(o.p, (size_t)(slash - o.p));
-			rec->owner_name = rt_str_make(slash + 1,
-					o.n - (size_t)(slash + 1 - o.p));
-		}
-	}
-}
-
-static bool has(const cJSON *obj, const char *key)
-{
-	return dec_json_get(obj, key) != NULL;
-}
-
-static enum rt_format shape(const struct dec_ctx *d, const cJSON *root,
-			    const cJSON *k8s)
-{
-	enum rt_format f = d->opts->force;
-	const cJSON *st = dec_json_get(root, "source_type");
-	bool vec_src = cJSON_IsString(st) &&
-		       strcmp(st->valuestring, "kubernetes_logs") == 0;
-
-	if (f == RT_FMT_FLUENTBIT || f == RT_FMT_VECTOR || f == RT_FMT_JSON)
-		return f;
-	if (f == RT_FMT_DOCKER)
-		return ing_is_docker(root) ? f : RT_FMT_UNKNOWN;
-	if (cJSON_IsObject(k8s)) {
-		if (vec_src || has(k8s, "pod_namespace") ||
-		    has(k8s, "pod_labels") || has(k8s, "pod_owner"))
-			return RT_FMT_VECTOR;
-		return RT_FMT_FLUENTBIT;
-	}
-	if (vec_src)
-		return RT_FMT_VECTOR;
-	if (has(root, "_p") || has(root, "logtag"))
-		return RT_FMT_FLUENTBIT;
-	if (ing_is_docker(root))
-		return RT_FMT_DOCKER;
-	return RT_FMT_JSON;
-}
-
-int dec_log_json(struct dec_ctx *d, const cJSON *root)
-{
-	const cJSON *k8s = dec_json_get(root, "kubernetes");
-	struct rt_record rec = *d->base;
-	enum rt_format f;
-	int rc;
-
-	if (!cJSON_IsObject(root))
-		return DEC_NO;
-	f = shape(d, root, k8s);
-	if (f == RT_FMT_UNKNOWN)
-		return DEC_NO;
-	rec.format = f;
-	if (f == RT_FMT_DOCKER) {
-		struct rt_str log = chomp(dec_json_str(d, dec_json_get(root, "log")));
-
-		ing_docker_fields(d, &rec, root);
-		rc = ing_log_emit(d, &rec, f, log);
-		return rc ? rc : DEC_YES;
-	}
-	common_fields(d, &rec, root);
-	if (f == RT_FMT_FLUENTBIT && cJSON_IsObject(k8s))
-		fluentbit(d, &rec, k8s);
-	else if (f == RT_FMT_VECTOR)
-		vector(d, &rec, root, k8s);
-	rc = dec_emit(d, &rec);
-	return rc ? rc : DEC_YES;
-}
-
-/* ---- the same log shapes from json_scan.h nodes ----
+/* ---- Fluent Bit, Vector and other JSON log records ----
  *
- * dec_log_json's reading of Fluent Bit, Vector and other JSON log records,
- * member for member and fallback for fallback; test_ingest_fast.c checks
- * that both give the same records. Log topics carry these by the million,
- * and the cJSON tree with its lookups cost 50,000 instructions a record.
+ * Read from json_scan.h nodes: log topics carry these by the million, and
+ * a cJSON tree with its lookups cost 50,000 instructions a record.
  */
 
 /* The root members read, in one walk: the four key lists above, the shape
  * and stream members, and the members that make dec_kube_json read the
- * object first (then this leaves it to cJSON). */
+ * object first (then this leaves it to dec_kube_json, unless that had its
+ * turn). */
 enum {
 	LK_MSG = 0, LK_CAUSE = 7, LK_LEVEL = 19, LK_TIME = 26,
 	LK_STREAM = 32, LK_K8S, LK_SOURCE_TYPE, LK_P, LK_LOGTAG, LK_FILE,
@@ -1194,10 +917,11 @@ static void vector_js(struct dec_ctx *d, struct rt_record *rec,
 	}
 }
 
-/* shape from the picked members; RT_FMT_UNKNOWN for what is not read
- * here (docker lines, a forced format of another kind). */
+/* The shape from the picked members; RT_FMT_UNKNOWN for a forced format
+ * of another kind. */
 static enum rt_format shape_js(const struct dec_ctx *d,
 			       const struct js_doc *doc,
+			       const struct js_node *root,
 			       const struct js_node **pk,
 			       const struct js_node **kp)
 {
@@ -1206,6 +930,8 @@ static enum rt_format shape_js(const struct dec_ctx *d,
 
 	if (f == RT_FMT_FLUENTBIT || f == RT_FMT_VECTOR || f == RT_FMT_JSON)
 		return f;
+	if (f == RT_FMT_DOCKER)
+		return ing_is_docker_js(doc, root) ? f : RT_FMT_UNKNOWN;
 	if (f != RT_FMT_UNKNOWN)
 		return RT_FMT_UNKNOWN;
 	if (js_is(pk[LK_K8S], JS_OBJ)) {
@@ -1218,31 +944,46 @@ static enum rt_format shape_js(const struct dec_ctx *d,
 		return RT_FMT_VECTOR;
 	if (pk[LK_P] || pk[LK_LOGTAG])
 		return RT_FMT_FLUENTBIT;
-	if (ing_is_docker_js(doc))
-		return RT_FMT_UNKNOWN;
+	if (ing_is_docker_js(doc, root))
+		return RT_FMT_DOCKER;
 	return RT_FMT_JSON;
 }
 
-int ing_log_json_js(struct dec_ctx *d, const struct js_doc *doc)
+/* A docker object read as one record, not joined with its stream's
+ * pieces: an element of an array, where no file's stream is known. */
+static int docker_record(struct dec_ctx *d, struct rt_record *rec,
+			 const struct js_doc *doc, const struct js_node *root)
 {
-	const struct js_node *root = &doc->node[0];
+	struct rt_str log = chomp(js_str(d->arena, js_get(doc, root, "log")));
+	int rc;
+
+	ing_docker_fields_js(d, rec, doc, root);
+	rc = ing_log_emit(d, rec, RT_FMT_DOCKER, log);
+	return rc ? rc : DEC_YES;
+}
+
+int ing_log_json_js(struct dec_ctx *d, const struct js_doc *doc,
+		    const struct js_node *root, bool after_kube)
+{
 	const struct js_node *pk[LK_N], *kp[K8_N];
 	struct rt_record rec = *d->base;
 	enum rt_format f;
 	int rc;
 
-	if (root->type != JS_OBJ)
+	if (!js_is(root, JS_OBJ))
 		return DEC_NO;
 	call_once(&log_sets_built, build_log_sets);
 	js_pick(doc, root, &log_set, pk);
-	for (int i = LK_KUBE; i < LK_N; i++)
+	for (int i = LK_KUBE; i < LK_N && !after_kube; i++)
 		if (pk[i])
 			return DEC_NO;
 	js_pick(doc, pk[LK_K8S], &k8s_set, kp);
-	f = shape_js(d, doc, pk, kp);
+	f = shape_js(d, doc, root, pk, kp);
 	if (f == RT_FMT_UNKNOWN)
 		return DEC_NO;
 	rec.format = f;
+	if (f == RT_FMT_DOCKER)
+		return docker_record(d, &rec, doc, root);
 	common_fields_js(d, &rec, doc, pk);
 	if (f == RT_FMT_FLUENTBIT && js_is(pk[LK_K8S], JS_OBJ))
 		fluentbit_js(d, &rec, doc, kp);

@@ -202,13 +202,13 @@ void dec_helm_op_apply(struct dec_ctx *d, struct dec_helm_state *st,
 		       struct rt_record *rec, struct rt_str line);
 
 /*
- * dec_logs.c: container log shapes. dec_log_json handles docker json-file,
- * Fluent Bit, Vector and any other JSON object (structured app logs: the
- * message is msg/message/log, joined with the causes beside it: error,
- * err, reason, exception, exc_info, stack_trace, ...; else the raw text). CRI lines are parsed by ing_cri_parse (frame.h);
- * partial joining lives in detect.c.
+ * dec_logs.c: container log shapes, read from json_scan.h nodes
+ * (ing_log_json_js, frame.h): docker json-file, Fluent Bit, Vector and any
+ * other JSON object (structured app logs: the message is msg/message/log,
+ * joined with the causes beside it: error, err, reason, exception,
+ * exc_info, stack_trace, ...; else the raw text). CRI lines are parsed by
+ * ing_cri_parse (frame.h); partial joining lives in detect.c.
  */
-int dec_log_json(struct dec_ctx *d, const cJSON *root);
 
 /* isspace() in the C locale, which revtrail runs in (it never calls
  * setlocale), without the table lookup: the decoders trim every line. */

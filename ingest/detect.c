@@ -4,9 +4,13 @@
  *
  *   CRI line             -> joined per (file, stream) when partial, then
  *                           dec_logs (ing_log_emit)
- *   JSON ({ or [)        -> docker json-file (joined per (file, stream)),
- *                           else dec_kube_json (Events, Helm), else
- *                           dec_log_json (Fluent Bit, Vector, any object)
+ *   JSON ({ or [)        -> read by json_scan.h: docker json-file (joined
+ *                           per (file, stream)), else an Event
+ *                           (fast_event.c), else a log record
+ *                           (ing_log_json_js: Fluent Bit, Vector, ...);
+ *                           what none of them reads (Lists, arrays, Helm
+ *                           objects) is read with cJSON too, by
+ *                           dec_kube_json, then ing_log_json_js again
  *   anything else        -> dec_helm_text_line, else a plain text record
  *
  * JSON that does not parse is plain text (docs/formats.md §2.6). The frame
@@ -345,21 +349,6 @@ static int docker_frame(struct ingest *in, const struct ing_frame *f,
 	return outcome(in, f, ing_log_emit(d, base, RT_FMT_DOCKER, text));
 }
 
-static int docker_cjson(struct ingest *in, const struct ing_frame *f,
-			struct rt_record *base, const cJSON *root)
-{
-	const cJSON *log = dec_json_get(root, "log"),
-		    *stream = dec_json_get(root, "stream");
-	const char *s = cJSON_IsString(log) ? log->valuestring : "";
-	int sx = cJSON_IsString(stream) &&
-		 strcmp(stream->valuestring, "stderr") == 0;
-	struct dec_ctx d;
-
-	dctx_init(in, &d, base);
-	ing_docker_fields(&d, base, root);
-	return docker_frame(in, f, &d, base, rt_str_make(s, strlen(s)), sx);
-}
-
 /* ---- JSON and text ---- */
 
 static bool kube_allowed(enum rt_format f)
@@ -373,8 +362,10 @@ static bool kube_allowed(enum rt_format f)
 static int text_frame(struct ingest *in, const struct ing_frame *f,
 		      struct rt_str clean, unsigned flags, size_t junk);
 
-/* One JSON value of a frame: Kubernetes/Helm first, then log shapes. */
-static int json_value(struct ingest *in, struct dec_ctx *d, const cJSON *v)
+/* One JSON value of a frame, v as cJSON reads it and obj (a node of doc)
+ * as json_scan.h does: Kubernetes/Helm first, then log shapes. */
+static int json_value(struct ingest *in, struct dec_ctx *d, const cJSON *v,
+		      const struct js_doc *doc, const struct js_node *obj)
 {
 	enum rt_format force = in->opts.force;
 	int rc = DEC_NO;
@@ -382,42 +373,52 @@ static int json_value(struct ingest *in, struct dec_ctx *d, const cJSON *v)
 	if (kube_allowed(force))
 		rc = dec_kube_json(d, v);
 	if (rc == DEC_NO && (force == RT_FMT_UNKNOWN || !kube_allowed(force)))
-		rc = dec_log_json(d, v);
+		rc = ing_log_json_js(d, doc, obj, true);
 	return rc;
 }
 
+/* `jq .items` and friends: an array of objects, each read alone. The two
+ * readings hold the same values in the same order. */
+static int json_array(struct ingest *in, struct dec_ctx *d, const cJSON *root,
+		      const struct js_doc *doc, bool *any)
+{
+	const cJSON *it = root->child;
+	int rc = DEC_YES;
+
+	for (uint32_t i = doc->node[0].child; i && it;
+	     i = doc->node[i].next, it = it->next) {
+		if (!cJSON_IsObject(it))
+			continue;
+		*any = true;
+		rc = json_value(in, d, it, doc, &doc->node[i]);
+		if (in->stop || rc < 0)
+			break;
+	}
+	return rc;
+}
+
+/* A frame neither fast_json nor its decoders read: root is doc's value as
+ * cJSON reads it. */
 static int json_frame(struct ingest *in, const struct ing_frame *f,
-		      const cJSON *root, struct rt_str clean, unsigned flags,
-		      size_t junk)
+		      const cJSON *root, const struct js_doc *doc,
+		      struct rt_str clean, unsigned flags, size_t junk)
 {
 	enum rt_format force = in->opts.force;
 	struct rt_record base;
 	struct dec_ctx d;
-	const cJSON *it;
 	int rc;
 
 	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
-	if (cJSON_IsObject(root) && ing_is_docker(root) &&
-	    (force == RT_FMT_UNKNOWN || force == RT_FMT_DOCKER))
-		return docker_cjson(in, f, &base, root);
 	dctx_init(in, &d, &base);
-	rc = json_value(in, &d, root);
+	rc = json_value(in, &d, root, doc, &doc->node[0]);
 	if (rc == DEC_NO && !in->stop && cJSON_IsArray(root) &&
 	    force == RT_FMT_UNKNOWN) {
-		/* jq .items and friends: an array of objects. */
 		bool any = false;
 
-		cJSON_ArrayForEach(it, root) {
-			if (!cJSON_IsObject(it))
-				continue;
-			any = true;
-			rc = json_value(in, &d, it);
-			if (in->stop || rc < 0)
-				break;
-		}
+		rc = json_array(in, &d, root, doc, &any);
 		if (!any)
 			return text_frame(in, f, clean, flags, junk);
-		rc = DEC_YES;
+		rc = rc < 0 || in->stop ? rc : DEC_YES;
 	}
 	count_flags(in, flags);
 	if (rc != DEC_NO || in->stop)
@@ -517,47 +518,50 @@ static int blank_line(struct ingest *in, const struct ing_frame *f)
 }
 
 /*
- * One-line Events, docker lines and JSON log records without cJSON
- * (json_scan.h): true when the frame was handled here (*rc set); false
- * leaves it to cJSON, which then reads it exactly as it would have anyway.
+ * Every JSON frame is read here by json_scan.h into in->jdoc (*parsed set
+ * when it is JSON): true when the frame was handled (*rc set): a docker
+ * line, an Event, a log record; false leaves it to json_frame.
  */
 static bool fast_json(struct ingest *in, const struct ing_frame *f,
-		      struct rt_str clean, unsigned flags, int *rc)
+		      struct rt_str clean, unsigned flags, int *rc,
+		      bool *parsed)
 {
 	enum rt_format force = in->opts.force;
 	struct js_doc *doc = &in->jdoc;
+	const struct js_node *root = &doc->node[0];
 	struct ing_event ev;
 	bool event = false;
 	struct rt_record base;
 	struct dec_ctx d;
 	int prc;
 
-	if (in->slow_json)
-		return false;
 	if ((prc = js_parse(doc, clean.p, clean.n)) == RT_ENOMEM) {
 		*rc = prc;
 		return true;
 	}
-	if (prc || doc->node[0].type != JS_OBJ)
+	if (!(*parsed = prc == 0) || (root = &doc->node[0])->type != JS_OBJ)
 		return false;
-	if (ing_is_docker_js(doc)) {
-		const struct js_node *log = js_get(doc, &doc->node[0], "log");
+	if (ing_is_docker_js(doc, root)) {
+		const struct js_node *log = js_get(doc, root, "log");
 
 		if (force != RT_FMT_UNKNOWN && force != RT_FMT_DOCKER)
 			return false;
 		base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
 		dctx_init(in, &d, &base);
-		ing_docker_fields_js(&d, &base, doc);
+		ing_docker_fields_js(&d, &base, doc, root);
 		*rc = docker_frame(in, f, &d, &base, js_str(in->arena, log),
-				   js_str_is(js_get(doc, &doc->node[0],
-						    "stream"), "stderr"));
+				   js_str_is(js_get(doc, root, "stream"),
+					     "stderr"));
 		return true;
 	}
 	if (force == RT_FMT_UNKNOWN || force == RT_FMT_K8S_EVENT)
 		event = ing_event_of(doc, &ev);
+	if (event && in->slow_json)
+		return false;
 	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
 	dctx_init(in, &d, &base);
-	*rc = event ? ing_event_fast(&d, doc, &ev) : ing_log_json_js(&d, doc);
+	*rc = event ? ing_event_fast(&d, doc, &ev)
+		    : ing_log_json_js(&d, doc, root, false);
 	if (*rc == DEC_NO)
 		return false;
 	count_flags(in, flags);
@@ -583,6 +587,7 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 	struct rt_str clean;
 	struct ing_cri c;
 	size_t i = 0, junk = 0;
+	bool json, parsed = false;
 	char first;
 	int rc;
 
@@ -602,24 +607,25 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 	clean = frame_view(in, f, &flags, &junk);
 	if (!clean.p)
 		return RT_ENOMEM;
-	if (first == '{' && json_ok(force) &&
-	    fast_json(in, f, clean, flags, &rc))
+	json = (first == '{' || first == '[') && json_ok(force);
+	if (json && fast_json(in, f, clean, flags, &rc, &parsed))
 		return rc;
 	if (clean.p == f->p &&
 	    !(clean = rt_arena_strdup(in->arena, clean.p, clean.n)).p)
 		return RT_ENOMEM;
-	if ((first == '{' || first == '[') && json_ok(force) &&
-	    js_has_nul_escape(clean.p, clean.n))
+	if (json && js_has_nul_escape(clean.p, clean.n))
 		return reject(in, f, "a \\u0000 (NUL) in a JSON string: it "
 			      "would cut the text there");
-	if ((first == '{' || first == '[') && json_ok(force)) {
+	if (parsed) {
 		cJSON *root;
 
 		/* The arena copy is NUL-terminated: parse it whole, no
-		 * trailing garbage allowed. */
+		 * trailing garbage allowed. The nodes of in->jdoc point
+		 * into the frame, which outlives this call. */
 		root = cJSON_ParseWithLengthOpts(clean.p, clean.n + 1, NULL, 1);
 		if (root) {
-			rc = json_frame(in, f, root, clean, flags, junk);
+			rc = json_frame(in, f, root, &in->jdoc, clean, flags,
+					junk);
 			cJSON_Delete(root);
 			return rc;
 		}

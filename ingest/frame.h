@@ -91,9 +91,10 @@ struct ingest {
 	void *emit_ctx;
 	int stop;
 
-	/* One-line Events, docker lines and JSON log records are read with
-	 * json_scan.h into jdoc rather than with cJSON; slow_json (a test
-	 * switch) turns that off. */
+	/* Every JSON frame is read with json_scan.h into jdoc; only what
+	 * dec_kube_json or dec_helm_json read (Lists, arrays, Helm objects)
+	 * is read with cJSON too. slow_json (a test switch) sends Events
+	 * there as well. */
 	bool slow_json;
 	struct js_doc jdoc;
 };
@@ -150,20 +151,21 @@ struct ing_cri {
 };
 /* 0 when the line is a CRI log line, else -1. Allocation free. */
 int ing_cri_parse(const char *p, size_t n, struct ing_cri *c);
-/* A docker json-file object: keys only from log, stream, time, attrs. */
-bool ing_is_docker(const cJSON *root);
+/* A docker json-file object (obj, a node of doc): keys only from log,
+ * stream, time, attrs. */
+bool ing_is_docker_js(const struct js_doc *doc, const struct js_node *obj);
 /* A docker line's time, stream and attrs (io.kubernetes.* labels). */
-void ing_docker_fields(struct dec_ctx *d, struct rt_record *rec,
-		       const cJSON *root);
-/* The same two from json_scan.h nodes (the root is node 0). */
-bool ing_is_docker_js(const struct js_doc *doc);
 void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
-			  const struct js_doc *doc);
-/* dec_log_json's reading of the root object from json_scan.h nodes:
- * DEC_YES, the callback's return, or DEC_NO (before emitting anything)
- * for what it leaves to cJSON: docker lines, anything dec_kube_json may
- * read, a forced format other than Fluent Bit, Vector or JSON. */
-int ing_log_json_js(struct dec_ctx *d, const struct js_doc *doc);
+			  const struct js_doc *doc, const struct js_node *obj);
+/*
+ * A JSON object as a log record (docs/formats.md §2): Fluent Bit, Vector,
+ * docker json-file (one record, not joined), any other object. DEC_YES,
+ * the callback's return, or DEC_NO (before emitting anything) for what is
+ * not an object or not of a forced format; and, until after_kube (the
+ * Kubernetes and Helm decoders had their turn), for what they may read.
+ */
+int ing_log_json_js(struct dec_ctx *d, const struct js_doc *doc,
+		    const struct js_node *obj, bool after_kube);
 
 /* fast_event.c: dec_kube.c's reading of a one-line Event, from json_scan.h
  * nodes. The members the decoder reads are picked in the same walk of the
@@ -181,7 +183,8 @@ bool ing_event_of(const struct js_doc *doc, struct ing_event *ev);
 int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
 		   const struct ing_event *ev);
 
-/* Test switch: false parses every JSON frame with cJSON. */
+/* Test switch: false reads Events with dec_kube.c (cJSON) rather than
+ * fast_event.c, the one shape still read two ways. */
 void ing_set_fast_json(struct ingest *in, bool on);
 /* Sets message (unwrapping a JSON payload's msg/message/error and level),
  * format and emits. content must live in the arena. */

@@ -1,11 +1,11 @@
 /*
- * fuzz_fast_json.c: libFuzzer harness comparing the two readings of JSON
- * lines: json_scan.h / fast_event.c / dec_logs.c (one-line Events, docker
- * json-file, Fluent Bit, Vector and other JSON log records) against the
- * cJSON decoders. The input goes through two ingests, one
- * with the fast path off; every field of every record and every counter
- * must agree, else abort() with both dumps. The first byte of the input
- * chooses the chunk size, so framing is fuzzed along.
+ * fuzz_fast_json.c: libFuzzer harness of the JSON reader (json_scan.h,
+ * which every JSON frame goes through) and of the one shape still read two
+ * ways: Events, by fast_event.c and by dec_kube.c from cJSON. The input
+ * goes through two ingests, one sending Events to dec_kube.c; every field
+ * of every record and every counter must agree, else abort() with both
+ * dumps (the sanitizers watch the reader meanwhile). The first byte of the
+ * input chooses the chunk size, so framing is fuzzed along.
  */
 #include <stdint.h>
 #include <stdio.h>

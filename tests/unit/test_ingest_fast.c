@@ -1,12 +1,13 @@
 /*
- * test_ingest_fast.c: one-line Event JSON, docker json-file lines and JSON
- * log records (Fluent Bit, Vector, structured application logs) are read
- * by json_scan.h rather than cJSON; both readings must give the same
- * records. Generated lines (every optional member, escapes, odd numbers,
- * duplicates, envelopes, exporter events, broken JSON) go through two
- * ingests, one with the fast path off, and every record field and counter
- * is compared. Also: the scanner refuses what cJSON refuses, and text
- * cleaning (SSE2 in text.c) flags exactly the bytes it should.
+ * test_ingest_fast.c: every JSON frame is read by json_scan.h; Events are
+ * still read two ways, by fast_event.c and, in Lists and arrays, by
+ * dec_kube.c from cJSON, and both must give the same records. Generated
+ * lines (every optional member, escapes, odd numbers, duplicates,
+ * envelopes, exporter events, docker and log records, broken JSON) go
+ * through two ingests, one sending Events to dec_kube.c, and every record
+ * field and counter is compared. Also: the scanner reads what cJSON reads
+ * and refuses what it refuses, and text cleaning (SSE2 in text.c) flags
+ * exactly the bytes it should.
  */
 #include <math.h>
 #include <stdlib.h>

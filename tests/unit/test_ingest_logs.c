@@ -270,6 +270,36 @@ static void test_generic_json(void)
 	collect_reset(&C);
 }
 
+/* An array of log objects (jq output, an exporter's batch): each element
+ * read alone, as the root objects above are; a docker element is one
+ * record, with no stream to join, and an object with a Kubernetes-like
+ * member that is no Kubernetes object is still a log record. */
+static void test_json_array(void)
+{
+	static const char in[] =
+		"[{\"log\":\"piece \",\"stream\":\"stderr\",\"time\":\"2024-05-01T10:15:14Z\"},"
+		"{\"log\":\"caf\\u00e9\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:15:15Z\"},"
+		"{\"log\":\"x\",\"kubernetes\":{\"pod_name\":\"web-1\",\"namespace_name\":\"shop\"}},"
+		"{\"kind\":\"Widget\",\"msg\":\"not kube\",\"level\":\"warn\"}, 7]\n"
+		"{\"kind\":\"Widget\",\"metadata\":{},\"msg\":\"alone\"}\n";
+	struct ingest *ing = RUN(NULL, "-", in);
+
+	is_int(C.n, 5, "array: a record per object, and the lone object");
+	is_int(C.rec[0].r.format, RT_FMT_DOCKER, "array: docker element");
+	is_str(C.rec[0].message, "piece ", "array: a docker piece alone");
+	is_str(C.rec[0].stream, "stderr", "array: docker stream");
+	is_int(C.rec[0].r.ts_ns, T("2024-05-01T10:15:14Z"), "array: docker time");
+	is_str(C.rec[1].message, "caf\xc3\xa9", "array: docker log chomped, \\u read");
+	is_int(C.rec[2].r.format, RT_FMT_FLUENTBIT, "array: Fluent Bit element");
+	is_str(C.rec[2].pod, "web-1", "array: Fluent Bit pod");
+	is_int(C.rec[3].r.format, RT_FMT_JSON, "array: kind but no Kubernetes");
+	is_str(C.rec[3].message, "not kube", "array: its message");
+	is_str(C.rec[3].type, "warn", "array: its level");
+	is_str(C.rec[4].message, "alone", "object with kind and metadata: a log");
+	ingest_free(ing);
+	collect_reset(&C);
+}
+
 /* The fields structured loggers put errors in, beside the message. */
 static void test_json_causes(void)
 {
@@ -491,6 +521,7 @@ int main(void)
 	test_fluentbit();
 	test_vector();
 	test_generic_json();
+	test_json_array();
 	test_json_causes();
 	test_text_times();
 	test_deferred();
