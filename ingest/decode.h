@@ -142,9 +142,13 @@ struct rt_str dec_event_message(struct rt_str msg);
  * Handles Event (core/v1, events.k8s.io/v1), exporter events, watch
  * envelopes {"type","object"} (ERROR/BOOKMARK counted as skipped), List
  * documents (each item dispatched), Helm storage Secrets/ConfigMaps, helm
- * status/history/list JSON. DEC_NO for any other JSON value.
+ * status/history/list JSON. DEC_NO for any other JSON value. root is a
+ * node of doc (json_scan.h).
  */
-int dec_kube_json(struct dec_ctx *d, const cJSON *root);
+struct js_doc;
+struct js_node;
+int dec_kube_json(struct dec_ctx *d, const struct js_doc *doc,
+		  const struct js_node *root);
 
 /*
  * dec_helm.c: the Helm half of dec_kube_json (which calls it for arrays and

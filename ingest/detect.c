@@ -9,8 +9,8 @@
  *                           (fast_event.c), else a log record
  *                           (ing_log_json_js: Fluent Bit, Vector, ...);
  *                           what none of them reads (Lists, arrays, Helm
- *                           objects) is read with cJSON too, by
- *                           dec_kube_json, then ing_log_json_js again
+ *                           objects) goes to dec_kube_json, then to
+ *                           ing_log_json_js again
  *   anything else        -> dec_helm_text_line, else a plain text record
  *
  * JSON that does not parse is plain text (docs/formats.md §2.6). The frame
@@ -362,46 +362,42 @@ static bool kube_allowed(enum rt_format f)
 static int text_frame(struct ingest *in, const struct ing_frame *f,
 		      struct rt_str clean, unsigned flags, size_t junk);
 
-/* One JSON value of a frame, v as cJSON reads it and obj (a node of doc)
- * as json_scan.h does: Kubernetes/Helm first, then log shapes. */
-static int json_value(struct ingest *in, struct dec_ctx *d, const cJSON *v,
+/* One JSON value of a frame, obj a node of doc: Kubernetes/Helm first,
+ * then log shapes. */
+static int json_value(struct ingest *in, struct dec_ctx *d,
 		      const struct js_doc *doc, const struct js_node *obj)
 {
 	enum rt_format force = in->opts.force;
 	int rc = DEC_NO;
 
 	if (kube_allowed(force))
-		rc = dec_kube_json(d, v);
+		rc = dec_kube_json(d, doc, obj);
 	if (rc == DEC_NO && (force == RT_FMT_UNKNOWN || !kube_allowed(force)))
 		rc = ing_log_json_js(d, doc, obj, true);
 	return rc;
 }
 
-/* `jq .items` and friends: an array of objects, each read alone. The two
- * readings hold the same values in the same order. */
-static int json_array(struct ingest *in, struct dec_ctx *d, const cJSON *root,
+/* `jq .items` and friends: an array of objects, each read alone. */
+static int json_array(struct ingest *in, struct dec_ctx *d,
 		      const struct js_doc *doc, bool *any)
 {
-	const cJSON *it = root->child;
 	int rc = DEC_YES;
 
-	for (uint32_t i = doc->node[0].child; i && it;
-	     i = doc->node[i].next, it = it->next) {
-		if (!cJSON_IsObject(it))
+	for (uint32_t i = doc->node[0].child; i; i = doc->node[i].next) {
+		if (doc->node[i].type != JS_OBJ)
 			continue;
 		*any = true;
-		rc = json_value(in, d, it, doc, &doc->node[i]);
+		rc = json_value(in, d, doc, &doc->node[i]);
 		if (in->stop || rc < 0)
 			break;
 	}
 	return rc;
 }
 
-/* A frame neither fast_json nor its decoders read: root is doc's value as
- * cJSON reads it. */
+/* A frame fast_json read (doc) but did not decode. */
 static int json_frame(struct ingest *in, const struct ing_frame *f,
-		      const cJSON *root, const struct js_doc *doc,
-		      struct rt_str clean, unsigned flags, size_t junk)
+		      const struct js_doc *doc, struct rt_str clean,
+		      unsigned flags, size_t junk)
 {
 	enum rt_format force = in->opts.force;
 	struct rt_record base;
@@ -410,12 +406,12 @@ static int json_frame(struct ingest *in, const struct ing_frame *f,
 
 	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
 	dctx_init(in, &d, &base);
-	rc = json_value(in, &d, root, doc, &doc->node[0]);
-	if (rc == DEC_NO && !in->stop && cJSON_IsArray(root) &&
+	rc = json_value(in, &d, doc, &doc->node[0]);
+	if (rc == DEC_NO && !in->stop && doc->node[0].type == JS_ARR &&
 	    force == RT_FMT_UNKNOWN) {
 		bool any = false;
 
-		rc = json_array(in, &d, root, doc, &any);
+		rc = json_array(in, &d, doc, &any);
 		if (!any)
 			return text_frame(in, f, clean, flags, junk);
 		rc = rc < 0 || in->stop ? rc : DEC_YES;
@@ -555,9 +551,7 @@ static bool fast_json(struct ingest *in, const struct ing_frame *f,
 		return true;
 	}
 	if (force == RT_FMT_UNKNOWN || force == RT_FMT_K8S_EVENT)
-		event = ing_event_of(doc, &ev);
-	if (event && in->slow_json)
-		return false;
+		event = ing_event_at(doc, root, true, &ev);
 	base_init(in, &base, f->src, cur_ctx(f), &f->pos, clean, flags);
 	dctx_init(in, &d, &base);
 	*rc = event ? ing_event_fast(&d, doc, &ev)
@@ -567,11 +561,6 @@ static bool fast_json(struct ingest *in, const struct ing_frame *f,
 	count_flags(in, flags);
 	*rc = outcome(in, f, *rc);
 	return true;
-}
-
-void ing_set_fast_json(struct ingest *in, bool on)
-{
-	in->slow_json = !on;
 }
 
 /* Whether a frame starting with a bracket may be read as JSON. */
@@ -616,19 +605,9 @@ int ing_dispatch(struct ingest *in, const struct ing_frame *f)
 	if (json && js_has_nul_escape(clean.p, clean.n))
 		return reject(in, f, "a \\u0000 (NUL) in a JSON string: it "
 			      "would cut the text there");
-	if (parsed) {
-		cJSON *root;
-
-		/* The arena copy is NUL-terminated: parse it whole, no
-		 * trailing garbage allowed. The nodes of in->jdoc point
-		 * into the frame, which outlives this call. */
-		root = cJSON_ParseWithLengthOpts(clean.p, clean.n + 1, NULL, 1);
-		if (root) {
-			rc = json_frame(in, f, root, &in->jdoc, clean, flags,
-					junk);
-			cJSON_Delete(root);
-			return rc;
-		}
-	}
+	/* The nodes of in->jdoc point into the frame, which outlives this
+	 * call. */
+	if (parsed)
+		return json_frame(in, f, &in->jdoc, clean, flags, junk);
 	return text_frame(in, f, clean, flags, junk);
 }

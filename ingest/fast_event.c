@@ -4,12 +4,11 @@
  * `kubectl get events -w -o json`, event exporters and Kafka topics carry
  * them by the million, and building the tree cost five times the rest.
  *
- * This is dec_kube.c's kube_event read through the other parser, field for
- * field and fallback for fallback; test_ingest_fast.c checks that both give
- * the same records. Exporter events (no kind; labels, annotations and
- * owners on the involved object) are read here too: a Kafka topic of them
- * paid three times its decoding for the cJSON tree. Lists, Helm objects
- * and anything json_scan.h refuses are left to dec_kube.c.
+ * The one Event reader: one-line Events from the dispatcher, Events in
+ * Lists, arrays and envelopes from dec_kube.c. Exporter events (no kind;
+ * labels, annotations and owners on the involved object) are read here
+ * too: a Kafka topic of them paid three times its decoding for a cJSON
+ * tree.
  */
 #include <pthread.h>
 #include <string.h>
@@ -182,13 +181,17 @@ static bool is_event(const struct js_node **ev)
 	       (ev[EV_REASON] || ev[EV_MESSAGE] || ev[EV_NOTE]);
 }
 
-bool ing_event_of(const struct js_doc *doc, struct ing_event *out)
+bool ing_event_at(const struct js_doc *doc, const struct js_node *obj,
+		  bool envelope, struct ing_event *out)
 {
 	const struct js_node **ev = out->m;
 
+	if (!js_is(obj, JS_OBJ))
+		return false;
 	pthread_once(&sets_once, init_sets);
-	js_pick(doc, &doc->node[0], &ev_set, ev);
-	if (is_watch_type(ev[EV_TYPE]) && js_is(ev[EV_OBJECT], JS_OBJ)) {
+	js_pick(doc, obj, &ev_set, ev);
+	if (envelope && is_watch_type(ev[EV_TYPE]) &&
+	    js_is(ev[EV_OBJECT], JS_OBJ)) {
 		if (js_str_is(ev[EV_TYPE], "ERROR") ||
 		    js_str_is(ev[EV_TYPE], "BOOKMARK"))
 			return false;

@@ -91,11 +91,7 @@ struct ingest {
 	void *emit_ctx;
 	int stop;
 
-	/* Every JSON frame is read with json_scan.h into jdoc; only what
-	 * dec_kube_json or dec_helm_json read (Lists, arrays, Helm objects)
-	 * is read with cJSON too. slow_json (a test switch) sends Events
-	 * there as well. */
-	bool slow_json;
+	/* Every JSON frame is read with json_scan.h into jdoc. */
 	struct js_doc jdoc;
 };
 
@@ -167,25 +163,21 @@ void ing_docker_fields_js(struct dec_ctx *d, struct rt_record *rec,
 int ing_log_json_js(struct dec_ctx *d, const struct js_doc *doc,
 		    const struct js_node *obj, bool after_kube);
 
-/* fast_event.c: dec_kube.c's reading of a one-line Event, from json_scan.h
- * nodes. The members the decoder reads are picked in the same walk of the
- * object that tells an Event, so it is walked once. */
+/* fast_event.c: Events, from json_scan.h nodes. The members the decoder
+ * reads are picked in the same walk of the object that tells an Event, so
+ * it is walked once. */
 #define ING_EVENT_MEMBERS 24
 struct ing_event {
 	const struct js_node *m[ING_EVENT_MEMBERS];
 };
-/* Whether the document is an Event (bare, or in an ADDED/MODIFIED/DELETED
- * envelope), its members then in ev; false when dec_kube_json would read
- * it as something else. */
-bool ing_event_of(const struct js_doc *doc, struct ing_event *ev);
-/* Emits ev as dec_kube.c would: DEC_YES, the callback's return, or DEC_NO
- * (before emitting anything) for what it leaves to dec_kube.c. */
+/* Whether obj (a node of doc) is an Event (bare, or with envelope in an
+ * ADDED/MODIFIED/DELETED envelope), its members then in ev. */
+bool ing_event_at(const struct js_doc *doc, const struct js_node *obj,
+		  bool envelope, struct ing_event *ev);
+/* Emits the Event ev: DEC_YES or the callback's return. */
 int ing_event_fast(struct dec_ctx *d, const struct js_doc *doc,
 		   const struct ing_event *ev);
 
-/* Test switch: false reads Events with dec_kube.c (cJSON) rather than
- * fast_event.c, the one shape still read two ways. */
-void ing_set_fast_json(struct ingest *in, bool on);
 /* Sets message (unwrapping a JSON payload's msg/message/error and level),
  * format and emits. content must live in the arena. */
 int ing_log_emit(struct dec_ctx *d, struct rt_record *rec,

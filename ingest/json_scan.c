@@ -393,8 +393,11 @@ static size_t scan_value(struct jp *j, uint32_t at, size_t i)
 		if (++j->depth > JS_MAX_DEPTH)
 			return 0;
 		nd->type = p[i] == '{' ? JS_OBJ : JS_ARR;
+		nd->s = p + i;
 		k = scan_items(j, at, i + 1, p[i] == '{');
 		j->depth--;
+		/* By index: the nodes may have moved. */
+		j->doc->node[at].n = k ? k - i : 0;
 		return k;
 	case 't':
 		return scan_literal(p, i, n, nd, "true", 4, JS_TRUE);

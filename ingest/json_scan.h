@@ -38,7 +38,9 @@ struct js_node {
 	uint32_t child;         /* first member or element; 0: none */
 	const char *key;        /* member name (decoded), NULL otherwise */
 	size_t keyn;
-	const char *s;          /* string body between the quotes, as written */
+	const char *s;          /* string body between the quotes, as written;
+				 * an object's or array's text, brackets
+				 * included */
 	size_t n;
 	double num;             /* JS_NUM: as cJSON's valuedouble */
 };

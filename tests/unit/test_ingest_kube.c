@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "../../ingest/decode.h"
+#include "../../ingest/json_scan.h"
 #include "tap.h"
 
 #define MAX_RECS 32
@@ -28,21 +29,19 @@ static int collect(void *ctx, struct rt_record *r)
 }
 
 /* Decodes one JSON document; the records land in recs[0..nrecs). */
+static struct js_doc doc;
+
 static int run(const char *json)
 {
-	cJSON *root = cJSON_Parse(json);
 	struct dec_ctx d = {
 		.arena = &arena, .opts = &opts, .stats = &stats, .base = &base,
 		.hint_ts_ns = hint_ts, .emit = collect, .emit_ctx = NULL,
 	};
-	int rc;
 
 	nrecs = 0;
-	if (!root)
+	if (js_parse(&doc, json, strlen(json)))
 		return -100;
-	rc = dec_kube_json(&d, root);
-	cJSON_Delete(root);
-	return rc;
+	return dec_kube_json(&d, &doc, &doc.node[0]);
 }
 
 static const char *tfmt(int64_t ns)
@@ -366,14 +365,16 @@ static int stop_emit(void *ctx, struct rt_record *r)
 
 static void test_emit_error(void)
 {
-	cJSON *root = cJSON_Parse("{\"kind\":\"List\",\"items\":[" WATCH_OBJ(1) "," WATCH_OBJ(2) "]}");
+	const char *json = "{\"kind\":\"List\",\"items\":[" WATCH_OBJ(1) ","
+			   WATCH_OBJ(2) "]}";
 	struct dec_ctx d = {
 		.arena = &arena, .opts = &opts, .stats = &stats, .base = &base,
 		.emit = stop_emit,
 	};
 
-	is_int(dec_kube_json(&d, root), RT_EIO, "emit error propagates out of a List");
-	cJSON_Delete(root);
+	js_parse(&doc, json, strlen(json));
+	is_int(dec_kube_json(&d, &doc, &doc.node[0]), RT_EIO,
+	       "emit error propagates out of a List");
 }
 
 int main(void)

@@ -1,0 +1,65 @@
+/*
+ * fuzz_json_scan.c: libFuzzer harness of json_scan.h, the one JSON reader,
+ * against cJSON, which still reads what the Helm decoder needs as a tree
+ * (from the text json_scan.h spanned). Both must take the same inputs (a
+ * \u0000 aside, which json_scan.h refuses for the dispatcher to reject)
+ * and read the same values from them, every object's and array's text
+ * read again by cJSON alike; else abort().
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/json_same.h"
+
+/* Every container of doc, its text parsed again by cJSON, as doc read it. */
+static bool spans_same(const struct js_doc *doc)
+{
+	for (uint32_t k = 0; k < doc->count; k++) {
+		const struct js_node *nd = &doc->node[k];
+		const cJSON *it;
+		uint32_t i;
+		cJSON *c;
+		bool same;
+
+		if (nd->type != JS_OBJ && nd->type != JS_ARR)
+			continue;
+		c = cJSON_ParseWithLength(nd->s, nd->n);
+		same = c && (nd->type == JS_OBJ ? cJSON_IsObject(c) :
+			     cJSON_IsArray(c));
+		for (i = nd->child, it = c ? c->child : NULL; same && i && it;
+		     i = doc->node[i].next, it = it->next)
+			same = same_tree(doc, i, it);
+		same = same && !i && !it;
+		cJSON_Delete(c);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct js_doc doc;
+	char *text = malloc(size + 1);
+	cJSON *c;
+	int rc;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	c = cJSON_ParseWithLengthOpts(text, size + 1, NULL, 1);
+	rc = js_parse(&doc, text, size);
+	if (js_has_nul_escape(text, size) ? rc == 0 :
+	    (rc == 0) != (c != NULL) ||
+	    (c && (!same_tree(&doc, 0, c) || !spans_same(&doc)))) {
+		fprintf(stderr, "json_scan and cJSON differ (js %d, cJSON %s)\n",
+			rc, c ? "read it" : "refused it");
+		abort();
+	}
+	cJSON_Delete(c);
+	free(text);
+	return 0;
+}
