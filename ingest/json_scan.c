@@ -124,14 +124,25 @@ static size_t string_end(const char *p, size_t i, size_t n)
 	}
 }
 
-/* The escapes of a body that holds one at i, up to its closing quote:
- * past it, or 0. A \u0000 is refused, for js_has_nul_escape to name. */
-static size_t check_escapes(const char *p, size_t i, size_t n)
+/* The next backslash of a body at or after i, or end. A quote before end
+ * is text: cJSON reads the bytes after \\u as its digits, whatever they
+ * are, so "\\u12\\"" leaves the quote of the \\" as text. */
+static size_t next_escape(const char *p, size_t i, size_t end)
+{
+	while ((i = js_find_special(p, i, end)) < end && p[i] == '"')
+		i++;
+	return i;
+}
+
+/* The escapes of a body (from body) that holds one at i, up to its
+ * closing quote: past it, or 0. What js_has_nul_escape names is refused,
+ * for the dispatcher to reject as it always did. */
+static size_t check_escapes(const char *p, size_t body, size_t i, size_t n)
 {
 	size_t end = string_end(p, i, n), len;
 	unsigned cp;
 
-	if (end >= n)
+	if (end >= n || js_has_nul_escape(p + body, end - body))
 		return 0;
 	while (i < end) {
 		switch (p[i + 1]) {
@@ -140,15 +151,14 @@ static size_t check_escapes(const char *p, size_t i, size_t n)
 			i += 2;
 			break;
 		case 'u':
-			if (!u_escape(p + i, p + end, &cp, &len) ||
-			    !memcmp(p + i + 2, "0000", 4))
+			if (!u_escape(p + i, p + end, &cp, &len))
 				return 0;
 			i += len;
 			break;
 		default:
 			return 0;
 		}
-		i = js_find_special(p, i, end);
+		i = next_escape(p, i, end);
 	}
 	return end + 1;
 }
@@ -156,14 +166,16 @@ static size_t check_escapes(const char *p, size_t i, size_t n)
 /* At a '"' at i: past the closing quote. */
 static inline size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
 {
+	size_t body = i + 1;
+
 	*esc = false;
-	i = find_special_near(p, i + 1, n);
+	i = find_special_near(p, body, n);
 	if (i >= n)
 		return 0;
 	if (p[i] == '"')
 		return i + 1;
 	*esc = true;
-	return check_escapes(p, i, n);
+	return check_escapes(p, body, i, n);
 }
 
 static bool num_char(char c)
@@ -564,14 +576,13 @@ static size_t utf8_put(unsigned cp, char *out)
 /* Decodes the escapes js_parse lets through; out holds n bytes, as no
  * escape is shorter decoded than written. Runs between backslashes are
  * copied whole: a message with quotes in it took 1,250 instructions byte
- * by byte. In a string body every quote is escaped, so js_find_special
- * stops at backslashes only. */
+ * by byte. */
 static size_t unescape(const char *s, size_t n, char *out)
 {
 	size_t o = 0, i = 0, len;
 
 	for (;;) {
-		size_t k = js_find_special(s, i, n);
+		size_t k = next_escape(s, i, n);
 		unsigned cp;
 		char c;
 

@@ -46,8 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON *c;
 	int rc;
 
-	if (!text)
+	/* A raw NUL never reaches the reader (text.c replaces control
+	 * bytes first), and would end cJSON's C strings where it lies. */
+	if (!text || memchr(data, 0, size)) {
+		free(text);
 		return 0;
+	}
 	memcpy(text, data, size);
 	text[size] = '\0';
 	c = cJSON_ParseWithLengthOpts(text, size + 1, NULL, 1);

@@ -125,6 +125,10 @@ static void as_cjson_reads(void)
 		"{\"a\":\"\\u0000\"}", "[\"\\\\u0000\"]",
 		"[\"\\ud800\\udc00\\udbff\\udfff\"]", "[\"\\u007f\\u0080\\u07ff"
 		"\\u0800\\uffff\"]", "{\"a\":\"\\u\"}", "{\"a\":\"\\ux123\"}",
+		/* Found by fuzz_json_scan: digits that swallow the backslash
+		 * of an escaped quote, and a \u0000 right after them. */
+		"{\"a\":\"x \\u20g\\\" y\\n\",\"b\":1}",
+		"{\"a\":\"\\u1\\u0000\"}",
 	};
 	struct js_doc *doc = calloc(1, sizeof(*doc));
 	unsigned wrong = 0;
