@@ -123,8 +123,9 @@ static void as_cjson_reads(void)
 		"{\"a\\u0041\":1,\"b\\n\":\"\\u0062\"}",
 		"{\"a\\uZZZZb\":1}", "{\"\\u00e9t\\u00e9\":[\"\\/\\b\\f\"]}",
 		"{\"a\":\"\\u0000\"}", "[\"\\\\u0000\"]",
-		"[\"\\ud800\\udc00\\udbff\\udfff\"]", "[\"\\u007f\\u0080\\u07ff"
-		"\\u0800\\uffff\"]", "{\"a\":\"\\u\"}", "{\"a\":\"\\ux123\"}",
+		"[\"\\ud800\\udc00\\udbff\\udfff\"]",
+		"[\"\\u007f\\u0080\\u07ff\\u0800\\uffff\"]",
+		"{\"a\":\"\\u\"}", "{\"a\":\"\\ux123\"}",
 		/* Found by fuzz_json_scan: digits that swallow the backslash
 		 * of an escaped quote, and a \u0000 right after them. */
 		"{\"a\":\"x \\u20g\\\" y\\n\",\"b\":1}",
