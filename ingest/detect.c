@@ -524,7 +524,7 @@ static bool fast_json(struct ingest *in, const struct ing_frame *f,
 {
 	enum rt_format force = in->opts.force;
 	struct js_doc *doc = &in->jdoc;
-	const struct js_node *root = &doc->node[0];
+	const struct js_node *root;
 	struct ing_event ev;
 	bool event = false;
 	struct rt_record base;
