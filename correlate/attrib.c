@@ -127,6 +127,18 @@ static struct rt_str strip_pod(struct rt_str name, struct rt_str hash)
 	return name;
 }
 
+struct rt_str corr_pod_replicaset(struct rt_str pod)
+{
+	struct rt_str head, seg, head2, seg2;
+
+	/* strip_pod's Deployment case, cut once: <name>-<rs hash>-<sfx> */
+	if (pod.n && last_segment(pod, &head, &seg) && seg.n == 5 &&
+	    all_alnum(seg) && last_segment(head, &head2, &seg2) &&
+	    looks_generated(seg2.p, seg2.n, 6, 10))
+		return head;
+	return RT_STR_NULL;
+}
+
 struct rt_str corr_workload_name(struct rt_str kind, struct rt_str name,
 				 struct rt_str template_hash)
 {

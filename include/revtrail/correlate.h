@@ -239,6 +239,10 @@ struct rt_str corr_object_key(struct rt_str kind, struct rt_str name,
  * and pod suffix, a CronJob's schedule suffix, a StatefulSet ordinal. */
 struct rt_str corr_workload_name(struct rt_str kind, struct rt_str name,
 				 struct rt_str template_hash);
+/* The ReplicaSet of a Deployment's pod, "web-6d9f8c7b5" for
+ * "web-6d9f8c7b5-fghij" (the pod suffix cut after a hash-like segment);
+ * empty for a pod of any other workload, or no pod. */
+struct rt_str corr_pod_replicaset(struct rt_str pod);
 /* For helm-install-X / helm-delete-X objects: X (job pod suffix removed,
  * preferring a known release of namespace ns); empty otherwise. */
 struct rt_str corr_helm_job_release(const struct corr_registry *reg,
@@ -707,5 +711,50 @@ int corr_plan_revranges(struct corr_plan *p, const struct corr_key *k,
 int corr_plan_diag(struct corr_plan *p, const struct plan_incrow *row,
 		   const struct plan_object *objs, size_t nobjs,
 		   int64_t watermark, struct plan_diag *out);
+
+/* ---- revision classes (revclass.c) ----------------------------------- */
+
+/*
+ * The class of each event of one release, fed in time order (first seen):
+ * revision R when its pod's ReplicaSet was first seen while R was in force
+ * and a class-0 window of the release was open when R was deployed (the
+ * revision's own new pods, failing in an incident it joined), else 0.
+ * At most CORR_REVCLASS_SETS ReplicaSets are told apart; the pods of any
+ * beyond stay in class 0 (counted in refused).
+ */
+#define CORR_REVCLASS_SETS 4096
+
+struct corr_deploy {
+	int64_t t;
+	int rev;
+	bool open;                  /* a class-0 window was open at t */
+};
+
+struct corr_set {
+	char *name;                 /* the ReplicaSet */
+	int cls;
+};
+
+struct corr_revclass {
+	int64_t gap_ns;
+	struct corr_deploy *dep;    /* the release's deploys, by time */
+	size_t ndep, next;          /* next: deploys the scan has passed */
+	struct corr_set *sets;
+	size_t nsets, alloc;
+	struct rt_map map;          /* ReplicaSet name -> sets index */
+	bool have0, scanned;
+	int64_t last0;              /* latest end of a class-0 event */
+	int64_t scanned_to;
+	uint64_t refused;
+};
+
+/* rel may be NULL (no revisions: every class is 0). 0 or RT_ENOMEM. */
+int corr_revclass_init(struct corr_revclass *c, const struct corr_release *rel,
+		       int64_t gap_ns);
+void corr_revclass_release(struct corr_revclass *c);
+/* The class of the next event (pod: its pod, or empty) into *cls; events
+ * come in order of first. 0, RT_ENOMEM or RT_ELIMIT. */
+int corr_revclass_next(struct corr_revclass *c, struct rt_str pod,
+		       int64_t first, int64_t last, int *cls);
 
 #endif
