@@ -707,6 +707,111 @@ int corr_plan_group(struct corr_plan *p, const struct corr_batch *b,
 	return 0;
 }
 
+/* Something of class 0 open at deploy time t (revclass.c's test: a row
+ * before t's skewed start whose gap reaches t), among the group's events
+ * and the incidents near it. */
+static bool open_at(const struct corr_plan *p, const struct corr_batch *b,
+		    const struct corr_group *g, const struct plan_near *near,
+		    size_t nnear, int64_t t)
+{
+	int64_t gap = p->opts.gap_ns, start = t - CORR_SKEW_NS;
+
+	for (size_t i = 0; i < nnear; i++)
+		if (near[i].opened < start && near[i].last + gap >= t)
+			return true;
+	for (size_t i = 0; i < g->ncl; i++) {
+		const struct plan_event *e = &b->ev[g->cl[i]];
+
+		int64_t last = e->last_ns > e->first_ns ? e->last_ns :
+			       e->first_ns;
+
+		if (e->first_ns < start && last + gap >= t)
+			return true;
+	}
+	return false;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t rs_hash(const struct plan_event *e)
+{
+	struct rt_str rs = corr_pod_replicaset(e->pod);
+
+	return rs.n ? rt_hash64(0, rs.p, rs.n) | 1 : 0;
+}
+
+/* A ReplicaSet of the group first met at or after t's skewed start: none
+ * of the group's events before (they come in time order) names it. With
+ * no memory to tell, assumed. */
+static bool new_replicaset(struct corr_plan *p, const struct corr_batch *b,
+			   const struct corr_group *g, int64_t t)
+{
+	uint64_t *before = rt_arena_alloc(&p->arena,
+					  (g->ncl + 1) * sizeof(*before));
+	int64_t start = t - CORR_SKEW_NS;
+	size_t n = 0, i = 0;
+
+	if (!before)
+		return true;
+	for (; i < g->ncl && b->ev[g->cl[i]].first_ns < start; i++)
+		if ((before[n] = rs_hash(&b->ev[g->cl[i]])))
+			n++;
+	qsort(before, n, sizeof(*before), u64_cmp);
+	for (; i < g->ncl; i++) {
+		uint64_t h = rs_hash(&b->ev[g->cl[i]]);
+
+		if (h && !bsearch(&h, before, n, sizeof(*before), u64_cmp))
+			return true;
+	}
+	return false;
+}
+
+/* Two stored incidents within the gap of each other: only classes keep
+ * them apart, and a window would merge them. */
+static bool near_overlap(const struct corr_plan *p,
+			 const struct plan_near *near, size_t nnear)
+{
+	if (nnear > CORR_CLASSY_NEAR)
+		return true;
+	for (size_t i = 0; i < nnear; i++)
+		for (size_t j = i + 1; j < nnear; j++)
+			if (near[i].opened <= near[j].last + p->opts.gap_ns &&
+			    near[j].opened <= near[i].last + p->opts.gap_ns)
+				return true;
+	return false;
+}
+
+bool corr_plan_classy(struct corr_plan *p, const struct corr_batch *b,
+		      const struct corr_group *g, const struct plan_near *near,
+		      size_t nnear)
+{
+	const struct corr_release *rel = corr_registry_find(p->reg, g->ns,
+							    g->rel);
+	int64_t lo = g->lo, hi = g->hi;
+
+	if (!rel || !rel->nrevs)
+		return false;
+	if (near_overlap(p, near, nnear))
+		return true;
+	for (size_t i = 0; i < nnear; i++)
+		if (near[i].opened < lo)
+			lo = near[i].opened;
+	for (size_t i = 0; i < rel->nrevs; i++) {
+		int64_t t = rel->revs[i].updated_ns;
+
+		if (t > 0 && t >= lo && t - CORR_SKEW_NS <= hi &&
+		    open_at(p, b, g, near, nnear, t) &&
+		    new_replicaset(p, b, g, t))
+			return true;
+	}
+	return false;
+}
+
 /* ---- windows -------------------------------------------------------- */
 
 static void aggr_init(struct corr_aggr *a)
@@ -876,17 +981,36 @@ out:
 
 /* ---- rebuild: a release's windows from its stored events ------------- */
 
+static const struct corr_release *key_release(const struct corr_plan *p,
+					      const struct corr_key *k)
+{
+	return corr_registry_find(p->reg, rt_str_make(k->ns, strlen(k->ns)),
+				  rt_str_make(k->rel, strlen(k->rel)));
+}
+
 int corr_rebuild_begin(struct corr_plan *p, struct corr_rebuild *rb,
 		       const struct corr_key *k, const int64_t *old,
 		       size_t nold)
 {
-	(void)p;
+	int err = RT_ENOMEM;
+
 	memset(rb, 0, sizeof(*rb));
 	rb->k = *k;
 	rb->old = old;
 	rb->nold = nold;
+	rb->pass = CORR_PASS_ALL;
 	rb->used = calloc(nold + 1, sizeof(*rb->used));
-	return rb->used ? 0 : RT_ENOMEM;
+	rb->rc = malloc(sizeof(*rb->rc));
+	if (rb->used && rb->rc &&
+	    !(err = corr_revclass_init(rb->rc, key_release(p, k),
+				       p->opts.gap_ns)))
+		return 0;
+	if (rb->rc)
+		corr_revclass_release(rb->rc);
+	free(rb->rc);
+	free(rb->used);
+	memset(rb, 0, sizeof(*rb));
+	return err;
 }
 
 static int rebuild_finish(struct corr_plan *p, struct corr_rebuild *rb,
@@ -904,9 +1028,52 @@ static int rebuild_finish(struct corr_plan *p, struct corr_rebuild *rb,
 	done->id = rb->cand;
 	done->first_min = rb->first_min;
 	done->first_max = rb->first_max;
+	done->byid = rb->pass != CORR_PASS_ALL;
+	if (done->byid && rb->nids) {
+		int64_t *ids = rt_arena_alloc(&p->arena,
+					      rb->nids * sizeof(*ids));
+
+		if (!ids)
+			return RT_ENOMEM;
+		memcpy(ids, rb->ids, rb->nids * sizeof(*ids));
+		done->ids = ids;
+		done->nids = rb->nids;
+		rb->nids = 0;
+	}
 	if ((err = aggr_row(p, &rb->a, &done->agg)))
 		return err;
 	return objmap_take(p, &done->objs, &done->nobjs);
+}
+
+static int add_class(struct corr_rebuild *rb, int cls)
+{
+	int err;
+
+	for (size_t i = 0; i < rb->nclasses; i++)
+		if (rb->classes[i] == cls)
+			return 0;
+	if ((err = RT_GROW(rb->classes, rb->nclasses + 1, rb->classcap)))
+		return err;
+	rb->classes[rb->nclasses++] = cls;
+	return 0;
+}
+
+/* The row's class against the pass: 1 when the pass takes it. */
+static int rebuild_class(struct corr_rebuild *rb, const struct plan_keyrow *row)
+{
+	const char *pod = row->pod ? row->pod : "";
+	int cls, err;
+
+	if ((err = corr_revclass_next(rb->rc, rt_str_make(pod, strlen(pod)),
+				      row->first, row->last, &cls)))
+		return err;
+	if (rb->pass == CORR_PASS_ALL) {
+		rb->classy |= cls != 0;
+		return cls == 0;
+	}
+	if (rb->pass == 0 && cls && (err = add_class(rb, cls)))
+		return err;
+	return cls == rb->pass;
 }
 
 int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
@@ -915,6 +1082,8 @@ int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
 	int64_t first = row->first, last = row->last;
 	int fin = 0, err;
 
+	if ((err = rebuild_class(rb, row)) <= 0)
+		return err;
 	if (last < first)
 		last = first;
 	if (rb->open && first - rb->a.last > p->opts.gap_ns) {
@@ -927,6 +1096,11 @@ int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
 		rb->open = true;
 		rb->first_min = first;
 		rb->cand = 0;
+	}
+	if (rb->pass != CORR_PASS_ALL) {
+		if ((err = RT_GROW(rb->ids, rb->nids + 1, rb->idscap)))
+			return err;
+		rb->ids[rb->nids++] = row->id;
 	}
 	rb->first_max = first;
 	aggr_span(&rb->a, first, last, row->sev, row->via);
@@ -944,6 +1118,27 @@ int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
 	if ((err = config_fields(p, row->fields, first, last)))
 		return err;
 	return fin;
+}
+
+bool corr_rebuild_next_pass(struct corr_plan *p, struct corr_rebuild *rb,
+			    int *err)
+{
+	*err = 0;
+	if (!rb->classy || rb->passno > rb->nclasses)
+		return false;
+	/* the first pass's windows are all made again */
+	if (rb->pass == CORR_PASS_ALL)
+		memset(rb->used, 0, (rb->nold + 1) * sizeof(*rb->used));
+	rb->pass = rb->passno ? rb->classes[rb->passno - 1] : 0;
+	rb->passno++;
+	rb->open = false;
+	rb->nids = 0;
+	p->objs.n = 0;
+	rt_map_clear(&p->objs.map);
+	corr_revclass_release(rb->rc);
+	*err = corr_revclass_init(rb->rc, key_release(p, &rb->k),
+				  p->opts.gap_ns);
+	return !*err;
 }
 
 int corr_rebuild_end(struct corr_plan *p, struct corr_rebuild *rb,
@@ -967,5 +1162,13 @@ size_t corr_rebuild_unused(struct corr_rebuild *rb, int64_t *out)
 			out[n++] = rb->old[i];
 	free(rb->used);
 	rb->used = NULL;
+	if (rb->rc)
+		corr_revclass_release(rb->rc);
+	free(rb->rc);
+	free(rb->classes);
+	free(rb->ids);
+	rb->rc = NULL;
+	rb->classes = NULL;
+	rb->ids = NULL;
 	return n;
 }

@@ -172,6 +172,27 @@ static int lives_write(struct pipeline_db *db, const struct corr_release *rel)
 	return err;
 }
 
+/* A revision deployed while an incident of its release was open: the
+ * pods it made since may be failures of its own (correlate/revclass.c),
+ * which only a rebuild tells apart. */
+static int deployed_open(struct pipeline_db *db, const struct corr_release *rel,
+			 const struct corr_rev *r)
+{
+	struct corr_plan *p = &db->plan;
+	const struct plan_near *near;
+	size_t n;
+	int err;
+
+	if (r->updated_ns <= 0)
+		return 0;
+	if ((err = store_read_near(db->st, str(rel->ns), str(rel->name),
+				   r->updated_ns - p->opts.gap_ns,
+				   r->updated_ns - CORR_SKEW_NS - 1, NULL, 0,
+				   &near, &n)) || !n)
+		return err;
+	return corr_keyset_add(p, &p->rebuild, str(rel->ns), str(rel->name));
+}
+
 static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
 {
 	struct corr_plan *p = &db->plan;
@@ -207,6 +228,8 @@ static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
 			continue;
 		err = corr_keyset_add(p, &p->revdirty, str(rel->ns),
 				      str(rel->name));
+		if (!err)
+			err = deployed_open(db, rel, r);
 		if (!err && !rel->ns[0])
 			err = anyns_dirty(db, rel->name);
 		if (!err && (chg & CORR_REG_NEW_RELEASE))
@@ -319,8 +342,14 @@ static int write_group(struct pipeline_db *db, const struct corr_batch *b,
 	if (err || !g.ncl)
 		return err;
 	if ((err = store_read_near(db->st, g.ns, g.rel, g.lo, g.hi, g.incs,
-				   g.nincs, &near, &nnear)) ||
-	    (err = corr_plan_windows(p, b, &g, near, nnear, &w, &nw)))
+				   g.nincs, &near, &nnear)))
+		return err;
+	/* the windows first all the same: the rebuild then reuses their
+	 * ids, and where no class is non-zero it changes nothing */
+	if (corr_plan_classy(p, b, &g, near, nnear) &&
+	    (err = corr_keyset_add(p, &p->rebuild, g.ns, g.rel)))
+		return err;
+	if ((err = corr_plan_windows(p, b, &g, near, nnear, &w, &nw)))
 		return err;
 	for (size_t k = 0; k < nw && !err; k++) {
 		int64_t id;
@@ -367,33 +396,51 @@ static int write_rebuilt(struct pipeline_db *db, const struct plan_rebuilt *w)
 	return err ? err : corr_plan_touch(&db->plan, id);
 }
 
+/* One scan of a release's events: the windows of the pass, written as
+ * they close. A first pass that meets a revision class stops early. */
+static int rebuild_pass(struct pipeline_db *db, struct corr_rebuild *rb)
+{
+	struct corr_plan *p = &db->plan;
+	struct plan_rebuilt done;
+	struct plan_keyrow row;
+	bool stop = false;
+	int rc, err = 0;
+
+	while (!err && !stop && (rc = store_key_next(db->st, &row)) == 1) {
+		err = corr_rebuild_row(p, rb, &row, &done);
+		if (err == 1)
+			err = write_rebuilt(db, &done);
+		stop = rb->classy && rb->pass == CORR_PASS_ALL;
+	}
+	if (err || stop)
+		store_key_scan_end(db->st);
+	else if (rc < 0)
+		err = rc;
+	if (!err && !stop && (err = corr_rebuild_end(p, rb, &done)) == 1)
+		err = write_rebuilt(db, &done);
+	return err;
+}
+
 /* A release's incidents recomputed from its stored events, streaming in
- * time order, reusing incident ids where they overlap. */
+ * time order, reusing incident ids where they overlap; once per revision
+ * class when a revision's own new pods fail (correlate/revclass.c). */
 static int rebuild_key(struct pipeline_db *db, const struct corr_key *k)
 {
 	struct corr_plan *p = &db->plan;
 	struct corr_rebuild rb;
-	struct plan_rebuilt done;
-	struct plan_keyrow row;
 	int64_t *old, *unused;
 	size_t nold, nun;
-	int rc, err;
+	int err;
 
 	if ((err = store_incidents_of_key(db->st, k->ns, k->rel, &old, &nold)) ||
 	    (err = corr_rebuild_begin(p, &rb, k, old, nold)))
 		return err;
 	store_key_scan(db->st, k->ns, k->rel);
-	while (!err && (rc = store_key_next(db->st, &row)) == 1) {
-		err = corr_rebuild_row(p, &rb, &row, &done);
-		if (err == 1)
-			err = write_rebuilt(db, &done);
+	err = rebuild_pass(db, &rb);
+	while (!err && corr_rebuild_next_pass(p, &rb, &err)) {
+		store_key_rescan(db->st, k->ns, k->rel);
+		err = rebuild_pass(db, &rb);
 	}
-	if (err)
-		store_key_scan_end(db->st);
-	else if (rc < 0)
-		err = rc;
-	if (!err && (err = corr_rebuild_end(p, &rb, &done)) == 1)
-		err = write_rebuilt(db, &done);
 	unused = rt_arena_alloc(&p->arena, (nold + 1) * sizeof(*unused));
 	nun = corr_rebuild_unused(&rb, unused ? unused : old);
 	if (!err && !unused)

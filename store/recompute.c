@@ -335,9 +335,14 @@ int store_incidents_of_key(struct store *st, const char *ns, const char *rel,
 /* Writes below touch rows the scan has passed, not its index. */
 void store_key_scan(struct store *st, const char *ns, const char *rel)
 {
+	st->pending.recomputed++;
+	store_key_rescan(st, ns, rel);
+}
+
+void store_key_rescan(struct store *st, const char *ns, const char *rel)
+{
 	sqlite3_stmt *s = store_stmt(st, S_EV_KEY_SCAN);
 
-	st->pending.recomputed++;
 	store_bind_cstr(s, 1, ns);
 	store_bind_cstr(s, 2, rel);
 }
@@ -363,12 +368,44 @@ int store_key_next(struct store *st, struct plan_keyrow *row)
 	row->name = store_col_text(s, 7);
 	row->via = sqlite3_column_int(s, 8);
 	row->fields = store_col_text(s, 9);
+	row->id = sqlite3_column_int64(s, 10);
+	row->pod = store_col_text(s, 11);
 	return 1;
 }
 
 void store_key_scan_end(struct store *st)
 {
 	sqlite3_reset(st->st[S_EV_KEY_SCAN]);
+}
+
+static int assign_span(struct store *st, const struct plan_rebuilt *w,
+		       int64_t id)
+{
+	sqlite3_stmt *s = store_stmt(st, S_EV_ASSIGN);
+
+	sqlite3_bind_int64(s, 1, id);
+	store_bind_cstr(s, 2, w->ns);
+	store_bind_cstr(s, 3, w->rel);
+	sqlite3_bind_int64(s, 4, w->first_min);
+	sqlite3_bind_int64(s, 5, w->first_max);
+	return store_db_done(st, s, "rebuild events");
+}
+
+/* A window of a revision class: its events are told by id, since another
+ * class's window may span the same time. */
+static int assign_ids(struct store *st, const struct plan_rebuilt *w,
+		      int64_t id)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < w->nids && !err; i++) {
+		sqlite3_stmt *s = store_stmt(st, S_EV_ASSIGN_ID);
+
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int64(s, 2, w->ids[i]);
+		err = store_db_done(st, s, "rebuild events");
+	}
+	return err;
 }
 
 int store_write_rebuilt(struct store *st, const struct plan_rebuilt *w,
@@ -386,13 +423,11 @@ int store_write_rebuilt(struct store *st, const struct plan_rebuilt *w,
 	}
 	if ((err = store_incident_write_agg(st, w->ns, w->rel, id, &w->agg)))
 		return err;
-	s = store_stmt(st, S_EV_ASSIGN);
-	sqlite3_bind_int64(s, 1, *id);
-	store_bind_cstr(s, 2, w->ns);
-	store_bind_cstr(s, 3, w->rel);
-	sqlite3_bind_int64(s, 4, w->first_min);
-	sqlite3_bind_int64(s, 5, w->first_max);
-	if ((err = store_db_done(st, s, "rebuild events")))
+	if (w->byid)
+		err = assign_ids(st, w, *id);
+	else
+		err = assign_span(st, w, *id);
+	if (err)
 		return err;
 	if ((err = store_objects_write(st, w->objs, w->nobjs, *id)))
 		return err;

@@ -412,10 +412,13 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" WHERE release_namespace = ?2 AND release = ?3" \
 		" AND first_ns >= ?4 AND first_ns <= ?5 AND tags <> '[]'" \
 		" AND incident_id IS NOT ?1 AND cluster = :cluster") \
+	X(EV_ASSIGN_ID, "UPDATE events SET incident_id = ?1" \
+		" WHERE id = ?2 AND incident_id IS NOT ?1") \
 	X(EV_UNASSIGN, "UPDATE events SET incident_id = NULL" \
 		" WHERE incident_id = ?1") \
 	X(EV_KEY_SCAN, "SELECT incident_id, first_ns, ts_ns, count, tags," \
-		" severity, object_kind, object_name, via, fields FROM events" \
+		" severity, object_kind, object_name, via, fields, id, pod" \
+		" FROM events" \
 		" WHERE release_namespace = ?1 AND release = ?2 AND first_ns > 0" \
 		" AND tags <> '[]' AND cluster = :cluster ORDER BY first_ns") \
 	X(EV_REV_RANGE, "UPDATE events SET revision = ?1" \

@@ -656,6 +656,18 @@ struct corr_group {
 int corr_plan_group(struct corr_plan *p, const struct corr_batch *b,
 		    const size_t *idx, size_t n, struct corr_group *g);
 /*
+ * Whether a group's events may belong to a revision class of their own
+ * (revclass.c), which the windows below do not tell apart: a deploy of the
+ * release while something of it was open, after which the group names a
+ * ReplicaSet none of its earlier events did; or two incidents near it
+ * within the gap of each other (more than CORR_CLASSY_NEAR: assumed).
+ * The release is then rebuilt after its windows are written.
+ */
+#define CORR_CLASSY_NEAR 64
+bool corr_plan_classy(struct corr_plan *p, const struct corr_batch *b,
+		      const struct corr_group *g, const struct plan_near *near,
+		      size_t nnear);
+/*
  * The windows a group's clustering events make with the stored incidents
  * near them: each extends the incident it falls within the gap of, opens
  * one, or bridges several, which merge into the oldest id. Aggregates
@@ -666,6 +678,7 @@ int corr_plan_windows(struct corr_plan *p, const struct corr_batch *b,
 		      size_t nnear, struct plan_window **out, size_t *nout);
 
 /* A release recomputed from its stored events, streamed in time order. */
+#define CORR_PASS_ALL (-1)
 struct corr_rebuild {
 	struct corr_key k;
 	const int64_t *old;         /* its incidents before */
@@ -674,18 +687,36 @@ struct corr_rebuild {
 	bool open;
 	struct corr_aggr a;
 	int64_t first_min, first_max, cand;
+	/* Revision classes (revclass.c). The first pass takes every row and
+	 * stops at the first of a non-zero class (classy); the release is
+	 * then rebuilt in one pass per class, class 0's first, each window
+	 * taking its events by id. */
+	struct corr_revclass *rc;
+	int pass;                   /* CORR_PASS_ALL or the class taken */
+	size_t passno;              /* passes after the first: the next
+	                             * takes class 0, then classes[passno-1] */
+	bool classy;
+	int *classes;               /* the non-zero classes, met in pass 0 */
+	size_t nclasses, classcap;
+	int64_t *ids;               /* the open window's events, by class */
+	size_t nids, idscap;
 };
 int corr_rebuild_begin(struct corr_plan *p, struct corr_rebuild *rb,
 		       const struct corr_key *k, const int64_t *old,
 		       size_t nold);
 /* Feeds one row. Returns 1 when the row closed the window before it,
  * which is then in *done (to write before the next call), else 0, or
- * RT_ENOMEM. */
+ * RT_ENOMEM. In the first pass, once classy is set the scan stops (no
+ * corr_rebuild_end) and the passes corr_rebuild_next_pass names follow. */
 int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
 		     const struct plan_keyrow *row, struct plan_rebuilt *done);
 /* Closes the last window: 1 with *done, or 0 when there was none. */
 int corr_rebuild_end(struct corr_plan *p, struct corr_rebuild *rb,
 		     struct plan_rebuilt *done);
+/* After a pass: true with the next pass begun (the scan runs again),
+ * false when the release is done. 0 or RT_ENOMEM in *err. */
+bool corr_rebuild_next_pass(struct corr_plan *p, struct corr_rebuild *rb,
+			    int *err);
 /* The old incidents no window reused (to drop); frees rb. */
 size_t corr_rebuild_unused(struct corr_rebuild *rb, int64_t *out);
 

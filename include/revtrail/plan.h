@@ -132,6 +132,8 @@ struct plan_keyrow {
 	int64_t inc, first, last, count;
 	int sev, via;
 	const char *tags, *kind, *name, *fields;   /* tags, fields: JSON */
+	const char *pod;
+	int64_t id;                      /* the event's row */
 };
 
 /* A stored event whose inferred release may change. */
@@ -223,6 +225,11 @@ struct plan_rebuilt {
 	int64_t id, first_min, first_max;
 	const struct plan_object *objs;
 	size_t nobjs;
+	/* byid: the window takes exactly the events ids (its revision class,
+	 * correlate/revclass.c), not every event of its time span */
+	bool byid;
+	const int64_t *ids;
+	size_t nids;
 };
 
 /* A stored event that moves to another release. */

@@ -146,6 +146,8 @@ int store_incidents_of_key(struct store *st, const char *ns, const char *rel,
  * and a row (valid until the next call), 0 at the end, or an error.
  * Writes may go on between calls. */
 void store_key_scan(struct store *st, const char *ns, const char *rel);
+/* The same scan again (another pass of one rebuild: not counted twice). */
+void store_key_rescan(struct store *st, const char *ns, const char *rel);
 int store_key_next(struct store *st, struct plan_keyrow *row);
 void store_key_scan_end(struct store *st);
 /* 1 and row, or 0 when the incident is gone (merged, dropped). */

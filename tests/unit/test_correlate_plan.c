@@ -8,6 +8,7 @@
 #include "tap.h"
 
 #define MIN (60LL * 1000000000LL)
+#define SEC (1000000000LL)
 #define S(x) rt_str_make((x), strlen(x))
 
 static struct corr_plan plan;
@@ -137,12 +138,12 @@ static void test_rebuild(void)
 	static const int64_t old[] = { 2, 5, 9 };
 	struct plan_keyrow rows[] = {
 		{ 5, 0, 1 * MIN, 1, RT_SEV_ERROR, PLAN_VIA_PREFIX,
-		  "[\"crashloop\"]", "Pod", "web-1", "{}" },
+		  "[\"crashloop\"]", "Pod", "web-1", "{}", "web-1", 1 },
 		{ 2, 10 * MIN, 12 * MIN, 3, RT_SEV_ERROR, PLAN_VIA_PREFIX,
 		  "[\"crashloop\"]", "Pod", "web-2",
-		  "{\"configmap\":\"web-config\"}" },
+		  "{\"configmap\":\"web-config\"}", "web-2", 2 },
 		{ 0, 40 * MIN, 40 * MIN, 1, RT_SEV_WARNING, PLAN_VIA_LABEL,
-		  "[\"probe_failed\"]", "Pod", "web-1", "{}" },
+		  "[\"probe_failed\"]", "Pod", "web-1", "{}", "web-1", 3 },
 	};
 	struct corr_key k = { "shop", "web" };
 	struct plan_rebuilt done[3];
@@ -168,6 +169,62 @@ static void test_rebuild(void)
 	is_int(done[1].id, 0, "the second is new");
 	nu = corr_rebuild_unused(&rb, unused);
 	ok(nu == 2 && unused[0] == 5 && unused[1] == 9, "5 and 9 dropped");
+}
+
+/* Revision 6 deployed 30 s into revision 5's failure; its own new pods
+ * fail: the first pass stops at them, then one pass per class, each
+ * window taking its events by id, the old incident going to class 0. */
+static void test_rebuild_classes(void)
+{
+	static const int64_t old[] = { 3 };
+	struct rt_revision r5 = { 0 }, r6 = { 0 };
+	struct plan_keyrow rows[] = {
+		{ 3, 5 * SEC, 25 * SEC, 3, RT_SEV_ERROR, PLAN_VIA_PREFIX,
+		  "[\"image_pull\"]", "Pod", "web-5b8c7d9f4-abcde", "{}",
+		  "web-5b8c7d9f4-abcde", 11 },
+		{ 3, 70 * SEC, 10 * MIN, 10, RT_SEV_ERROR, PLAN_VIA_PREFIX,
+		  "[\"crashloop\"]", "Pod", "web-6d9f8c7b5-fghij", "{}",
+		  "web-6d9f8c7b5-fghij", 12 },
+	};
+	struct corr_key k = { "retry", "web" };
+	struct plan_rebuilt done[3];
+	struct corr_rebuild rb;
+	int64_t unused[1];
+	size_t nd = 0, passes = 1;
+	unsigned chg;
+	int err = 0;
+
+	r5.ns = r6.ns = S("retry");
+	r5.release = r6.release = S("web");
+	r5.revision = 5;
+	r5.updated_ns = 1;
+	r5.status = S("failed");
+	r6.revision = 6;
+	r6.updated_ns = 30 * SEC;
+	r6.status = S("deployed");
+	corr_plan_begin(&plan);
+	ok(!corr_registry_merge(plan.reg, &r5, &chg, NULL, NULL) &&
+	   !corr_registry_merge(plan.reg, &r6, &chg, NULL, NULL),
+	   "two revisions");
+	is_int(corr_rebuild_begin(&plan, &rb, &k, old, 1), 0, "begun");
+	is_int(corr_rebuild_row(&plan, &rb, &rows[0], &done[0]), 0, "row 0");
+	is_int(corr_rebuild_row(&plan, &rb, &rows[1], &done[0]), 0, "row 1");
+	ok(rb.classy, "the first pass meets revision 6's own pod");
+	while (corr_rebuild_next_pass(&plan, &rb, &err) && nd < 2) {
+		passes++;
+		for (size_t i = 0; i < 2; i++)
+			nd += corr_rebuild_row(&plan, &rb, &rows[i],
+					       &done[nd]) == 1;
+		nd += corr_rebuild_end(&plan, &rb, &done[nd]) == 1;
+	}
+	is_int(err, 0, "no error");
+	is_int(passes, 3, "the first, class 0's, class 6's");
+	is_int(nd, 2, "two windows over the same time");
+	ok(done[0].byid && done[0].nids == 1 && done[0].ids[0] == 11 &&
+	   done[0].id == 3, "class 0: revision 5's pod, the old id");
+	ok(done[1].byid && done[1].nids == 1 && done[1].ids[0] == 12 &&
+	   done[1].id == 0, "class 6: its new pod, a new incident");
+	is_int(corr_rebuild_unused(&rb, unused), 0, "nothing dropped");
 }
 
 /* Revisions by update time, one second of slack: the ranges of first_ns
@@ -241,6 +298,7 @@ int main(void)
 	test_windows();
 	test_stored();
 	test_rebuild();
+	test_rebuild_classes();
 	test_revranges();
 	corr_registry_free(plan.reg);   /* the caller's */
 	corr_plan_release(&plan);
