@@ -996,12 +996,14 @@ int corr_rebuild_begin(struct corr_plan *p, struct corr_rebuild *rb,
 
 	memset(rb, 0, sizeof(*rb));
 	rb->k = *k;
-	rb->old = old;
-	rb->nold = nold;
+	rb->nold = rb->oldcap = nold;
 	rb->pass = CORR_PASS_ALL;
+	rb->old = malloc((nold + 1) * sizeof(*rb->old));
 	rb->used = calloc(nold + 1, sizeof(*rb->used));
 	rb->rc = malloc(sizeof(*rb->rc));
-	if (rb->used && rb->rc &&
+	if (rb->old && nold)
+		memcpy(rb->old, old, nold * sizeof(*old));
+	if (rb->old && rb->used && rb->rc &&
 	    !(err = corr_revclass_init(rb->rc, key_release(p, k),
 				       p->opts.gap_ns)))
 		return 0;
@@ -1009,8 +1011,33 @@ int corr_rebuild_begin(struct corr_plan *p, struct corr_rebuild *rb,
 		corr_revclass_release(rb->rc);
 	free(rb->rc);
 	free(rb->used);
+	free(rb->old);
 	memset(rb, 0, sizeof(*rb));
 	return err;
+}
+
+int corr_rebuild_made(struct corr_rebuild *rb, int64_t id)
+{
+	size_t cap = rb->oldcap;
+	int err;
+
+	if (rb->pass != CORR_PASS_ALL)
+		return 0;
+	for (size_t i = 0; i < rb->nold; i++)
+		if (rb->old[i] == id)
+			return 0;
+	if ((err = RT_GROW(rb->old, rb->nold + 1, rb->oldcap)))
+		return err;
+	if (rb->oldcap != cap) {
+		bool *u = realloc(rb->used, rb->oldcap * sizeof(*u));
+
+		if (!u)
+			return RT_ENOMEM;
+		rb->used = u;
+	}
+	rb->old[rb->nold] = id;
+	rb->used[rb->nold++] = true;
+	return 0;
 }
 
 static int rebuild_finish(struct corr_plan *p, struct corr_rebuild *rb,
@@ -1128,7 +1155,7 @@ bool corr_rebuild_next_pass(struct corr_plan *p, struct corr_rebuild *rb,
 		return false;
 	/* the first pass's windows are all made again */
 	if (rb->pass == CORR_PASS_ALL)
-		memset(rb->used, 0, (rb->nold + 1) * sizeof(*rb->used));
+		memset(rb->used, 0, rb->nold * sizeof(*rb->used));
 	rb->pass = rb->passno ? rb->classes[rb->passno - 1] : 0;
 	rb->passno++;
 	rb->open = false;
@@ -1157,11 +1184,13 @@ size_t corr_rebuild_unused(struct corr_rebuild *rb, int64_t *out)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < rb->nold; i++)
+	for (size_t i = 0; out && i < rb->nold; i++)
 		if (!rb->used[i])
 			out[n++] = rb->old[i];
 	free(rb->used);
+	free(rb->old);
 	rb->used = NULL;
+	rb->old = NULL;
 	if (rb->rc)
 		corr_revclass_release(rb->rc);
 	free(rb->rc);

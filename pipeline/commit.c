@@ -388,11 +388,14 @@ static int commit_events(struct pipeline_db *db, struct corr_batch *b)
 
 /* ---- 3. rebuilds, 4. revisions ---------------------------------------- */
 
-static int write_rebuilt(struct pipeline_db *db, const struct plan_rebuilt *w)
+static int write_rebuilt(struct pipeline_db *db, struct corr_rebuild *rb,
+			 const struct plan_rebuilt *w)
 {
 	int64_t id;
 	int err = store_write_rebuilt(db->st, w, &id);
 
+	if (!err && !w->id)
+		err = corr_rebuild_made(rb, id);
 	return err ? err : corr_plan_touch(&db->plan, id);
 }
 
@@ -409,7 +412,7 @@ static int rebuild_pass(struct pipeline_db *db, struct corr_rebuild *rb)
 	while (!err && !stop && (rc = store_key_next(db->st, &row)) == 1) {
 		err = corr_rebuild_row(p, rb, &row, &done);
 		if (err == 1)
-			err = write_rebuilt(db, &done);
+			err = write_rebuilt(db, rb, &done);
 		stop = rb->classy && rb->pass == CORR_PASS_ALL;
 	}
 	if (err || stop)
@@ -417,7 +420,7 @@ static int rebuild_pass(struct pipeline_db *db, struct corr_rebuild *rb)
 	else if (rc < 0)
 		err = rc;
 	if (!err && !stop && (err = corr_rebuild_end(p, rb, &done)) == 1)
-		err = write_rebuilt(db, &done);
+		err = write_rebuilt(db, rb, &done);
 	return err;
 }
 
@@ -441,8 +444,8 @@ static int rebuild_key(struct pipeline_db *db, const struct corr_key *k)
 		store_key_rescan(db->st, k->ns, k->rel);
 		err = rebuild_pass(db, &rb);
 	}
-	unused = rt_arena_alloc(&p->arena, (nold + 1) * sizeof(*unused));
-	nun = corr_rebuild_unused(&rb, unused ? unused : old);
+	unused = rt_arena_alloc(&p->arena, (rb.nold + 1) * sizeof(*unused));
+	nun = corr_rebuild_unused(&rb, unused);
 	if (!err && !unused)
 		err = RT_ENOMEM;
 	for (size_t i = 0; i < nun && !err; i++)

@@ -681,9 +681,10 @@ int corr_plan_windows(struct corr_plan *p, const struct corr_batch *b,
 #define CORR_PASS_ALL (-1)
 struct corr_rebuild {
 	struct corr_key k;
-	const int64_t *old;         /* its incidents before */
+	int64_t *old;               /* its incidents before, and the first
+	                             * pass's new ones (corr_rebuild_made) */
 	bool *used;
-	size_t nold;
+	size_t nold, oldcap;
 	bool open;
 	struct corr_aggr a;
 	int64_t first_min, first_max, cand;
@@ -710,6 +711,10 @@ int corr_rebuild_begin(struct corr_plan *p, struct corr_rebuild *rb,
  * corr_rebuild_end) and the passes corr_rebuild_next_pass names follow. */
 int corr_rebuild_row(struct corr_plan *p, struct corr_rebuild *rb,
 		     const struct plan_keyrow *row, struct plan_rebuilt *done);
+/* The id the store gave a window of no old incident: in the first pass,
+ * one the passes by class, remaking that window, reuse (or drop). 0 or
+ * RT_ENOMEM. */
+int corr_rebuild_made(struct corr_rebuild *rb, int64_t id);
 /* Closes the last window: 1 with *done, or 0 when there was none. */
 int corr_rebuild_end(struct corr_plan *p, struct corr_rebuild *rb,
 		     struct plan_rebuilt *done);
@@ -717,7 +722,8 @@ int corr_rebuild_end(struct corr_plan *p, struct corr_rebuild *rb,
  * false when the release is done. 0 or RT_ENOMEM in *err. */
 bool corr_rebuild_next_pass(struct corr_plan *p, struct corr_rebuild *rb,
 			    int *err);
-/* The old incidents no window reused (to drop); frees rb. */
+/* The old incidents no window reused (to drop) into out, room for nold
+ * (NULL: none told); frees rb. */
 size_t corr_rebuild_unused(struct corr_rebuild *rb, int64_t *out);
 
 /* The stored events rows that the registry now attributes elsewhere
