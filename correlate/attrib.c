@@ -360,8 +360,12 @@ bool corr_record_job_alias(const struct rt_record *rec, char *buf,
 
 	if (!rec->release.n || !rec->release_ns.n || !rec->ns.n || !name.n)
 		return false;
-	r = corr_helm_job_release(NULL, rec->ns, rec->pod.n ?
-				  RT_STR_LIT("Pod") : rec->kind, name);
+	/* a HelmChart object names its own release and target */
+	if (!rec->pod.n && rt_str_eq(rec->kind, "HelmChart"))
+		r = rec->name;
+	else
+		r = corr_helm_job_release(NULL, rec->ns, rec->pod.n ?
+					  RT_STR_LIT("Pod") : rec->kind, name);
 	if (r.n != rec->release.n || memcmp(r.p, rec->release.p, r.n))
 		return false;
 	memset(out, 0, sizeof(*out));

@@ -2,8 +2,8 @@
  * dec_kube.c: Kubernetes API objects (docs/formats.md §1, §5) read from
  * json_scan.h nodes: Events (decoded by fast_event.c, the one Event
  * reader) bare, inside a watch envelope {"type","object"}, as items of a
- * List or elements of an array. Objects that are not Events go to the Helm
- * decoder (storage Secrets/ConfigMaps, release JSON, history/list arrays),
+ * List or elements of an array. HelmCharts go to dec_helmchart.c. Objects
+ * that are neither go to the Helm decoder (storage Secrets/ConfigMaps, release JSON, history/list arrays),
  * which reads a cJSON tree of that object alone.
  */
 #include <stdlib.h>
@@ -37,6 +37,8 @@ static int kube_item(struct dec_ctx *d, const struct js_doc *doc,
 		return DEC_NO;
 	if (ing_event_at(doc, obj, false, &ev))
 		return ing_event_fast(d, doc, &ev);
+	if (dec_helmchart_is(doc, obj))
+		return dec_helmchart(d, doc, obj);
 	return helm_value(d, obj);
 }
 
@@ -129,7 +131,8 @@ int dec_kube_json(struct dec_ctx *d, const struct js_doc *doc,
 	if (js_is(root, JS_ARR)) {
 		/* `kubectl get events -o json | jq .items`: a bare array. */
 		if (!root->child ||
-		    !ing_event_at(doc, &doc->node[root->child], false, &ev))
+		    (!ing_event_at(doc, &doc->node[root->child], false, &ev) &&
+		     !dec_helmchart_is(doc, &doc->node[root->child])))
 			return helm_value(d, root);
 		return kube_items(d, doc, root);
 	}

@@ -151,6 +151,16 @@ int dec_kube_json(struct dec_ctx *d, const struct js_doc *doc,
 		  const struct js_node *root);
 
 /*
+ * dec_helmchart.c: a k3s/RKE2 helm-controller HelmChart (helm.cattle.io),
+ * the namespace its release is installed in as one record's release hint.
+ * dec_helmchart_is: whether obj is one. dec_helmchart: DEC_YES, DEC_NO
+ * for one without a usable name or namespace, or the callback's return.
+ */
+bool dec_helmchart_is(const struct js_doc *doc, const struct js_node *obj);
+int dec_helmchart(struct dec_ctx *d, const struct js_doc *doc,
+		  const struct js_node *obj);
+
+/*
  * dec_helm.c: the Helm half of dec_kube_json (which calls it for arrays and
  * for objects that are not Events): history/list arrays, a release (helm
  * status -o json), storage Secrets/ConfigMaps. DEC_NO when not Helm.

@@ -320,9 +320,10 @@ size_t corr_times_find(const int64_t *a, size_t n, int64_t t, bool *found);
  * namespace, or the workload is named like the release already). */
 bool corr_record_alias(const struct rt_record *rec, struct plan_alias *out);
 /* A line of a helm-controller job (pod helm-install-r-...) whose helm
- * command names release r and its --namespace: the mapping "HelmChart/r"
- * of the job's namespace to that namespace, its key in buf. False for
- * any other record. */
+ * command names release r and its --namespace, or the HelmChart r itself
+ * with its targetNamespace as release hint: the mapping "HelmChart/r" of
+ * the job's namespace to that namespace, its key in buf. False for any
+ * other record. */
 bool corr_record_job_alias(const struct rt_record *rec, char *buf,
 			   size_t size, struct plan_alias *out);
 
