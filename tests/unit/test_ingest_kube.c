@@ -338,6 +338,50 @@ static void test_helm_controller(void)
 	is_rts(recs[0].release, "", "label names another chart than the pod: no release");
 }
 
+#define HC(meta, spec) "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\"," \
+	"\"metadata\":{" meta "},\"spec\":{" spec "}}"
+#define HC_REDIS HC("\"name\":\"redis\",\"namespace\":\"kube-system\"," \
+	"\"creationTimestamp\":\"2024-02-01T09:00:00Z\"", \
+	"\"chart\":\"redis\",\"version\":\"18.1.0\",\"targetNamespace\":\"cache\"")
+
+/* formats.md §4.1: a HelmChart is its release's target namespace. */
+static void test_helmchart(void)
+{
+	uint64_t skipped;
+	int rc = run(HC_REDIS);
+
+	is_int(rc, DEC_YES, "HelmChart: read");
+	is_int(nrecs, 1, "HelmChart: one record");
+	is_rts(recs[0].kind, "HelmChart", "HelmChart: kind");
+	is_rts(recs[0].ns, "kube-system", "HelmChart: its namespace");
+	is_rts(recs[0].name, "redis", "HelmChart: name");
+	is_rts(recs[0].release, "redis", "HelmChart: release, its name");
+	is_rts(recs[0].release_ns, "cache", "HelmChart: release namespace, the target");
+	is_str(tfmt(recs[0].ts_ns), "2024-02-01T09:00:00.000000Z", "HelmChart: creation time");
+	is_rts(recs[0].message, "HelmChart kube-system/redis: chart redis version 18.1.0 into namespace cache",
+	       "HelmChart: message");
+	run(HC("\"name\":\"traefik\",\"namespace\":\"kube-system\"", "\"targetNamespace\":\"\""));
+	is_rts(recs[0].release_ns, "kube-system", "empty targetNamespace: its own namespace");
+	run("{\"type\":\"MODIFIED\",\"object\":" HC_REDIS "}");
+	is_rts(recs[0].release_ns, "cache", "HelmChart in a watch envelope");
+	run("[" HC_REDIS "," HC_REDIS "]");
+	is_int(nrecs, 2, "an array of HelmCharts: each read");
+	is_int(run("{\"apiVersion\":\"example.com/v1\",\"kind\":\"HelmChart\",\"metadata\":"
+		   "{\"name\":\"x\",\"namespace\":\"y\"}}"), DEC_NO, "another group's HelmChart: DEC_NO");
+	skipped = stats.skipped;
+	rc = run("{\"kind\":\"List\",\"items\":["
+		 HC("\"name\":\"a\",\"namespace\":\"kube-system\"", "\"targetNamespace\":7") ","
+		 HC("\"namespace\":\"kube-system\"", "") ","
+		 HC("\"name\":\"b\",\"namespace\":\"kube-system\"", "\"targetNamespace\":"
+		    "\"" "0123456789012345678901234567890123456789012345678901234567890123" "\"") ","
+		 "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\",\"metadata\":[]},"
+		 HC_REDIS "]}");
+	is_int(rc, DEC_YES, "bad HelmCharts in a List: read on");
+	is_int(nrecs, 1, "bad HelmCharts: only the good one emitted");
+	is_rts(recs[0].release_ns, "cache", "bad HelmCharts: the good one after them");
+	is_int((int)(stats.skipped - skipped), 4, "bad HelmCharts: each counted as skipped");
+}
+
 static void test_not_events(void)
 {
 	int rc = run("{\"level\":\"error\",\"msg\":\"db timeout\"}");
@@ -392,6 +436,7 @@ int main(void)
 	test_list();
 	test_exporter();
 	test_helm_controller();
+	test_helmchart();
 	test_not_events();
 	test_emit_error();
 	rt_arena_release(&arena);
