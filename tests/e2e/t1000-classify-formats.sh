@@ -101,6 +101,15 @@ cp "$OUT" "$T/list.jsonl"
 is "$(q "$T/list.jsonl" '.[0].revisions[0] | [.release, .namespace, .revision, .status]')" \
 	'["rke2-ingress-nginx","kube-system",2,"superseded"]' "helm list: revision as a string"
 
+# k3s/RKE2 helm-controller HelmCharts (`kubectl get helmcharts -A -o
+# json`): where each chart's release is installed.
+run_rt classify --all "$F/helmcharts.json"
+cp "$OUT" "$T/hc.jsonl"
+is "$(q "$T/hc.jsonl" '[.[] | .fields | "\(.kind) \(.namespace)/\(.name) -> \(.release_namespace)/\(.release)"]')" \
+	'["HelmChart kube-system/rke2-ingress-nginx -> kube-system/rke2-ingress-nginx","HelmChart kube-system/grafana -> monitoring/grafana"]' \
+	"HelmCharts: the release in targetNamespace, else the chart's own"
+is "$(q "$T/hc.jsonl" '[.[].tags | length] | add')" 0 "HelmCharts are not tagged"
+
 run_rt classify "$F/helm-cli.txt"
 cp "$OUT" "$T/cli.jsonl"
 is "$(q "$T/cli.jsonl" 'length')" 2 "the success line is not tagged"
