@@ -77,7 +77,6 @@ int pipeline_driver_new(struct pipeline_db *db, struct rules *rules,
 			struct store_stats *stats, struct pipeline_driver **out)
 {
 	struct pipeline_driver *d = calloc(1, sizeof(*d));
-	int64_t repeat;
 
 	*out = NULL;
 	if (!d)
@@ -89,15 +88,12 @@ int pipeline_driver_new(struct pipeline_db *db, struct rules *rules,
 	rt_arena_init(&d->arena);
 	rt_map_init(&d->by_name);
 	rt_map_init(&d->by_ino);
-	if (!(d->b = corr_batch_new(o->keep_untagged)) ||
-	    !(d->spare = corr_batch_new(o->keep_untagged)) ||
-	    !(d->buf = malloc(READ_CHUNK)) ||
-	    pipeline_writer_new(db, stats, &d->w)) {
+	if (!(d->buf = malloc(READ_CHUNK)) ||
+	    pipeline_batches_new(db, o->keep_untagged, stats, &d->bt)) {
 		pipeline_driver_free(d);
 		return RT_ENOMEM;
 	}
-	repeat = corr_repeat_window(store_gap(pipeline_db_store(db)));
-	d->b->repeat_ns = d->spare->repeat_ns = repeat;
+	d->w = pipeline_batches_writer(d->bt);
 	*out = d;
 	return 0;
 }
@@ -106,9 +102,7 @@ void pipeline_driver_free(struct pipeline_driver *d)
 {
 	if (!d)
 		return;
-	pipeline_writer_free(d->w);
-	corr_batch_free(d->spare);
-	corr_batch_free(d->b);
+	pipeline_batches_free(d->bt);
 	for (size_t i = 0; i < d->nsrcs; i++) {
 		if (d->srcs[i].fd > 0)
 			close(d->srcs[i].fd);
@@ -128,9 +122,12 @@ void pipeline_driver_free(struct pipeline_driver *d)
 void pipeline_driver_counts(const struct pipeline_driver *d,
 			    struct pipeline_driver_counts *out)
 {
-	out->tagged = d->b->tagged + d->spare->tagged;
-	out->untagged = d->b->untagged + d->spare->untagged;
-	out->helm = d->b->helm + d->spare->helm;
+	struct pipeline_batches_counts c;
+
+	pipeline_batches_counts(d->bt, &c);
+	out->tagged = c.tagged;
+	out->untagged = c.untagged;
+	out->helm = c.helm;
 	out->followed = d->followed;
 	out->followed_peak = d->followed_peak;
 }
@@ -161,7 +158,7 @@ int drv_on_record(void *ctx, struct rt_record *rec)
 	int err;
 
 	rec->cluster = d->o.cluster;
-	err = pipeline_add(d->rules, d->b, rec, &d->arena, &cls);
+	err = pipeline_batches_add(d->bt, d->rules, rec, &d->arena, &cls);
 	if (d->o.on_record)
 		d->o.on_record(d->o.ctx, rec, &cls);
 	d->fresh = true;
@@ -172,7 +169,6 @@ int drv_on_record(void *ctx, struct rt_record *rec)
 
 int drv_flush(struct pipeline_driver *d)
 {
-	struct corr_batch *b = d->b;
 	int err;
 
 	d->batch_ns = 0;
@@ -180,18 +176,15 @@ int drv_flush(struct pipeline_driver *d)
 		return RT_EDB;
 	if ((err = follow_positions(d)))
 		return err;
-	if (!corr_batch_pending(b) && !b->npos) {
-		corr_batch_reset(b);
+	if (pipeline_batches_empty(d->bt)) {
+		pipeline_batches_drop(d->bt);
 		return 0;
 	}
-	if ((err = pipeline_writer_submit(d->w, b))) {
+	if ((err = pipeline_batches_submit(d->bt))) {
 		d->failed = true;
 		return err;
 	}
 	d->nflush++;
-	d->b = d->spare;
-	d->spare = b;
-	corr_batch_reset(d->b);
 	return 0;
 }
 
@@ -200,7 +193,7 @@ int drv_flush(struct pipeline_driver *d)
 int drv_tick(void *ctx)
 {
 	struct pipeline_driver *d = ctx;
-	size_t pending = corr_batch_pending(d->b);
+	size_t pending = pipeline_batches_pending(d->bt);
 	bool paused = !d->fresh;
 	int64_t now;
 
@@ -216,7 +209,8 @@ int drv_tick(void *ctx)
 	if (!d->batch_ns)
 		d->batch_ns = now;
 	if (paused || pending >= BATCH_EVENTS ||
-	    d->b->arena.used >= BATCH_BYTES || now - d->batch_ns >= BATCH_NS)
+	    pipeline_batches_bytes(d->bt) >= BATCH_BYTES ||
+	    now - d->batch_ns >= BATCH_NS)
 		return drv_flush(d);
 	return 0;
 }

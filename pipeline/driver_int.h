@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sys/types.h>
 
+#include "revtrail/batches.h"
 #include "revtrail/driver.h"
 #include "revtrail/pipeline.h"
 
@@ -43,9 +44,8 @@ struct pipeline_driver {
 	struct pipeline_db *db;
 	struct rules *rules;
 	struct ingest *in;
-	struct pipeline_writer *w;
-	struct corr_batch *b;             /* being filled */
-	struct corr_batch *spare;         /* with the writer, or free */
+	struct pipeline_batches *bt;      /* one filling, one committing */
+	struct pipeline_writer *w;        /* bt's */
 	struct rt_arena arena;            /* the current chunk's records */
 	struct drv_src *srcs;
 	size_t nsrcs, srccap;

@@ -227,7 +227,7 @@ static int opened(struct pipeline_driver *d, size_t si, int fd,
 		return rc;
 	if (off && (rc = ingest_set_offset(d->in, s->name, (uint64_t)off)))
 		return rc;
-	return corr_batch_position(d->b, s->name, -1, (int64_t)off);
+	return pipeline_batches_position(d->bt, s->name, -1, (int64_t)off);
 }
 
 /*
@@ -583,7 +583,7 @@ int follow_positions(struct pipeline_driver *d)
 			continue;
 		s->dirty = false;
 		s->gen = d->nflush;
-		if ((rc = corr_batch_position(d->b, s->name, -2,
+		if ((rc = pipeline_batches_position(d->bt, s->name, -2,
 					      (int64_t)s->ino)))
 			return rc;
 	}
