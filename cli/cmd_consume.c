@@ -5,13 +5,13 @@
  * classify, batch, then correlate and store one batch per SQLite
  * transaction, with the partitions' next offsets in that same transaction.
  *
- * This file only wires the source's hooks to the store: stored offsets on
- * assignment (store_position), records into the batch (pipeline_classify +
- * corr_batch_add), and the commit, which goes to the store's writer thread
- * as in `ingest`: this thread decodes and classifies the next batch while
- * the writer correlates and stores the last one (two batches, swapped at
- * each hand-over). The source tells Kafka of a batch only once the writer
- * reports it written (the durable hook). It also prints the periodic
+ * This file only wires the source's hooks to the pipeline: stored offsets
+ * on assignment (store_position), records into the batch, and the commit,
+ * which goes to the writer thread through the batches `ingest` uses too
+ * (pipeline/batches.c): this thread decodes and classifies the next batch
+ * while the writer correlates and stores the last one, after checking the
+ * fence. The source tells Kafka of a batch only once the writer reports it
+ * written (the durable hook). It also prints the periodic
  * status line and writes --stats-json, and with --http publishes its
  * figures for the server's thread (cli/http.c, cli/metrics.c). SIGINT/SIGTERM
  * only set a flag; the loop then commits, leaves the group and returns 0.
@@ -31,9 +31,7 @@
 #include "incidents_topic.h"
 #include "rows.h"
 #include "revtrail/rt_kit.h"
-#include "revtrail/correlate.h"
-#include "revtrail/writer.h"
-#include "revtrail/fence.h"
+#include "revtrail/batches.h"
 #include "revtrail/kafka.h"
 #include "revtrail/log.h"
 
@@ -56,15 +54,6 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-/* A batch and the positions it expects the database at (for the fence,
- * pipeline/fence.c, which the writer checks just before it commits the
- * batch). */
-struct slot {
-	struct corr_batch *b;
-	struct ingest_kafka_part *parts;
-	size_t nparts, cap;
-};
-
 struct consume {
 	size_t max_record;          /* --max-record, 0 for the default */
 	struct rules *rules;
@@ -74,9 +63,8 @@ struct consume {
 	bool ro_tried;
 	const char *db_path;
 	char *wal_path;             /* db_path-wal, for /metrics */
-	struct slot slot[2];        /* being filled, and with the writer */
-	int cur;                    /* the one being filled */
-	struct pipeline_writer *w;
+	struct pipeline_batches *bt; /* one filling, one with the writer */
+	struct pipeline_writer *w;  /* bt's */
 	bool reported;              /* a failed commit was printed */
 	struct rt_arena arena;
 	struct store_stats stats;   /* the writer's: read through it */
@@ -153,24 +141,10 @@ static int hook_record(void *ctx, struct rt_record *rec)
 	int err;
 
 	rec->cluster = cli_topics_cluster(c->topics, rec->pos.source);
-	err = pipeline_add(c->rules, c->slot[c->cur].b, rec, &c->arena, &cls);
+	err = pipeline_batches_add(c->bt, c->rules, rec, &c->arena, &cls);
 
 	c->limit_hits += cls.limit_hits;
 	return err;
-}
-
-static int writer_check(void *ctx, struct store *st, struct corr_batch *b)
-{
-	struct consume *c = ctx;
-	int rc = 0;
-
-	/* The slots' batches never change hands; their parts do not change
-	 * while the writer has the batch. */
-	for (int s = 0; s < 2 && !rc; s++)
-		if (c->slot[s].b == b)
-			rc = pipeline_fence_check(st, c->slot[s].parts,
-						  c->slot[s].nparts);
-	return rc;
 }
 
 /* Hands the batch to the writer (which first finishes the one before) and
@@ -179,22 +153,12 @@ static int hook_commit(void *ctx, const struct ingest_kafka_part *parts,
 		       size_t n)
 {
 	struct consume *c = ctx;
-	struct slot *s = &c->slot[c->cur];
-	int rc = 0;
+	int rc = pipeline_batches_fence(c->bt, parts, n);
 
-	if (RT_GROW(s->parts, n, s->cap))
-		return RT_ENOMEM;
-	memcpy(s->parts, parts, n * sizeof(*parts));
-	s->nparts = n;
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = corr_batch_position(s->b, parts[i].topic,
-					 parts[i].partition, parts[i].next);
 	if (rc)
 		return rc;
-	if ((rc = pipeline_writer_submit(c->w, s->b)))
+	if ((rc = pipeline_batches_submit(c->bt)))
 		return writer_failed(c, rc);
-	c->cur ^= 1;
-	corr_batch_reset(c->slot[c->cur].b);
 	rt_arena_reset(&c->arena);
 	return 0;
 }
@@ -231,7 +195,11 @@ static int hook_durable(void *ctx, bool wait)
 
 static uint64_t tagged(const struct consume *c)
 {
-	return c->slot[0].b->tagged + c->slot[1].b->tagged;
+	struct pipeline_batches_counts n = { 0 };
+
+	if (c->bt)
+		pipeline_batches_counts(c->bt, &n);
+	return n.tagged;
 }
 
 /* ---- status ---------------------------------------------------------- */
@@ -998,15 +966,11 @@ static int setup(struct consume *c, struct consume_args *a)
 					 * message */
 	c->max_record = a->io.max_record;
 	if (!(c->in = ingest_new(&a->io)) ||
-	    !(c->slot[0].b = corr_batch_new(a->keep)) ||
-	    !(c->slot[1].b = corr_batch_new(a->keep)) ||
-	    pipeline_writer_new(c->db, &c->stats, &c->w)) {
+	    pipeline_batches_new(c->db, a->keep, &c->stats, &c->bt)) {
 		rt_log(RT_LOG_ERROR, "consume", "out of memory");
 		return CLI_FAIL;
 	}
-	c->slot[0].b->repeat_ns = c->slot[1].b->repeat_ns =
-		corr_repeat_window(store_gap(c->st));
-	pipeline_writer_set_check(c->w, writer_check, c);
+	c->w = pipeline_batches_writer(c->bt);
 	c->topics = &a->topics;
 	if (c->m)
 		pipeline_writer_set_done(c->w, writer_done, c);
@@ -1053,12 +1017,9 @@ int cmd_consume(int argc, char **argv)
 	http_stop(c.http);              /* it reads c.m */
 	itopic_close(c.itopic, NULL, NULL, 0);    /* a setup that failed */
 	store_changes_free(&c.changes);
-	pipeline_writer_free(c.w);      /* its batches name the source's topics */
+	/* The writer ends first: its batches name the source's topics. */
+	pipeline_batches_free(c.bt);
 	ingest_kafka_free(c.k);
-	for (int i = 0; i < 2; i++) {
-		corr_batch_free(c.slot[i].b);
-		free(c.slot[i].parts);
-	}
 	ingest_free(c.in);
 	rt_arena_release(&c.arena);
 	store_close(c.ro);
