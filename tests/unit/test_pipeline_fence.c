@@ -1,6 +1,6 @@
 /*
  * test_pipeline_fence.c: the exactly-once fence of consume. Batches go
- * through a writer thread whose check is the fence, as in cli/cmd_consume.c;
+ * through a writer thread whose check is the fence, as in pipeline/batches.c;
  * a batch that expects the database at an offset another writer has since
  * moved on is refused before its commit, and nothing of it is stored.
  */
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "revtrail/batches.h"
 #include "revtrail/fence.h"
 #include "revtrail/log.h"
 #include "revtrail/writer.h"
@@ -173,6 +174,80 @@ static void parts(const char *db)
 	pipeline_db_close(pdb);
 }
 
+/* Through pipeline/batches.c, as consume and ingest hand their batches
+ * over: one batch of partition 0 from start to next (a fence), or with
+ * start -2 a batch with a file's position and no fence (ingest's). */
+static int shared_batch(struct pipeline_batches *bt, int64_t start,
+			int64_t next, const char *name)
+{
+	struct ingest_kafka_part p = { .topic = TOPIC, .partition = 0,
+				       .start = start, .next = next };
+	struct rt_arena scratch;
+	struct rt_record r;
+	struct rt_class c;
+	int rc;
+
+	rt_arena_init(&scratch);
+	rt_record_init(&r);
+	r.format = RT_FMT_K8S_EVENT;
+	r.ns = S("shop");
+	r.kind = S("Pod");
+	r.name = r.pod = r.uid = rt_str_make(name, strlen(name));
+	r.message = S("Back-off restarting failed container");
+	r.first_ns = r.ts_ns = T0 + next * SEC;
+	r.count = 1;
+	r.pos.source = start == -2 ? "file.log" : TOPIC;
+	rc = pipeline_batches_add(bt, rules, &r, &scratch, &c);
+	if (!rc)
+		rc = start == -2 ?
+			pipeline_batches_position(bt, "file.log", -1, next) :
+			pipeline_batches_fence(bt, &p, 1);
+	if (!rc)
+		rc = pipeline_batches_submit(bt);
+	if (!rc)
+		rc = pipeline_writer_wait(pipeline_batches_writer(bt));
+	rt_arena_release(&scratch);
+	return rc;
+}
+
+/* The batches alternate; each carries its own fence, and a batch without
+ * one (ingest's) is not held to the fence its slot's batch had before. */
+static void shared(const char *db)
+{
+	struct store_stats stats = { 0 };
+	struct pipeline_batches *bt = NULL;
+	struct pipeline_batches_counts n = { 0 };
+	struct pipeline_db *pdb = NULL;
+	char err[512] = "";
+
+	if (!ok(pipeline_db_open(db, &(struct pipeline_opts){ .rules = rules },
+				 &pdb, err, sizeof(err)) == 0 &&
+		pipeline_batches_new(pdb, false, &stats, &bt) == 0,
+		"shared batches: %s", err))
+		goto out;
+	is_int(shared_batch(bt, -1, 10, "b-1"), 0, "a first batch: committed");
+	is_int(shared_batch(bt, 10, 20, "b-2"), 0, "the next: committed");
+	is_int(shared_batch(bt, 20, 30, "b-3"), 0,
+	       "the next, in the first batch again: committed");
+	is_int(shared_batch(bt, -2, 40, "b-4"), 0,
+	       "a batch with no fence, in the slot that expected 10: "
+	       "committed");
+	is_int(shared_batch(bt, 20, 40, "b-5"), RT_EDB,
+	       "a batch expecting 20 where the database holds 30: refused");
+	pipeline_batches_counts(bt, &n);
+	is_int((long long)n.tagged, 5, "both batches' records counted");
+out:
+	pipeline_batches_free(bt);
+	pipeline_db_close(pdb);
+	is_int(scalar(db, "SELECT count(*) FROM events"), 4,
+	       "the four committed batches' events are stored");
+	is_int(scalar(db, "SELECT count(*) FROM events WHERE pod = 'b-5'"), 0,
+	       "the refused one's is not");
+	is_int(scalar(db, "SELECT offset FROM sources WHERE path = '"
+		      TOPIC "' AND partition = 0"), 30,
+	       "the partition's position is the last committed batch's");
+}
+
 static void fresh(const char *db)
 {
 	char p[512];
@@ -202,6 +277,8 @@ int main(void)
 	rt_log_setup(RT_LOG_TEXT, logf);
 	stale_batch(db);
 	parts(db);
+	fresh(db);
+	shared(db);
 	fresh(db);
 	rmdir(dir);
 	rules_free(rules);
