@@ -1,9 +1,10 @@
 /*
  * driver.h: the loop that runs the pipeline over local inputs (revtrail
  * ingest): it owns the sources, read at once and multiplexed with poll(2)
- * into the same batches, the batch cadence, the double buffering and the
- * hand-off to the writer thread, and the positions committed with each
- * batch. The command keeps its options and its output.
+ * into the same batches, the batch cadence, and the positions committed
+ * with each batch; the double buffering and the hand-off to the writer
+ * thread are revtrail/batches.h's, which consume shares. The command keeps
+ * its options and its output.
  */
 #ifndef REVTRAIL_DRIVER_H
 #define REVTRAIL_DRIVER_H
