@@ -1,6 +1,6 @@
 /*
  * dec_common.c: what every decoder shares (ingest/decode.h): emitting a
- * record, and reading cJSON trees into arena strings.
+ * record, and a time parser's answer as a record's time.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,69 +48,11 @@ int dec_emit(struct dec_ctx *d, struct rt_record *rec)
 	return d->emit ? d->emit(d->emit_ctx, rec) : 0;
 }
 
-struct rt_str dec_json_str(struct dec_ctx *d, const cJSON *item)
-{
-	struct rt_str s;
-
-	if (!cJSON_IsString(item) || !item->valuestring)
-		return RT_STR_LIT("");
-	s = rt_arena_strdup(d->arena, item->valuestring,
-			    strlen(item->valuestring));
-	return s.p ? s : RT_STR_LIT("");
-}
-
-const cJSON *dec_json_get(const cJSON *obj, const char *key)
-{
-	if (!cJSON_IsObject(obj))
-		return NULL;
-	return cJSON_GetObjectItemCaseSensitive(obj, key);
-}
-
-const cJSON *dec_json_path(const cJSON *obj, const char *path)
-{
-	const char *dot;
-	char key[128];
-
-	while (obj && (dot = strchr(path, '.')) != NULL) {
-		size_t n = (size_t)(dot - path);
-
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		obj = dec_json_get(obj, key);
-		path = dot + 1;
-	}
-	return obj ? dec_json_get(obj, path) : NULL;
-}
-
-const cJSON *dec_json_nonempty(const cJSON *it)
-{
-	return cJSON_IsString(it) && it->valuestring && it->valuestring[0] ?
-	       it : NULL;
-}
-
-bool dec_json_is(const cJSON *it, const char *lit)
-{
-	return cJSON_IsString(it) && it->valuestring &&
-	       strcmp(it->valuestring, lit) == 0;
-}
-
 int64_t dec_time(struct dec_ctx *d, int rc, const int64_t *ns)
 {
 	if (rc == RT_ERANGE)
 		d->time_range = true;
 	return rc == RT_OK ? *ns : 0;
-}
-
-int64_t dec_json_time(struct dec_ctx *d, const cJSON *it)
-{
-	int64_t ns = 0;
-
-	if (!dec_json_nonempty(it))
-		return 0;
-	return dec_time(d, rt_time_parse(it->valuestring,
-					 strlen(it->valuestring), &ns), &ns);
 }
 
 struct rt_str dec_event_container(struct rt_str fp)

@@ -38,15 +38,71 @@ int dec_helm_parse_int(const char *p, size_t n)
 	return v;
 }
 
-/* history says 3, list says "3". */
-static int helm_json_revision(const cJSON *it)
+/*
+ * A string's value as far as its first NUL byte, a view (json_scan.h's
+ * js_str); "" for anything else. The text reads as cJSON's C strings did,
+ * a raw NUL byte of a payload included.
+ */
+static struct rt_str helm_view(struct dec_ctx *d, const struct js_node *it)
 {
-	if (cJSON_IsNumber(it))
-		return it->valuedouble >= 1 && it->valuedouble <= INT_MAX ?
-		       (int)it->valuedouble : 0;
-	if (cJSON_IsString(it) && it->valuestring)
-		return dec_helm_parse_int(it->valuestring, strlen(it->valuestring));
-	return 0;
+	struct rt_str s;
+	const char *nul;
+
+	if (!js_is(it, JS_STR))
+		return RT_STR_LIT("");
+	s = js_str(d->arena, it);
+	if ((nul = memchr(s.p, '\0', s.n)))
+		s.n = (size_t)(nul - s.p);
+	return s;
+}
+
+/* helm_view copied into the arena, NUL-terminated: a revision outlives
+ * the payload's text. */
+static struct rt_str helm_str(struct dec_ctx *d, const struct js_node *it)
+{
+	struct rt_str v = helm_view(d, it), s;
+
+	if (!v.n)
+		return RT_STR_LIT("");
+	s = rt_arena_strdup(d->arena, v.p, v.n);
+	return s.p ? s : RT_STR_LIT("");
+}
+
+/* it when it is a string with a first character, else NULL. */
+static const struct js_node *helm_nonempty(struct dec_ctx *d,
+					   const struct js_node *it)
+{
+	return js_is(it, JS_STR) && helm_view(d, it).n ? it : NULL;
+}
+
+static bool helm_is(struct dec_ctx *d, const struct js_node *it,
+		    const char *lit)
+{
+	return js_is(it, JS_STR) && rt_str_eq(helm_view(d, it), lit);
+}
+
+/* A time as rt_time_parse reads it; 0 for absent, empty or unparseable. */
+static int64_t helm_time(struct dec_ctx *d, const struct js_node *it)
+{
+	struct rt_str s = helm_view(d, it);
+	int64_t ns = 0;
+
+	if (!s.n)
+		return 0;
+	return dec_time(d, rt_time_parse(s.p, s.n, &ns), &ns);
+}
+
+/* history says 3, list says "3". */
+static int helm_json_revision(struct dec_ctx *d, const struct js_node *it)
+{
+	struct rt_str s;
+
+	if (js_is(it, JS_NUM))
+		return it->num >= 1 && it->num <= INT_MAX ? (int)it->num : 0;
+	if (!js_is(it, JS_STR))
+		return 0;
+	s = helm_view(d, it);
+	return dec_helm_parse_int(s.p, s.n);
 }
 
 /* Status as Helm 3 writes it: lower case with hyphens, so Tiller's
@@ -62,11 +118,14 @@ struct rt_str dec_helm_status_str(struct dec_ctx *d, const char *p,
 	return s;
 }
 
-static struct rt_str helm_json_status(struct dec_ctx *d, const cJSON *it)
+static struct rt_str helm_json_status(struct dec_ctx *d,
+				      const struct js_node *it)
 {
-	if (!dec_json_nonempty(it))
+	struct rt_str s = helm_view(d, it);
+
+	if (!s.n)
 		return RT_STR_NULL;
-	return dec_helm_status_str(d, it->valuestring, strlen(it->valuestring));
+	return dec_helm_status_str(d, s.p, s.n);
 }
 
 struct rt_revision *dec_helm_revs_alloc(struct dec_ctx *d, size_t n)
@@ -218,149 +277,164 @@ static bool workload_without_checksum(const char *m)
 	return false;
 }
 
+/* A release's manifest member: present (of any type), and its text when
+ * it is a string. */
+struct helm_manifest {
+	bool present;
+	const char *text;       /* NUL-terminated, or NULL */
+};
+
 /*
  * A ConfigMap or Secret hook that Helm deletes before re-creating it on the
  * next run of its hook: before-hook-creation, explicitly or as the default
  * when no delete policy is set.
  */
-static bool is_config_hook(const cJSON *h)
+static bool is_config_hook(struct dec_ctx *d, const struct js_doc *doc,
+			   const struct js_node *h)
 {
-	const cJSON *kind = dec_json_get(h, "kind"), *pol = dec_json_get(h, "delete_policies");
-	const cJSON *man = dec_json_get(h, "manifest"), *it;
-	const char *ms = cJSON_IsString(man) ? man->valuestring : "";
-	const char *me = ms + strlen(ms), *v;
+	const struct js_node *kind = js_get(doc, h, "kind");
+	const struct js_node *pol = js_get(doc, h, "delete_policies");
+	struct rt_str m = helm_view(d, js_get(doc, h, "manifest")), k;
+	const char *v;
 	size_t vn;
 
-	if (dec_json_nonempty(kind)) {
-		if (!is_config_kind(kind->valuestring,
-				    strlen(kind->valuestring)))
+	if (helm_nonempty(d, kind)) {
+		k = helm_view(d, kind);
+		if (!is_config_kind(k.p, k.n))
 			return false;
-	} else if (!(v = yaml_value(ms, me, "kind", true, &vn)) ||
+	} else if (!(v = yaml_value(m.p, m.p + m.n, "kind", true, &vn)) ||
 		   !is_config_kind(v, vn)) {
 		return false;
 	}
-	if (cJSON_IsArray(pol) && cJSON_GetArraySize(pol) > 0) {
-		cJSON_ArrayForEach(it, pol)
-			if (dec_json_is(it, "before-hook-creation"))
+	if (js_is(pol, JS_ARR) && pol->child) {
+		for (uint32_t i = pol->child; i; i = doc->node[i].next)
+			if (helm_is(d, &doc->node[i], "before-hook-creation"))
 				return true;
 		return false;
 	}
-	v = yaml_value(ms, me, "helm.sh/hook-delete-policy", false, &vn);
+	v = yaml_value(m.p, m.p + m.n, "helm.sh/hook-delete-policy", false,
+		       &vn);
 	return !v || vn == 0 || memmem(v, vn, "before-hook-creation", 20);
 }
 
-static void append_name(char *buf, size_t *len, const char *name)
+static void append_name(char *buf, size_t *len, struct rt_str name)
 {
-	size_t n = strlen(name);
-
-	if (!n || *len + n + 2 > HOOK_NAMES_MAX)
+	if (!name.n || *len + name.n + 2 > HOOK_NAMES_MAX)
 		return;
 	if (*len)
 		buf[(*len)++] = ',';
-	memcpy(buf + *len, name, n);
-	*len += n;
+	memcpy(buf + *len, name.p, name.n);
+	*len += name.n;
 }
 
 /* Hook and manifest evidence of a release; see the file comment. */
-static void release_evidence(struct dec_ctx *d, const cJSON *rel,
+static void release_evidence(struct dec_ctx *d, const struct js_doc *doc,
+			     const struct js_node *rel,
+			     const struct helm_manifest *man,
 			     struct rt_revision *rev)
 {
-	const cJSON *hooks = dec_json_get(rel, "hooks"), *man = dec_json_get(rel, "manifest");
-	const cJSON *h;
+	const struct js_node *hooks = js_get(doc, rel, "hooks");
 	char names[HOOK_NAMES_MAX];
 	size_t len = 0;
 
-	if (!hooks && !man)
+	if (!hooks && !man->present)
 		return;
 	rev->evidence |= RT_REV_PAYLOAD;
-	if (cJSON_IsArray(hooks)) {
-		cJSON_ArrayForEach(h, hooks) {
-			if (!is_config_hook(h))
-				continue;
-			rev->evidence |= RT_REV_HOOK_CONFIG;
-			if (dec_json_nonempty(dec_json_get(h, "name")))
-				append_name(names, &len,
-					    dec_json_get(h, "name")->valuestring);
-		}
+	for (uint32_t i = js_is(hooks, JS_ARR) ? hooks->child : 0; i;
+	     i = doc->node[i].next) {
+		if (!is_config_hook(d, doc, &doc->node[i]))
+			continue;
+		rev->evidence |= RT_REV_HOOK_CONFIG;
+		append_name(names, &len,
+			    helm_view(d, js_get(doc, &doc->node[i], "name")));
 	}
 	if (len)
 		rev->hook_configmaps = rt_arena_strdup(d->arena, names, len);
-	if (cJSON_IsString(man)) {
+	if (man->text) {
 		rev->manifest_objects = dec_manifest_objects(d->arena,
-							     man->valuestring);
+							     man->text);
 		rev->manifest_summary = dec_manifest_summary(d->arena,
-							     man->valuestring);
+							     man->text);
 	}
-	if ((rev->evidence & RT_REV_HOOK_CONFIG) && cJSON_IsString(man) &&
-	    workload_without_checksum(man->valuestring))
+	if ((rev->evidence & RT_REV_HOOK_CONFIG) && man->text &&
+	    workload_without_checksum(man->text))
 		rev->evidence |= RT_REV_NO_CHECKSUM;
 }
 
 /* "<name>-<version>", as `helm list` and `helm history` print the chart. */
-static struct rt_str chart_string(struct dec_ctx *d, const cJSON *meta)
+static struct rt_str chart_string(struct dec_ctx *d, const struct js_doc *doc,
+				  const struct js_node *meta)
 {
-	const cJSON *name = dec_json_nonempty(dec_json_get(meta, "name"));
-	const cJSON *ver = dec_json_nonempty(dec_json_get(meta, "version"));
-	size_t nn, vn;
+	struct rt_str name = helm_view(d, js_get(doc, meta, "name"));
+	struct rt_str ver = helm_view(d, js_get(doc, meta, "version"));
 	char *p;
 
-	if (!name)
+	if (!name.n)
 		return RT_STR_NULL;
-	if (!ver)
-		return dec_json_str(d, name);
-	nn = strlen(name->valuestring);
-	vn = strlen(ver->valuestring);
-	if (!(p = rt_arena_alloc(d->arena, nn + vn + 2)))
+	if (!ver.n)
+		return helm_str(d, js_get(doc, meta, "name"));
+	if (!(p = rt_arena_alloc(d->arena, name.n + ver.n + 2)))
 		return RT_STR_NULL;
-	memcpy(p, name->valuestring, nn);
-	p[nn] = '-';
-	memcpy(p + nn + 1, ver->valuestring, vn + 1);
-	return rt_str_make(p, nn + 1 + vn);
+	memcpy(p, name.p, name.n);
+	p[name.n] = '-';
+	memcpy(p + name.n + 1, ver.p, ver.n);
+	p[name.n + 1 + ver.n] = '\0';
+	return rt_str_make(p, name.n + 1 + ver.n);
 }
 
 /* A release object: helm status -o json, or a storage payload. */
-static void release_fill(struct dec_ctx *d, const cJSON *rel,
+static void release_fill(struct dec_ctx *d, const struct js_doc *doc,
+			 const struct js_node *rel,
+			 const struct helm_manifest *man,
 			 struct rt_revision *rev)
 {
-	const cJSON *info = dec_json_get(rel, "info");
-	const cJSON *meta = dec_json_get(dec_json_get(rel, "chart"), "metadata");
+	const struct js_node *info = js_get(doc, rel, "info");
+	const struct js_node *meta = js_get(doc, js_get(doc, rel, "chart"),
+					    "metadata");
 
-	rev->release = dec_json_str(d, dec_json_get(rel, "name"));
-	rev->ns = dec_json_str(d, dec_json_get(rel, "namespace"));
-	rev->revision = helm_json_revision(dec_json_get(rel, "version"));
-	rev->status = helm_json_status(d, dec_json_get(info, "status"));
-	rev->description = dec_json_str(d, dec_json_get(info, "description"));
-	/* Helm 3 writes zero times as "": json_time reads that as unknown. */
-	rev->updated_ns = dec_json_time(d, dec_json_get(info, "last_deployed"));
+	rev->release = helm_str(d, js_get(doc, rel, "name"));
+	rev->ns = helm_str(d, js_get(doc, rel, "namespace"));
+	rev->revision = helm_json_revision(d, js_get(doc, rel, "version"));
+	rev->status = helm_json_status(d, js_get(doc, info, "status"));
+	rev->description = helm_str(d, js_get(doc, info, "description"));
+	/* Helm 3 writes zero times as "": helm_time reads that as unknown. */
+	rev->updated_ns = helm_time(d, js_get(doc, info, "last_deployed"));
 	if (!rev->updated_ns)
-		rev->updated_ns = dec_json_time(d, dec_json_get(info,
-							   "first_deployed"));
-	rev->chart = chart_string(d, meta);
-	rev->app_version = dec_json_str(d, dec_json_get(meta, "appVersion"));
-	release_evidence(d, rel, rev);
+		rev->updated_ns = helm_time(d, js_get(doc, info,
+						      "first_deployed"));
+	rev->chart = chart_string(d, doc, meta);
+	rev->app_version = helm_str(d, js_get(doc, meta, "appVersion"));
+	release_evidence(d, doc, rel, man, rev);
 }
 
 /* A release: a name and an info, and one more thing only Helm writes
  * there. Go leaves out a zero `version` (omitempty), and a trimmed status
  * may lack manifest and chart: info's own `status` is enough then. */
-static bool is_release(const cJSON *o)
+static bool is_release(struct dec_ctx *d, const struct js_doc *doc,
+		       const struct js_node *o)
 {
-	const cJSON *info = dec_json_get(o, "info");
+	const struct js_node *info = js_get(doc, o, "info");
 
-	return dec_json_nonempty(dec_json_get(o, "name")) && cJSON_IsObject(info) &&
-	       (cJSON_IsNumber(dec_json_get(o, "version")) || dec_json_get(o, "manifest") ||
-		dec_json_get(o, "chart") ||
-		dec_json_nonempty(dec_json_get(info, "status")));
+	return helm_nonempty(d, js_get(doc, o, "name")) &&
+	       js_is(info, JS_OBJ) &&
+	       (js_is(js_get(doc, o, "version"), JS_NUM) ||
+		js_get(doc, o, "manifest") || js_get(doc, o, "chart") ||
+		helm_nonempty(d, js_get(doc, info, "status")));
 }
 
-static int helm_status(struct dec_ctx *d, const cJSON *rel)
+static int helm_status(struct dec_ctx *d, const struct js_doc *doc,
+		       const struct js_node *rel)
 {
 	struct rt_record rec = *d->base;
 	struct rt_revision *rev = dec_helm_revs_alloc(d, 1);
+	const struct js_node *m = js_get(doc, rel, "manifest");
+	struct helm_manifest man = { m != NULL, NULL };
 
 	if (!rev)
 		return RT_ENOMEM;
-	release_fill(d, rel, rev);
+	if (js_is(m, JS_STR))
+		man.text = helm_str(d, m).p;
+	release_fill(d, doc, rel, &man, rev);
 	rec.format = RT_FMT_HELM_STATUS;
 	/* no revision: the record keeps its release and description */
 	if (rev->revision <= 0)
@@ -370,20 +444,22 @@ static int helm_status(struct dec_ctx *d, const cJSON *rel)
 }
 
 /* One element of a history or list array; false when it has no revision. */
-static bool array_rev(struct dec_ctx *d, const cJSON *e, bool list,
+static bool array_rev(struct dec_ctx *d, const struct js_doc *doc,
+		      const struct js_node *e, bool list,
 		      struct rt_revision *rev)
 {
-	if ((rev->revision = helm_json_revision(dec_json_get(e, "revision"))) <= 0)
+	rev->revision = helm_json_revision(d, js_get(doc, e, "revision"));
+	if (rev->revision <= 0)
 		return false;
-	/* `helm list` prints "-" for an unset time: json_time gives 0. */
-	rev->updated_ns = dec_json_time(d, dec_json_get(e, "updated"));
-	rev->status = helm_json_status(d, dec_json_get(e, "status"));
-	rev->chart = dec_json_str(d, dec_json_get(e, "chart"));
-	rev->app_version = dec_json_str(d, dec_json_get(e, "app_version"));
-	rev->description = dec_json_str(d, dec_json_get(e, "description"));
+	/* `helm list` prints "-" for an unset time: helm_time gives 0. */
+	rev->updated_ns = helm_time(d, js_get(doc, e, "updated"));
+	rev->status = helm_json_status(d, js_get(doc, e, "status"));
+	rev->chart = helm_str(d, js_get(doc, e, "chart"));
+	rev->app_version = helm_str(d, js_get(doc, e, "app_version"));
+	rev->description = helm_str(d, js_get(doc, e, "description"));
 	if (list) {
-		rev->release = dec_json_str(d, dec_json_get(e, "name"));
-		rev->ns = dec_json_str(d, dec_json_get(e, "namespace"));
+		rev->release = helm_str(d, js_get(doc, e, "name"));
+		rev->ns = helm_str(d, js_get(doc, e, "namespace"));
 	} else {
 		dec_helm_opts_release(d, rev);
 	}
@@ -392,26 +468,30 @@ static bool array_rev(struct dec_ctx *d, const cJSON *e, bool list,
 
 /* `helm history -o json` (no names: the release comes from --release or
  * the correlator) or `helm list -o json` (a name per element). */
-static int helm_array(struct dec_ctx *d, const cJSON *arr)
+static int helm_array(struct dec_ctx *d, const struct js_doc *doc,
+		      const struct js_node *arr)
 {
 	struct rt_record rec = *d->base;
-	const cJSON *first = cJSON_GetArrayItem(arr, 0), *e;
-	int n = cJSON_GetArraySize(arr);
+	const struct js_node *first = arr->child ? &doc->node[arr->child] :
+				      NULL;
 	struct rt_revision *revs;
-	size_t k = 0;
+	size_t n = 0, k = 0;
 	bool list;
 
+	for (uint32_t i = arr->child; i; i = doc->node[i].next)
+		n++;
 	if (n == 0) {   /* `helm list` with no releases: nothing to say */
 		d->stats->skipped++;
 		return DEC_YES;
 	}
-	if (!cJSON_IsObject(first) || !dec_json_get(first, "revision"))
+	if (!js_is(first, JS_OBJ) || !js_get(doc, first, "revision"))
 		return DEC_NO;
-	list = dec_json_get(first, "name") != NULL;
-	if (!(revs = dec_helm_revs_alloc(d, (size_t)n)))
+	list = js_get(doc, first, "name") != NULL;
+	if (!(revs = dec_helm_revs_alloc(d, n)))
 		return RT_ENOMEM;
-	cJSON_ArrayForEach(e, arr)
-		if (cJSON_IsObject(e) && array_rev(d, e, list, &revs[k]))
+	for (uint32_t i = arr->child; i; i = doc->node[i].next)
+		if (js_is(&doc->node[i], JS_OBJ) &&
+		    array_rev(d, doc, &doc->node[i], list, &revs[k]))
 			k++;
 	if (!k)
 		return DEC_NO;
@@ -436,40 +516,68 @@ static bool storage_name(const char *name, struct rt_str *rel, int *rev)
 }
 
 /* 0 when obj is not Helm storage, 3 for Helm 3, 2 for Helm 2 (Tiller). */
-static int storage_generation(const cJSON *obj)
+static int storage_generation(struct dec_ctx *d, const struct js_doc *doc,
+			      const struct js_node *obj)
 {
-	const cJSON *meta = dec_json_get(obj, "metadata");
-	const cJSON *labels = dec_json_get(meta, "labels");
-	const cJSON *name = dec_json_nonempty(dec_json_get(meta, "name"));
-	struct rt_str rel;
+	const struct js_node *meta = js_get(doc, obj, "metadata");
+	const struct js_node *labels = js_get(doc, meta, "labels");
+	const struct js_node *kind = js_get(doc, obj, "kind");
+	struct rt_str name = helm_str(d, js_get(doc, meta, "name")), rel;
 	int rev;
 
-	if (dec_json_is(dec_json_get(labels, "OWNER"), "TILLER"))
+	if (helm_is(d, js_get(doc, labels, "OWNER"), "TILLER"))
 		return 2;
-	if (dec_json_is(dec_json_get(labels, "owner"), "helm") &&
-	    (dec_json_get(labels, "name") || dec_json_get(labels, "version")))
+	if (helm_is(d, js_get(doc, labels, "owner"), "helm") &&
+	    (js_get(doc, labels, "name") || js_get(doc, labels, "version")))
 		return 3;
-	return name && storage_name(name->valuestring, &rel, &rev) &&
-	       (dec_json_is(dec_json_get(obj, "kind"), "Secret") ||
-		dec_json_is(dec_json_get(obj, "kind"), "ConfigMap")) ? 3 : 0;
+	return name.n && storage_name(name.p, &rel, &rev) &&
+	       (helm_is(d, kind, "Secret") || helm_is(d, kind, "ConfigMap")) ?
+	       3 : 0;
+}
+
+/* The release JSON of a payload read: p filled from it, as a release. */
+static bool payload_fill(struct dec_ctx *d, const struct rt_revision *rev,
+			 char *json, size_t len, struct rt_revision *p)
+{
+	struct dec_helm_release r;
+	struct helm_manifest man;
+	const struct js_node *root;
+
+	if (dec_helm_payload_release(json, len, &r) != 0)
+		return false;
+	if (r.dropped && d->opts->verbose)
+		fprintf(d->opts->verbose, "helm: %.*s: release payload members "
+			"over %zu MiB as a tree were left out\n",
+			(int)rev->release.n, rev->release.p,
+			DEC_HELM_TREE_MAX >> 20);
+	root = &r.doc.node[0];
+	man = (struct helm_manifest){ r.manifest != NULL, r.manifest };
+	/* Valid JSON that is not a release is as good as no payload. */
+	if (!js_is(js_get(&r.doc, root, "info"), JS_OBJ) && !man.text) {
+		dec_helm_release_free(&r);
+		return false;
+	}
+	release_fill(d, &r.doc, root, &man, p);
+	dec_helm_release_free(&r);
+	return true;
 }
 
 /* data.release of a Helm 3 object: fills what the labels do not say.
  * Returns the payload's last_deployed time (0 when none). */
-static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
+static int64_t storage_payload(struct dec_ctx *d, const struct js_doc *doc,
+			       const struct js_node *obj,
 			       struct rt_revision *rev)
 {
-	const cJSON *val = dec_json_nonempty(dec_json_get(dec_json_get(obj, "data"), "release"));
+	struct rt_str val = helm_view(d, js_get(doc, js_get(doc, obj, "data"),
+						"release"));
 	struct rt_revision p = { 0 };
-	bool dropped;
-	cJSON *root;
 	char *json;
 	size_t len;
+	bool ok;
 
-	if (!val)
+	if (!val.n)
 		return 0;
-	if (dec_helm_payload_unwrap(val->valuestring, strlen(val->valuestring),
-				    &json, &len) != 0) {
+	if (dec_helm_payload_unwrap(val.p, val.n, &json, &len) != 0) {
 		dec_count(d, &d->stats->helm_payload_fallback,
 			  d->stats->first_fallback);
 		return 0;
@@ -485,24 +593,13 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 		free(json);
 		return 0;
 	}
-	root = dec_helm_payload_release(json, len, &dropped);
-	if (dropped && d->opts->verbose)
-		fprintf(d->opts->verbose, "helm: %.*s: release payload members "
-			"over %zu MiB as a tree were left out\n",
-			(int)rev->release.n, rev->release.p,
-			DEC_HELM_TREE_MAX >> 20);
-	/* Valid JSON that is not a release is as good as no payload. */
-	if (!cJSON_IsObject(dec_json_get(root, "info")) &&
-	    !cJSON_IsString(dec_json_get(root, "manifest"))) {
+	ok = payload_fill(d, rev, json, len, &p);
+	free(json);
+	if (!ok) {
 		dec_count(d, &d->stats->helm_payload_fallback,
 			  d->stats->first_fallback);
-		cJSON_Delete(root);
-		free(json);
 		return 0;
 	}
-	release_fill(d, root, &p);
-	cJSON_Delete(root);
-	free(json);
 	if (!rev->ns.n)
 		rev->ns = p.ns;
 	if (!rev->release.n)
@@ -521,12 +618,13 @@ static int64_t storage_payload(struct dec_ctx *d, const cJSON *obj,
 	return p.updated_ns;
 }
 
-static int64_t label_time(struct dec_ctx *d, const cJSON *labels,
-			  const char *k3, const char *k2)
+static int64_t label_time(struct dec_ctx *d, const struct js_doc *doc,
+			  const struct js_node *labels, const char *k3,
+			  const char *k2)
 {
-	int64_t ns = dec_json_time(d, dec_json_get(labels, k3));
+	int64_t ns = helm_time(d, js_get(doc, labels, k3));
 
-	return ns ? ns : dec_json_time(d, dec_json_get(labels, k2));
+	return ns ? ns : helm_time(d, js_get(doc, labels, k2));
 }
 
 /*
@@ -535,12 +633,13 @@ static int64_t label_time(struct dec_ctx *d, const cJSON *labels,
  * modifiedAt. modifiedAt is last: Helm moves it when a revision is later
  * superseded, which would date the revision long after it took effect.
  */
-static int helm_storage(struct dec_ctx *d, const cJSON *obj, int gen)
+static int helm_storage(struct dec_ctx *d, const struct js_doc *doc,
+			const struct js_node *obj, int gen)
 {
 	struct rt_record rec = *d->base;
-	const cJSON *meta = dec_json_get(obj, "metadata");
-	const cJSON *labels = dec_json_get(meta, "labels");
-	const cJSON *oname = dec_json_nonempty(dec_json_get(meta, "name"));
+	const struct js_node *meta = js_get(doc, obj, "metadata");
+	const struct js_node *labels = js_get(doc, meta, "labels");
+	struct rt_str oname = helm_str(d, js_get(doc, meta, "name"));
 	struct rt_revision *rev = dec_helm_revs_alloc(d, 1);
 	struct rt_str nrel = RT_STR_NULL;
 	int nrev = 0;
@@ -548,44 +647,46 @@ static int helm_storage(struct dec_ctx *d, const cJSON *obj, int gen)
 
 	if (!rev)
 		return RT_ENOMEM;
-	if (oname)
-		storage_name(oname->valuestring, &nrel, &nrev);
-	rev->release = dec_json_str(d, dec_json_get(labels, gen == 2 ? "NAME" : "name"));
+	if (oname.n)
+		storage_name(oname.p, &nrel, &nrev);
+	rev->release = helm_str(d, js_get(doc, labels,
+					  gen == 2 ? "NAME" : "name"));
 	if (!rev->release.n && nrel.n)
 		rev->release = rt_arena_strdup(d->arena, nrel.p, nrel.n);
-	rev->revision = helm_json_revision(dec_json_get(labels,
-						gen == 2 ? "VERSION" : "version"));
+	rev->revision = helm_json_revision(d, js_get(doc, labels,
+					gen == 2 ? "VERSION" : "version"));
 	if (rev->revision <= 0)
 		rev->revision = nrev;
-	rev->status = helm_json_status(d, dec_json_get(labels,
-					     gen == 2 ? "STATUS" : "status"));
+	rev->status = helm_json_status(d, js_get(doc, labels,
+					gen == 2 ? "STATUS" : "status"));
 	/* Tiller kept every release's record in its own namespace. */
 	if (gen == 3) {
-		rev->ns = dec_json_str(d, dec_json_get(meta, "namespace"));
-		deployed = storage_payload(d, obj, rev);
+		rev->ns = helm_str(d, js_get(doc, meta, "namespace"));
+		deployed = storage_payload(d, doc, obj, rev);
 	}
 	rev->updated_ns = deployed ? deployed :
-		gen == 2 ? label_time(d, labels, "CREATED_AT", "MODIFIED_AT") :
-			   label_time(d, labels, "createdAt", "modifiedAt");
+		gen == 2 ? label_time(d, doc, labels, "CREATED_AT", "MODIFIED_AT") :
+			   label_time(d, doc, labels, "createdAt", "modifiedAt");
 	rec.format = RT_FMT_HELM_STORAGE;
-	rec.kind = dec_json_str(d, dec_json_get(obj, "kind"));
-	rec.name = dec_json_str(d, oname);
-	if (dec_json_nonempty(dec_json_get(meta, "namespace")))
-		rec.ns = dec_json_str(d, dec_json_get(meta, "namespace"));
+	rec.kind = helm_str(d, js_get(doc, obj, "kind"));
+	rec.name = oname;
+	if (helm_nonempty(d, js_get(doc, meta, "namespace")))
+		rec.ns = helm_str(d, js_get(doc, meta, "namespace"));
 	return dec_helm_emit_revs(d, &rec, rev, 1);
 }
 
-int dec_helm_json(struct dec_ctx *d, const cJSON *root)
+int dec_helm_json(struct dec_ctx *d, const struct js_doc *doc,
+		  const struct js_node *root)
 {
 	int gen;
 
-	if (cJSON_IsArray(root))
-		return helm_array(d, root);
-	if (!cJSON_IsObject(root))
+	if (js_is(root, JS_ARR))
+		return helm_array(d, doc, root);
+	if (!js_is(root, JS_OBJ))
 		return DEC_NO;
-	if ((gen = storage_generation(root)))
-		return helm_storage(d, root, gen);
-	if (is_release(root))
-		return helm_status(d, root);
+	if ((gen = storage_generation(d, doc, root)))
+		return helm_storage(d, doc, root, gen);
+	if (is_release(d, doc, root))
+		return helm_status(d, doc, root);
 	return DEC_NO;
 }

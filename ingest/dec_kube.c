@@ -3,29 +3,17 @@
  * json_scan.h nodes: Events (decoded by fast_event.c, the one Event
  * reader) bare, inside a watch envelope {"type","object"}, as items of a
  * List or elements of an array. HelmCharts go to dec_helmchart.c. Objects
- * that are neither go to the Helm decoder (storage Secrets/ConfigMaps, release JSON, history/list arrays),
- * which reads a cJSON tree of that object alone.
+ * that are neither go to the Helm decoder (storage Secrets/ConfigMaps,
+ * release JSON, history/list arrays), which reads the same nodes.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "decode.h"
 #include "frame.h"
 #include "json_scan.h"
-
-/* The value v (an object or array of doc) as a cJSON tree, for the Helm
- * decoder: its text, which json_scan.h read, cJSON reads alike. */
-static int helm_value(struct dec_ctx *d, const struct js_node *v)
-{
-	cJSON *root = cJSON_ParseWithLength(v->s, v->n);
-	int rc;
-
-	if (!root)
-		return RT_ENOMEM;
-	rc = dec_helm_json(d, root);
-	cJSON_Delete(root);
-	return rc;
-}
 
 /* One object as if it stood alone: an Event, or something Helm. */
 static int kube_item(struct dec_ctx *d, const struct js_doc *doc,
@@ -39,7 +27,7 @@ static int kube_item(struct dec_ctx *d, const struct js_doc *doc,
 		return ing_event_fast(d, doc, &ev);
 	if (dec_helmchart_is(doc, obj))
 		return dec_helmchart(d, doc, obj);
-	return helm_value(d, obj);
+	return dec_helm_json(d, doc, obj);
 }
 
 /* Item results: DEC_NO for an item we do not read is counted, not fatal. */
@@ -133,7 +121,7 @@ int dec_kube_json(struct dec_ctx *d, const struct js_doc *doc,
 		if (!root->child ||
 		    (!ing_event_at(doc, &doc->node[root->child], false, &ev) &&
 		     !dec_helmchart_is(doc, &doc->node[root->child])))
-			return helm_value(d, root);
+			return dec_helm_json(d, doc, root);
 		return kube_items(d, doc, root);
 	}
 	if (!js_is(root, JS_OBJ))

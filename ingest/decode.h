@@ -14,9 +14,8 @@
 
 #include <stddef.h>
 
-#include <cJSON.h>
-
 #include "revtrail/ingest.h"
+#include "json_scan.h"
 
 enum { DEC_NO = 0, DEC_YES = 1 };
 
@@ -107,28 +106,14 @@ void dec_helm_text_end(struct ingest_stats *stats, struct dec_helm_state *st);
 /* Emits a record: counts it, assigns rec->n, calls the callback. */
 int dec_emit(struct dec_ctx *d, struct rt_record *rec);
 
-/* Arena copy of a cJSON string item; empty when item is not a string. */
-struct rt_str dec_json_str(struct dec_ctx *d, const cJSON *item);
-/* Object member by key (case-sensitive), or NULL. */
-const cJSON *dec_json_get(const cJSON *obj, const char *key);
-/* obj.a.b.c: path of keys separated by '.', or NULL. */
-const cJSON *dec_json_path(const cJSON *obj, const char *path);
-/* item when it is a non-empty string, else NULL. */
-const cJSON *dec_json_nonempty(const cJSON *item);
-/* item is a string equal to lit. */
-bool dec_json_is(const cJSON *item, const char *lit);
 /* A time parser's answer (rc, and *ns when rc is 0: a pointer, read after
  * the parser that fills it has run) as a record's time: 0
  * for "unknown" unless rc is 0; RT_ERANGE also marks the record for
  * dec_emit's count of times out of range. */
 int64_t dec_time(struct dec_ctx *d, int rc, const int64_t *ns);
-/* A time string as rt_time_parse reads it; 0 for null, "", "-", absent or
- * unparseable: all mean "unknown" (dec_time). */
-int64_t dec_json_time(struct dec_ctx *d, const cJSON *item);
 
 /*
- * Event normalisation both Event decoders share (dec_kube.c on a cJSON tree,
- * fast_event.c on json_scan nodes), so the two paths cannot drift apart.
+ * Event normalisation (fast_event.c, the one Event reader).
  * dec_event_container: "spec.containers{web}" (also init/ephemeral) ->
  * "web", a view into fp; the "spec.containers[2]" form names none.
  * dec_event_message: drops the recorder's "(combined from similar events): "
@@ -165,7 +150,8 @@ int dec_helmchart(struct dec_ctx *d, const struct js_doc *doc,
  * for objects that are not Events): history/list arrays, a release (helm
  * status -o json), storage Secrets/ConfigMaps. DEC_NO when not Helm.
  */
-int dec_helm_json(struct dec_ctx *d, const cJSON *root);
+int dec_helm_json(struct dec_ctx *d, const struct js_doc *doc,
+		  const struct js_node *root);
 
 /*
  * helm_payload.c: peels base64 layers and gzip off a storage object's
@@ -186,14 +172,23 @@ int dec_helm_payload_unwrap(const char *s, size_t n, char **json,
 			    size_t *jsonlen);
 /*
  * The members of release JSON (n bytes) that dec_helm.c reads -- name,
- * namespace, version, info, chart.metadata, hooks, manifest -- as a cJSON
- * object, the rest stepped over unparsed. Members whose tree would
- * take the total past DEC_HELM_TREE_MAX (text plus a bound per item) are
- * left out and *dropped set. The manifest is decoded inside json and
- * referenced: free json after the tree. NULL when json is not an object.
+ * namespace, version, info, chart.metadata, hooks -- as one object parsed
+ * by json_scan.h (node 0 of doc), the rest stepped over unparsed. Members
+ * whose tree would take the total past DEC_HELM_TREE_MAX (text plus a
+ * bound per item) are left out and dropped set. The manifest, when it is
+ * a string, is decoded inside json and pointed to: free json after the
+ * release. 0, RT_EPARSE when json is not an object, or RT_ENOMEM;
+ * dec_helm_release_free after a 0.
  */
 #define DEC_HELM_TREE_MAX ((size_t)64 << 20)
-cJSON *dec_helm_payload_release(char *json, size_t n, bool *dropped);
+struct dec_helm_release {
+	struct js_doc doc;
+	char *text;             /* what doc's nodes point into */
+	const char *manifest;   /* NUL-terminated, or NULL */
+	bool dropped;
+};
+int dec_helm_payload_release(char *json, size_t n, struct dec_helm_release *r);
+void dec_helm_release_free(struct dec_helm_release *r);
 
 /*
  * Helm table rows and helm/kubectl CLI text. Called for every plain text

@@ -23,7 +23,7 @@ static const struct js_node *first_str(const struct js_node *a,
 	return js_nonempty(a) ? a : js_nonempty(b) ? b : js_nonempty(c);
 }
 
-/* dec_json_time: 0 for absent, empty or unparseable. An escaped value
+/* A time: 0 for absent, empty or unparseable. An escaped value
  * (never seen in practice) is decoded into the arena first. RFC 3339, what
  * Events carry, goes to ing_rfc3339, which reads what rt_time_parse reads
  * (test_ingest_fast.c checks) and remembers the last second: an Event's

@@ -12,8 +12,8 @@
  * The JSON is then read without a tree of all of it: 64 KB of gzip can
  * inflate to 63 MB of "0,0,0,...", which cJSON made a 2.65 GB tree of.
  * A scan steps over the values the decoder never reads (chart templates,
- * values, config) and only the members it does are parsed, each under a
- * budget that counts what their tree may cost.
+ * values, config) and only the members it does are parsed (json_scan.h),
+ * each under a budget that counts what their tree may cost.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -309,11 +309,20 @@ static int members(const char *p, size_t n, const char *const *keys,
 	}
 }
 
-/* Parses sp into dst[key] when its tree fits in *budget. */
-static void pick(cJSON *dst, const char *key, const struct span *sp,
+/* The picked members as the text of one object, which js_parse reads. */
+struct pick_out {
+	char *p;
+	size_t n;
+	struct js_doc check;    /* each member parsed alone first */
+};
+
+/* Appends "key":sp to out when sp's tree fits in *budget and it parses
+ * alone, as cJSON_ParseWithLength would (a value, whatever follows it):
+ * a member that does not is left out, not the release. */
+static void pick(struct pick_out *out, const char *key, const struct span *sp,
 		 size_t *budget, bool *dropped)
 {
-	cJSON *v;
+	size_t end;
 
 	if (!sp->p)
 		return;
@@ -321,41 +330,64 @@ static void pick(cJSON *dst, const char *key, const struct span *sp,
 		*dropped = true;
 		return;
 	}
-	if ((v = cJSON_ParseWithLength(sp->p, sp->n))) {
-		*budget -= sp->cost;
-		cJSON_AddItemToObject(dst, key, v);
-	}
+	if (js_parse_lead(&out->check, sp->p, sp->n, &end))
+		return;
+	*budget -= sp->cost;
+	out->n += (size_t)sprintf(out->p + out->n, "\"%s\":", key);
+	memcpy(out->p + out->n, sp->p, end);
+	out->n += end;
+	out->p[out->n++] = ',';
+}
+
+/* chart.metadata alone: templates, values and files stay text. */
+static void pick_chart(struct pick_out *out, const struct span *chart,
+		       size_t *budget, bool *dropped)
+{
+	static const char *const keys[] = { "metadata" };
+	struct span meta;
+
+	if (!chart->p || members(chart->p, chart->n, keys, 1, &meta))
+		return;
+	out->n += (size_t)sprintf(out->p + out->n, "\"chart\":{");
+	pick(out, "metadata", &meta, budget, dropped);
+	if (out->p[out->n - 1] == ',')
+		out->n--;
+	out->p[out->n++] = '}';
+	out->p[out->n++] = ',';
 }
 
 /* The manifest is most of a release: decoded where it lies (over its
  * opening quote) and referenced, not copied. The text stays json's. */
-static void pick_text(cJSON *dst, const char *key, const struct span *sp)
+static const char *pick_text(const struct span *sp)
 {
 	char *at = (char *)sp->p;
-	cJSON *v;
 
 	if (!sp->p || sp->n < 2 || at[0] != '"')
-		return;
+		return NULL;
 	ing_json_unescape_to(at, at + 1, sp->n - 2);
-	if ((v = cJSON_CreateStringReference(at)))
-		cJSON_AddItemToObject(dst, key, v);
+	return at;
 }
 
-/* chart.metadata alone: templates, values and files stay text. */
-static void pick_chart(cJSON *dst, const struct span *chart, size_t *budget,
-		       bool *dropped)
+/* What the object's text may take: the picked spans, their names and
+ * punctuation. */
+static size_t pick_room(const struct span *sp, size_t n)
 {
-	static const char *const keys[] = { "metadata" };
-	struct span meta;
-	cJSON *c;
+	size_t room = 64;
 
-	if (!chart->p || members(chart->p, chart->n, keys, 1, &meta) ||
-	    !(c = cJSON_AddObjectToObject(dst, "chart")))
-		return;
-	pick(c, "metadata", &meta, budget, dropped);
+	for (size_t k = 0; k < n; k++)
+		room += sp[k].n + 32;
+	return room;
 }
 
-cJSON *dec_helm_payload_release(char *json, size_t n, bool *dropped)
+void dec_helm_release_free(struct dec_helm_release *r)
+{
+	js_doc_release(&r->doc);
+	free(r->text);
+	r->text = NULL;
+	r->manifest = NULL;
+}
+
+int dec_helm_payload_release(char *json, size_t n, struct dec_helm_release *r)
 {
 	/* What release_fill reads, cheapest first: when the budget runs
 	 * out, hooks go before the names and times do. The manifest, last,
@@ -368,18 +400,28 @@ cJSON *dec_helm_payload_release(char *json, size_t n, bool *dropped)
 	       K_COUNT = sizeof(keys) / sizeof(keys[0]) };
 	struct span sp[K_COUNT];
 	size_t budget = DEC_HELM_TREE_MAX;
-	cJSON *root;
+	struct pick_out out = { 0 };
+	int rc;
 
-	*dropped = false;
-	if (members(json, n, keys, K_COUNT, sp) || !(root = cJSON_CreateObject()))
-		return NULL;
-	for (size_t k = 0; k < K_COUNT; k++) {
+	*r = (struct dec_helm_release){ 0 };
+	if (members(json, n, keys, K_COUNT, sp))
+		return RT_EPARSE;
+	if (!(out.p = malloc(pick_room(sp, K_MANIFEST))))
+		return RT_ENOMEM;
+	out.p[out.n++] = '{';
+	for (size_t k = 0; k < K_MANIFEST; k++) {
 		if (k == K_CHART)
-			pick_chart(root, &sp[k], &budget, dropped);
-		else if (k == K_MANIFEST)
-			pick_text(root, keys[k], &sp[k]);
+			pick_chart(&out, &sp[k], &budget, &r->dropped);
 		else
-			pick(root, keys[k], &sp[k], &budget, dropped);
+			pick(&out, keys[k], &sp[k], &budget, &r->dropped);
 	}
-	return root;
+	js_doc_release(&out.check);
+	if (out.p[out.n - 1] == ',')
+		out.n--;
+	out.p[out.n++] = '}';
+	r->text = out.p;
+	r->manifest = pick_text(&sp[K_MANIFEST]);
+	if ((rc = js_parse(&r->doc, out.p, out.n)))
+		dec_helm_release_free(r);
+	return rc;
 }

@@ -430,7 +430,9 @@ void js_doc_release(struct js_doc *doc)
 	*doc = (struct js_doc){ 0 };
 }
 
-int js_parse(struct js_doc *doc, const char *p, size_t n)
+/* Parses the value that p[0..n) opens with; *end: where it ends. */
+static int parse_lead(struct js_doc *doc, const char *p, size_t n,
+		      size_t *end)
 {
 	struct jp j = { doc, p, n, 0, false };
 	size_t i;
@@ -446,7 +448,23 @@ int js_parse(struct js_doc *doc, const char *p, size_t n)
 	i = skip_blanks(p, 0, n);
 	if (!(i = scan_value(&j, 0, i)))
 		return j.nomem ? RT_ENOMEM : RT_EPARSE;
+	*end = i;
+	return 0;
+}
+
+int js_parse(struct js_doc *doc, const char *p, size_t n)
+{
+	size_t i;
+	int rc = parse_lead(doc, p, n, &i);
+
+	if (rc)
+		return rc;
 	return skip_blanks(p, i, n) == n ? 0 : RT_EPARSE;
+}
+
+int js_parse_lead(struct js_doc *doc, const char *p, size_t n, size_t *end)
+{
+	return parse_lead(doc, p, n, end);
 }
 
 /*

@@ -91,6 +91,10 @@ static inline size_t js_find_special(const char *p, size_t i, size_t n)
  * when it is not JSON cJSON would read, or RT_ENOMEM. */
 int js_parse(struct js_doc *doc, const char *p, size_t n);
 
+/* js_parse of the value p[0..n) begins with, whatever follows it, as
+ * cJSON_ParseWithLength reads a value: *end is the offset just past it. */
+int js_parse_lead(struct js_doc *doc, const char *p, size_t n, size_t *end);
+
 /* The first member of obj named key (keyn bytes), as
  * cJSON_GetObjectItemCaseSensitive finds it; NULL when obj is NULL or not
  * an object. */
@@ -135,7 +139,7 @@ static inline bool js_is(const struct js_node *it, enum js_type t)
 	return it && it->type == t;
 }
 
-/* A string with at least one character (dec_json_nonempty), else NULL. */
+/* A string with at least one character, else NULL. */
 static inline const struct js_node *js_nonempty(const struct js_node *it)
 {
 	return it && it->type == JS_STR && it->n ? it : NULL;
@@ -169,7 +173,7 @@ static inline bool js_str_is(const struct js_node *it, const char *lit)
 /* js_str of a string with escapes, or of no string. */
 struct rt_str js_str_esc(struct rt_arena *a, const struct js_node *it);
 
-/* The decoded value of a string (dec_json_str): a view into the parsed
+/* The decoded value of a string: a view into the parsed
  * text when it has no escapes (that text must live as long as the result,
  * as the frame's arena copy does), else decoded into the arena; "" (a
  * static empty string) when it is not a string or on ENOMEM. Inline, as

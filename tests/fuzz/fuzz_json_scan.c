@@ -1,7 +1,7 @@
 /*
  * fuzz_json_scan.c: libFuzzer harness of json_scan.h, the one JSON reader,
- * against cJSON, which still reads what the Helm decoder needs as a tree
- * (from the text json_scan.h spanned). Both must take the same inputs (a
+ * against cJSON, the reader every decoder was written against. Both must
+ * take the same inputs (a
  * \u0000 aside, which json_scan.h refuses for the dispatcher to reject)
  * and read the same values from them, every object's and array's text
  * read again by cJSON alike; else abort().

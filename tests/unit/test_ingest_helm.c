@@ -427,7 +427,22 @@ static void test_payload_bound(void)
 	free(enc);
 }
 
-/* Only the members the decoder reads become a tree; the manifest is
+/* A picked member of r by a path of names. */
+static const struct js_node *pick_at(const struct dec_helm_release *r,
+				     const char *a, const char *b)
+{
+	const struct js_node *v = js_get(&r->doc, &r->doc.node[0], a);
+
+	return b ? js_get(&r->doc, v, b) : v;
+}
+
+static bool pick_is(const struct dec_helm_release *r, const char *a,
+		    const char *b, const char *lit)
+{
+	return js_str_is(pick_at(r, a, b), lit);
+}
+
+/* Only the members the decoder reads are parsed; the manifest is
  * decoded in place; a member too costly as a tree is left out. */
 static void test_payload_pick(void)
 {
@@ -435,38 +450,52 @@ static void test_payload_pick(void)
 		"\"c\",\"version\":\"1\"}},\"config\":{\"x\":[[],{}]},"
 		"\"name\":\"r\",\"name\":\"second\",\"info\":{\"status\":"
 		"\"deployed\"},\"manifest\":\"a: \\\"b\\\"\\nc: \\u0026\\u00e9\"}";
-	bool dropped = true;
-	cJSON *r = dec_helm_payload_release(js, strlen(js), &dropped);
+	struct dec_helm_release r;
 	size_t n = 20000;
 	char *big = malloc(n * 2 + 64), *p = big;
 
-	ok(r != NULL, "pick: an object");
-	ok(!dropped, "pick: nothing dropped");
-	is_str(cJSON_GetStringValue(dec_json_get(r, "name")), "r", "pick: the first of a name");
-	is_str(cJSON_GetStringValue(dec_json_path(r, "chart.metadata.name")), "c",
-	       "pick: chart.metadata");
-	ok(dec_json_path(r, "chart.templates") == NULL, "pick: not the templates");
-	ok(dec_json_get(r, "config") == NULL, "pick: not the values");
-	is_str(cJSON_GetStringValue(dec_json_get(r, "manifest")), "a: \"b\"\nc: &\xc3\xa9",
+	is_int(dec_helm_payload_release(js, strlen(js), &r), 0, "pick: an object");
+	ok(!r.dropped, "pick: nothing dropped");
+	ok(pick_is(&r, "name", NULL, "r"), "pick: the first of a name");
+	ok(js_str_is(js_get(&r.doc, pick_at(&r, "chart", "metadata"), "name"), "c"),
+	   "pick: chart.metadata");
+	ok(js_get(&r.doc, pick_at(&r, "chart", NULL), "templates") == NULL,
+	   "pick: not the templates");
+	ok(pick_at(&r, "config", NULL) == NULL, "pick: not the values");
+	is_str(r.manifest, "a: \"b\"\nc: &\xc3\xa9",
 	       "pick: the manifest decoded, \\u escapes too");
-	cJSON_Delete(r);
+	dec_helm_release_free(&r);
 
 	p += sprintf(p, "{\"name\":\"r\",\"hooks\":[");
 	for (size_t i = 0; i < n; i++)
 		p += sprintf(p, "%s", i ? ",0" : "0");
 	sprintf(p, "]}");
 	/* 20000 items, 2.5 MB as a tree: well within the budget */
-	r = dec_helm_payload_release(big, strlen(big), &dropped);
-	ok(r && dec_json_get(r, "hooks") && !dropped, "pick: hooks within the budget");
-	cJSON_Delete(r);
+	is_int(dec_helm_payload_release(big, strlen(big), &r), 0, "pick: hooks");
+	ok(js_is(pick_at(&r, "hooks", NULL), JS_ARR) && !r.dropped,
+	   "pick: hooks within the budget");
+	dec_helm_release_free(&r);
 	free(big);
 
+	/* Each member is read alone as cJSON_ParseWithLength read it: a
+	 * scalar whatever follows it, and one that is not JSON is left out
+	 * without the others. */
+	char lax[] = "{\"name\":\"r\",\"version\":7x,\"namespace\":nul,"
+		"\"info\":{\"status\":\"deployed\",\"a\":tru}}";
+	is_int(dec_helm_payload_release(lax, strlen(lax), &r), 0, "pick: lax members");
+	ok(js_is(pick_at(&r, "version", NULL), JS_NUM) &&
+	   pick_at(&r, "version", NULL)->num == 7, "pick: 7x reads as 7, as cJSON reads it");
+	ok(pick_at(&r, "namespace", NULL) == NULL && pick_at(&r, "info", NULL) == NULL,
+	   "pick: members that are not JSON are left out");
+	ok(pick_is(&r, "name", NULL, "r"), "pick: the rest is kept");
+	dec_helm_release_free(&r);
+
 	char bad[] = "{\"name\":\"r\",\"info\":{]}";
-	ok(dec_helm_payload_release(bad, strlen(bad), &dropped) == NULL,
-	   "pick: unbalanced brackets are not a release");
+	is_int(dec_helm_payload_release(bad, strlen(bad), &r), RT_EPARSE,
+	       "pick: unbalanced brackets are not a release");
 	char notobj[] = "[1,2]";
-	ok(dec_helm_payload_release(notobj, strlen(notobj), &dropped) == NULL,
-	   "pick: an array is not a release");
+	is_int(dec_helm_payload_release(notobj, strlen(notobj), &r), RT_EPARSE,
+	       "pick: an array is not a release");
 }
 
 static void test_storage_helm2(void)
