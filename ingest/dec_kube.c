@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
 #include "decode.h"
 #include "frame.h"
 #include "json_scan.h"
@@ -45,8 +43,8 @@ static int kube_counted(struct dec_ctx *d, const struct js_doc *doc,
 
 /*
  * An item of a List or bare array: an Event's raw text is its own JSON,
- * printed compact as cJSON prints it, not the whole document, so rules
- * reading `raw` see one event at a time.
+ * printed compact as cJSON printed it (js_print), not the whole document,
+ * so rules reading `raw` see one event at a time.
  */
 static int kube_list_item(struct dec_ctx *d, const struct js_doc *doc,
 			  const struct js_node *obj)
@@ -54,19 +52,11 @@ static int kube_list_item(struct dec_ctx *d, const struct js_doc *doc,
 	struct ing_event ev;
 	struct rt_record base;
 	struct dec_ctx sub;
-	cJSON *tree;
-	char *text;
 
 	if (!js_is(obj, JS_OBJ) || !ing_event_at(doc, obj, false, &ev))
 		return kube_counted(d, doc, obj);
-	tree = cJSON_ParseWithLength(obj->s, obj->n);
-	text = tree ? cJSON_PrintUnformatted(tree) : NULL;
-	cJSON_Delete(tree);
-	if (!text)
-		return RT_ENOMEM;
 	base = *d->base;
-	base.raw = rt_arena_strdup(d->arena, text, strlen(text));
-	free(text);
+	base.raw = js_print(d->arena, doc, obj);
 	if (!base.raw.p)
 		return RT_ENOMEM;
 	sub = *d;

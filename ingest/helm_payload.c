@@ -214,7 +214,7 @@ static size_t string_end(const char *p, size_t i, size_t n)
 
 /*
  * The end of the value at p[i], or 0 when brackets do not match. Scalars
- * end at a delimiter; cJSON checks them when a picked value is parsed.
+ * end at a delimiter; they are checked when a picked value is parsed.
  * *items counts what a tree of it would hold.
  */
 static size_t value_end(const char *p, size_t i, size_t n, size_t *items)

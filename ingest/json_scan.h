@@ -186,6 +186,11 @@ static inline struct rt_str js_str(struct rt_arena *a,
 	return js_str_esc(a, it);
 }
 
+/* json_print.c: v as cJSON_PrintUnformatted prints the tree cJSON reads
+ * from v's text, byte for byte, in the arena; RT_STR_NULL on ENOMEM. */
+struct rt_str js_print(struct rt_arena *a, const struct js_doc *doc,
+		       const struct js_node *v);
+
 /* Whether text holds a \u0000 escape (not an escaped backslash before
  * "u0000"). cJSON decodes it into a NUL that ends its C string there, so
  * a name "a\u0000b" would read as "a": such a record is refused, and

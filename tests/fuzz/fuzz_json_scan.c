@@ -4,7 +4,8 @@
  * take the same inputs (a
  * \u0000 aside, which json_scan.h refuses for the dispatcher to reject)
  * and read the same values from them, every object's and array's text
- * read again by cJSON alike; else abort().
+ * read again by cJSON alike, and js_print must print what
+ * cJSON_PrintUnformatted does; else abort().
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +40,27 @@ static bool spans_same(const struct js_doc *doc)
 	return true;
 }
 
+/* js_print of the root is cJSON_PrintUnformatted of cJSON's tree. */
+static bool print_same(const struct js_doc *doc, const cJSON *c)
+{
+	static struct rt_arena arena;
+	static bool init;
+	char *want = cJSON_PrintUnformatted(c);
+	struct rt_str got;
+	bool same;
+
+	if (!init) {
+		rt_arena_init(&arena);
+		init = true;
+	}
+	got = js_print(&arena, doc, &doc->node[0]);
+	same = want && got.p && strlen(want) == got.n &&
+	       memcmp(want, got.p, got.n) == 0;
+	free(want);
+	rt_arena_reset(&arena);
+	return same;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct js_doc doc;
@@ -58,7 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = js_parse(&doc, text, size);
 	if (js_has_nul_escape(text, size) ? rc == 0 :
 	    (rc == 0) != (c != NULL) ||
-	    (c && (!same_tree(&doc, 0, c) || !spans_same(&doc)))) {
+	    (c && (!same_tree(&doc, 0, c) || !spans_same(&doc) ||
+		   !print_same(&doc, c)))) {
 		fprintf(stderr, "json_scan and cJSON differ (js %d, cJSON %s)\n",
 			rc, c ? "read it" : "refused it");
 		abort();
