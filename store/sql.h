@@ -24,9 +24,10 @@
 	"'unixepoch') || printf('.%06dZ', ((" X ") / 1000) % 1000000))"
 
 /* The timeline view (also made over merged databases, store/merge.c). */
-/* The timeline's SELECT. RC and OC join revisions of the incident's own
- * cluster (empty before version 5, which had none). */
-#define SQL_TIMELINE_SELECT_OF(RC, OC) \
+/* What every version of the timeline's SELECT shares: its event rows,
+ * and its revision rows up to the join on the release and after the
+ * conditions on revisions; a view's text must stay as it was written. */
+#define SQL_TIMELINE_HEAD \
 	" SELECT e.incident_id AS incident_id, e.first_seen AS ts," \
 	"  'event' AS entry, e.id AS event_id, e.revision AS revision," \
 	"  e.object_kind AS object_kind, e.object_name AS object_name," \
@@ -38,32 +39,27 @@
 	" SELECT i.id, r.updated_at, 'revision', NULL, r.revision, 'Release'," \
 	"  i.release, r.status, r.description, NULL, NULL, NULL, r.updated_at," \
 	"  r.updated_ns" \
-	" FROM incidents i JOIN revisions r ON r.release = i.release" RC \
+	" FROM incidents i JOIN revisions r ON r.release = i.release"
+#define SQL_TIMELINE_TAIL \
+	"  AND r.updated_ns <= i.last_ns" \
+	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)" \
+	" ORDER BY 1, ts_ns, entry DESC, event_id"
+/* The timeline's SELECT. RC and OC join revisions of the incident's own
+ * cluster (empty before version 5, which had none). */
+#define SQL_TIMELINE_SELECT_OF(RC, OC) \
+	SQL_TIMELINE_HEAD RC \
 	"  AND (r.namespace = i.namespace OR (r.namespace = '' AND NOT EXISTS" \
 	"   (SELECT 1 FROM revisions o WHERE" OC " o.namespace = i.namespace" \
 	"    AND o.release = i.release)))" \
 	" WHERE r.updated_ns > 0 AND r.revision >= i.revision" \
 	"  AND (r.revision = i.revision OR r.updated_ns + 1000000000 > i.opened_ns)" \
-	"  AND r.updated_ns <= i.last_ns" \
-	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)" \
-	" ORDER BY 1, ts_ns, entry DESC, event_id"
+	SQL_TIMELINE_TAIL
 #define SQL_TIMELINE_SELECT SQL_TIMELINE_SELECT_OF("", "")
 /* Schema 11 on: of the rows of the incident's own revision number, the
  * one of the install (life) in force when it opened; a reinstall's
  * revision 1 is not the old life's. */
 #define SQL_TIMELINE_SELECT_LIVES \
-	" SELECT e.incident_id AS incident_id, e.first_seen AS ts," \
-	"  'event' AS entry, e.id AS event_id, e.revision AS revision," \
-	"  e.object_kind AS object_kind, e.object_name AS object_name," \
-	"  e.reason AS reason, e.message AS message, e.severity AS severity," \
-	"  e.tags AS tags, e.count AS count, e.ts AS last_seen," \
-	"  e.first_ns AS ts_ns" \
-	" FROM events e WHERE e.incident_id IS NOT NULL" \
-	" UNION ALL" \
-	" SELECT i.id, r.updated_at, 'revision', NULL, r.revision, 'Release'," \
-	"  i.release, r.status, r.description, NULL, NULL, NULL, r.updated_at," \
-	"  r.updated_ns" \
-	" FROM incidents i JOIN revisions r ON r.release = i.release" \
+	SQL_TIMELINE_HEAD \
 	"  AND r.cluster = i.cluster" \
 	"  AND (r.namespace = i.namespace OR (r.namespace = '' AND NOT EXISTS" \
 	"   (SELECT 1 FROM revisions o WHERE o.cluster = i.cluster AND" \
@@ -75,9 +71,7 @@
 	"    n.revision = r.revision AND n.life > r.life AND" \
 	"    n.updated_ns <= i.opened_ns + 1000000000))" \
 	"   OR r.updated_ns + 1000000000 > i.opened_ns)" \
-	"  AND r.updated_ns <= i.last_ns" \
-	"   + coalesce((SELECT value FROM meta WHERE key = 'gap_ns'), 900000000000)" \
-	" ORDER BY 1, ts_ns, entry DESC, event_id"
+	SQL_TIMELINE_TAIL
 #define SQL_TIMELINE_SELECT_CLUSTER SQL_TIMELINE_SELECT_OF( \
 	" AND r.cluster = i.cluster", " o.cluster = i.cluster AND")
 
