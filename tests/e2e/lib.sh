@@ -81,6 +81,28 @@ wait_events() {   # wait_events DB MIN: polls until MIN events are committed, 10
 	done
 }
 
+# in_every_order NAME CHECK A B C: ingests the files A, B and C in each of
+# their six orders, once in one run and once a run per file, and calls
+# CHECK DB "NAME N" (and "NAME N, a run per file") on each database: the
+# attribution a test expects must not depend on what arrives first.
+in_every_order() {
+	_name=$1 _check=$2 _k=0
+	shift 2
+	for _order in "$1 $2 $3" "$1 $3 $2" "$2 $1 $3" "$2 $3 $1" \
+		      "$3 $1 $2" "$3 $2 $1"; do
+		_k=$((_k + 1))
+		_db="$T/$(printf '%s' "$_name" | tr ' /' '__')-$_k"
+		run_rt ingest --db "$_db.db" $_order
+		is "$RC" 0 "$_name $_k: ingest"
+		"$_check" "$_db.db" "$_name $_k"
+		for _f in $_order; do
+			run_rt ingest --db "$_db-runs.db" "$_f"
+			[ "$RC" = 0 ] || is "$RC" 0 "$_name $_k: ingest $_f alone"
+		done
+		"$_check" "$_db-runs.db" "$_name $_k, a run per file"
+	done
+}
+
 done_testing() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]

@@ -38,18 +38,6 @@ for fam in helm-list secrets; do
 	secrets) old=$L/secrets-old.json new=$L/secrets-new.json ;;
 	esac
 	ev=$L/events.ndjson
-	n=0
-	for order in "$old $new $ev" "$old $ev $new" "$new $old $ev" \
-		     "$new $ev $old" "$ev $old $new" "$ev $new $old"; do
-		n=$((n + 1))
-		run_rt ingest --db "$T/$fam-$n.db" $order
-		is "$RC" 0 "$fam order $n: ingest"
-		check "$T/$fam-$n.db" "$fam order $n"
-		for f in $order; do
-			run_rt ingest --db "$T/$fam-runs-$n.db" "$f"
-			[ "$RC" = 0 ] || is "$RC" 0 "$fam order $n: ingest $f alone"
-		done
-		check "$T/$fam-runs-$n.db" "$fam order $n, a run per file"
-	done
+	in_every_order "$fam order" check "$old" "$new" "$ev"
 done
 done_testing

@@ -24,19 +24,7 @@ check() {   # check DB WHAT
 	unlike "$(cat "$OUT")" "guess" "$2: show makes no guess"
 }
 
-n=0
-for order in "$LIST $EV $LOGS" "$LIST $LOGS $EV" "$EV $LIST $LOGS" \
-	     "$EV $LOGS $LIST" "$LOGS $LIST $EV" "$LOGS $EV $LIST"; do
-	n=$((n + 1))
-	run_rt ingest --db "$T/o$n.db" $order
-	is "$RC" 0 "order $n: ingest"
-	check "$T/o$n.db" "order $n"
-	for f in $order; do
-		run_rt ingest --db "$T/r$n.db" "$f"
-		[ "$RC" = 0 ] || is "$RC" 0 "order $n: ingest $f alone"
-	done
-	check "$T/r$n.db" "order $n, a run per file"
-done
+in_every_order order check "$LIST" "$EV" "$LOGS"
 
 # No record names the namespace: a guess, said as one.
 run_rt ingest --db "$T/guess.db" "$EV" "$LIST"

@@ -24,19 +24,7 @@ check() {   # check DB WHAT
 	unlike "$(cat "$OUT")" "guess" "$2: show makes no guess"
 }
 
-n=0
-for order in "$LIST $EV $HC" "$LIST $HC $EV" "$EV $LIST $HC" \
-	     "$EV $HC $LIST" "$HC $LIST $EV" "$HC $EV $LIST"; do
-	n=$((n + 1))
-	run_rt ingest --db "$T/o$n.db" $order
-	is "$RC" 0 "order $n: ingest"
-	check "$T/o$n.db" "order $n"
-	for f in $order; do
-		run_rt ingest --db "$T/r$n.db" "$f"
-		[ "$RC" = 0 ] || is "$RC" 0 "order $n: ingest $f alone"
-	done
-	check "$T/r$n.db" "order $n, a run per file"
-done
+in_every_order order check "$LIST" "$EV" "$HC"
 
 # One object, as `kubectl get helmchart -n kube-system redis -o json`
 # prints it, and in a watch envelope; last, after the job's events.
