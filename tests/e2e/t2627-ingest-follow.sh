@@ -4,15 +4,8 @@
 # once within a second; SIGTERM exits 0, and a restart resumes at the
 # stored positions: no line lost, none read twice.
 . "$(dirname "$0")/lib.sh"
-ID=$(printf '%064d' 7)
-L=$T/logs
-mkdir "$L"
+. "$(dirname "$0")/follow.sh"
 db=$T/f.db
-n=0
-line() {   # line FILE: appends the next distinct tagged line to FILE
-	n=$((n + 1))
-	echo "2026-12-01T10:00:00.000000001Z stderr F Error: configmap \"cfg-$n\" not found" >> "$1"
-}
 within() {   # within DB N WHAT: N events committed within 1.5 s
 	_i=0
 	while [ "$(events_committed "$1")" -lt "$2" ] && [ $_i -lt 15 ]; do
@@ -20,9 +13,6 @@ within() {   # within DB N WHAT: N events committed within 1.5 s
 		_i=$((_i + 1))
 	done
 	is "$(events_committed "$1")" "$2" "$3"
-}
-records() {   # records FILE: the records a run's summary counted
-	sed -n 's/^ingest: \([0-9]*\) records.*/\1/p' "$1"
 }
 f1=$L/web-1_shop_app-$ID.log
 f2=$L/api-2_shop_api-$ID.log

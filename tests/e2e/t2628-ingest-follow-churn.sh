@@ -4,12 +4,9 @@
 # read once and stored once, and the names the driver holds stay bounded
 # (a gone file's name is freed once its last position is committed).
 . "$(dirname "$0")/lib.sh"
-ID=$(printf '%064d' 7)
-L=$T/logs
-mkdir "$L"
+. "$(dirname "$0")/follow.sh"
 db=$T/churn.db
 ROUNDS=20 PER=100
-n=0
 "$REVTRAIL" ingest --follow --db "$db" "$L/*.log" 2> "$T/err" &
 pid=$!
 r=0
@@ -31,7 +28,7 @@ kill -TERM $pid
 rc=0
 wait $pid || rc=$?
 is "$rc" 0 "SIGTERM: exit 0"
-is "$(sed -n 's/^ingest: \([0-9]*\) records.*/\1/p' "$T/err")" "$n" \
+is "$(records "$T/err")" "$n" \
 	"every line read once"
 run_rt query --db "$db" -o csv "SELECT count(*), sum(count) FROM events"
 is "$(tail -n 1 "$OUT")" "$n,$n" "every line stored once"

@@ -4,15 +4,8 @@
 # rotate_wait: a line its writer appends through the fd it still holds,
 # after the new app.log was already read, is stored, once.
 . "$(dirname "$0")/lib.sh"
-ID=$(printf '%064d' 7)
-L=$T/logs
-mkdir "$L"
+. "$(dirname "$0")/follow.sh"
 db=$T/f.db
-n=0
-line() {   # line FILE: appends the next distinct tagged line to FILE
-	n=$((n + 1))
-	echo "2026-12-01T10:00:00.000000001Z stderr F Error: configmap \"cfg-$n\" not found" >> "$1"
-}
 f=$L/web-1_shop_app-$ID.log
 line "$f"
 "$REVTRAIL" ingest --follow --db "$db" "$L/*.log" 2> "$T/err" &
@@ -30,7 +23,7 @@ kill -TERM $pid
 rc=0
 wait $pid || rc=$?
 is "$rc" 0 "SIGTERM: exit 0"
-is "$(sed -n 's/^ingest: \([0-9]*\) records.*/\1/p' "$T/err")" "$n" \
+is "$(records "$T/err")" "$n" \
 	"every line read once"
 run_rt query --db "$db" -o csv "SELECT count(*), sum(count) FROM events"
 is "$(tail -n 1 "$OUT")" "$n,$n" "every line stored once"
