@@ -103,6 +103,16 @@ in_every_order() {
 	done
 }
 
+# wait_line FILE REGEX: polls until a line of FILE matches, 2 s at most
+wait_line() {
+	_i=0
+	until grep -qE -- "$2" "$1"; do
+		[ $_i -ge 40 ] && return 1
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+}
+
 done_testing() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]

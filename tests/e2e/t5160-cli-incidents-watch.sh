@@ -11,16 +11,6 @@ event() {   # event NAME TIME UID
 	printf '{"type":"ADDED","object":{"kind":"Event","apiVersion":"v1","count":1,"firstTimestamp":"%s","lastTimestamp":"%s","involvedObject":{"kind":"Pod","name":"%s","namespace":"shop"},"metadata":{"name":"%s.x","namespace":"shop","uid":"%s"},"reason":"BackOff","message":"Back-off restarting failed container","type":"Warning"}}\n' "$2" "$2" "$1" "$1" "$3"
 }
 
-# wait_line FILE REGEX: polls until a line of FILE matches, 2 s at most
-wait_line() {
-	_i=0
-	until grep -qE -- "$2" "$1"; do
-		[ $_i -ge 40 ] && return 1
-		sleep 0.05
-		_i=$((_i + 1))
-	done
-}
-
 # start_watch NAME ARGS...: incidents --watch in the background
 start_watch() {
 	_name=$1

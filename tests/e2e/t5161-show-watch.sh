@@ -11,16 +11,6 @@ event() {   # event NAMESPACE NAME TIME UID REASON MESSAGE
 	printf '{"type":"ADDED","object":{"kind":"Event","apiVersion":"v1","count":1,"firstTimestamp":"%s","lastTimestamp":"%s","involvedObject":{"kind":"Pod","name":"%s","namespace":"%s"},"metadata":{"name":"%s.x","namespace":"%s","uid":"%s"},"reason":"%s","message":"%s","type":"Warning"}}\n' "$3" "$3" "$2" "$1" "$2" "$1" "$4" "$5" "$6"
 }
 
-# wait_line FILE REGEX: polls until a line of FILE matches, 2 s at most
-wait_line() {
-	_i=0
-	until grep -qE -- "$2" "$1"; do
-		[ $_i -ge 40 ] && return 1
-		sleep 0.05
-		_i=$((_i + 1))
-	done
-}
-
 # start_watch NAME ARGS...: show --watch in the background
 start_watch() {
 	_name=$1
