@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "revtrail/writer.h"
+#include "db_path.h"
 #include "tap.h"
 
 #define SEC 1000000000LL
@@ -21,19 +22,7 @@
 #define NPODS 300
 
 static struct rules *rules;
-static char path[128];
 static char names[NPODS + 8][64];
-
-static void fresh(void)
-{
-	char p[160];
-
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-}
 
 static void event(struct corr_batch *b, const char *ns, const char *kind,
 		  const char *name, const char *pod, const char *release,

@@ -19,6 +19,7 @@
 
 #include "revtrail/store.h"
 #include "assert_child.h"
+#include "db_path.h"
 #include "tap.h"
 
 #define SEC 1000000000LL
@@ -26,20 +27,6 @@
 #define T0 (1730640000LL * SEC)
 #define S(x) rt_str_make((x), strlen(x))
 
-static char path[128];
-
-static void fresh(void)
-{
-	char p[160];
-
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s.lock", path);
-	unlink(p);
-}
 
 static struct store *open_store(void)
 {

@@ -12,26 +12,13 @@
 #include <unistd.h>
 
 #include "../../store/store_int.h"
+#include "db_path.h"
 #include "tap.h"
 
 #define SEC 1000000000LL
 #define T0 (1730640000LL * SEC)
 #define S(x) rt_str_make((x), strlen(x))
 
-static char path[128];
-
-static void fresh(void)
-{
-	char p[160];
-
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s.lock", path);
-	unlink(p);
-}
 
 static struct plan_event event(uint64_t ukey, int64_t t, const char *pod,
 			       const char *msg)

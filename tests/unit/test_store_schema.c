@@ -11,20 +11,9 @@
 
 #include "revtrail/store.h"
 #include "../../store/sql.h"
+#include "db_path.h"
 #include "tap.h"
 
-static char path[128];
-
-static void fresh(void)
-{
-	char p[160];
-
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-}
 
 static int exec(const char *sql)
 {
