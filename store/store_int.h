@@ -82,7 +82,7 @@ static inline bool store_owned(const struct store *st)
 	return !st->txn_open || pthread_equal(st->txn_thread, pthread_self());
 }
 
-/* lock.c: one writer per database (a flock on PATH.lock). 0, or RT_EIO /
+/* lock.c: one writer per database (an OFD lock on the file). 0, or RT_EIO /
  * RT_ENOMEM / RT_EDB (another writer holds it) with err set; *out stays
  * NULL when the path is not a file. store_unlock accepts NULL. */
 struct store_lock;
