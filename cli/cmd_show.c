@@ -519,16 +519,22 @@ static void show_release(struct show *s)
 	changes_release(&s->changes);
 }
 
+/* The incident's row, through fn (which sets s->found): 0, 1 when there
+ * is none, or an error. */
+static int incident_row(struct store *st, struct show *s, store_row_fn fn)
+{
+	int rc = store_incident_part(st, s->id, STORE_PART_INCIDENT, fn, s);
+
+	return rc ? rc : s->found ? 0 : 1;
+}
+
 static int run(struct store *st, struct show *s)
 {
 	char when[RT_TIME_BUFSZ];
 	int rc;
 
-	if ((rc = store_incident_part(st, s->id, STORE_PART_INCIDENT,
-				      on_incident, s)))
+	if ((rc = incident_row(st, s, on_incident)))
 		return rc;
-	if (!s->found)
-		return 1;
 	s->base_ns = s->opened_ns;
 	if ((rc = store_incident_part(st, s->id, STORE_PART_REVISION,
 				      on_revision, s)) ||
@@ -586,11 +592,8 @@ static int run_json_lines(struct store *st, struct show *s)
 {
 	int rc;
 
-	if ((rc = store_incident_part(st, s->id, STORE_PART_INCIDENT,
-				      on_incident, s)))
+	if ((rc = incident_row(st, s, on_incident)))
 		return rc;
-	if (!s->found)
-		return 1;
 	return store_incident_part(st, s->id, STORE_PART_TIMELINE_KEYED,
 				   on_timeline, s);
 }
@@ -651,11 +654,8 @@ static int watch_round(struct store *st, struct show *s)
 	int rc;
 
 	s->found = false;
-	if ((rc = store_incident_part(st, s->id, STORE_PART_INCIDENT,
-				      on_watch_incident, s)))
+	if ((rc = incident_row(st, s, on_watch_incident)))
 		return rc;
-	if (!s->found)
-		return 1;
 	return store_incident_part(st, s->id, STORE_PART_TIMELINE_KEYED,
 				   on_watch_timeline, s);
 }
@@ -720,10 +720,9 @@ static int run_found(struct store *st, struct show *s)
 	int rc;
 
 	s->json = false;
-	rc = store_incident_part(st, s->id, STORE_PART_INCIDENT, on_incident,
-				 s);
+	rc = incident_row(st, s, on_incident);
 	s->json = json;
-	return rc ? rc : s->found ? 0 : 1;
+	return rc;
 }
 
 /* One incident as a page; nothing is written before it is found. */
