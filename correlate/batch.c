@@ -218,7 +218,8 @@ int corr_version_cmp(const struct corr_version *a,
 
 void corr_event_version(const struct plan_event *e, struct corr_version *v)
 {
-	*v = (struct corr_version){ e->last_ns, e->message, e->reason, e->kind,
+	*v = (struct corr_version){ e->text_ns ? e->text_ns : e->last_ns,
+				    e->message, e->reason, e->kind,
 				    e->name, e->pod, e->container, e->type };
 }
 
@@ -562,7 +563,7 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 	}
 	corr_record_times(rec, &first, &last);
 	repeat = b->repeat_ns > 0 && corr_repeat_is(rec, first, last);
-	key = repeat ? corr_repeat_key(rec, first, b->repeat_ns) :
+	key = repeat ? corr_repeat_key(rec, cls, first, b->repeat_ns) :
 		corr_event_key(rec);
 	i = event_find(b, key);
 	if (i != RT_MAP_NONE) {
@@ -632,6 +633,8 @@ int corr_batch_repeat_place(struct corr_batch *b, size_t i, uint32_t nrows,
 	uint32_t row = nrows;
 	long k;
 
+	if (!e->text_ns)
+		e->text_ns = e->last_ns;
 	if (!nrest) {        /* all counted already: the last row again */
 		e->ukey = corr_repeat_row(group, nrows ? nrows - 1 : 0);
 		e->first_ns = last->first_ns;

@@ -19,6 +19,11 @@
  * (a time already in any row of the bucket is not counted again), so the
  * counts, times, incidents and objects do not depend on the order; only
  * which row holds which time does, and only in a bucket past the cap.
+ *
+ * A runtime-stamped line's digits fold (docs/schema.md, "Folded
+ * repeats"): lines that differ only in them are one repeat, what the
+ * rules tagged and captured kept exact in its identity; the row's text is
+ * its latest line's (corr_version_cmp, as for any two versions).
  */
 #include <string.h>
 
@@ -43,18 +48,71 @@ static uint64_t hash_str(uint64_t h, struct rt_str s)
 	return s.n ? rt_hash64(h, s.p, s.n) : h;
 }
 
-uint64_t corr_repeat_key(const struct rt_record *rec, int64_t first,
+/* s with each run of digits as one mark: "10.0.0.1 503 224" and
+ * "10.43.112.188 503 98" hash the same. Runs of other bytes are hashed
+ * with their lengths, so no two texts meet but by their digits. */
+static uint64_t hash_folded(uint64_t h, struct rt_str s)
+{
+	size_t i = 0;
+
+	while (i < s.n) {
+		size_t j = i;
+
+		if (s.p[i] >= '0' && s.p[i] <= '9') {
+			while (j < s.n && s.p[j] >= '0' && s.p[j] <= '9')
+				j++;
+			h = rt_hash64(h, "#", 1);
+		} else {
+			while (j < s.n && !(s.p[j] >= '0' && s.p[j] <= '9'))
+				j++;
+			h = hash_str(h, rt_str_make(s.p + i, j - i));
+		}
+		i = j;
+	}
+	return h;
+}
+
+/* What the rules made of a folded line, in their order: its tags and
+ * its captures, exactly. */
+static uint64_t hash_class(uint64_t h, const struct rt_class *cls)
+{
+	h = rt_hash64(h, &cls->ntags, sizeof(cls->ntags));
+	for (unsigned i = 0; i < cls->ntags; i++)
+		h = hash_str(h, rt_str_make(cls->tags[i], strlen(cls->tags[i])));
+	h = rt_hash64(h, &cls->nfields, sizeof(cls->nfields));
+	for (unsigned i = 0; i < cls->nfields; i++)
+		h = hash_str(hash_str(h, cls->fields[i].key), cls->fields[i].val);
+	return h;
+}
+
+/* Whether a line's digits fold: its time is the container runtime's,
+ * stamped line by line to the nanosecond, so two lines that meet in one
+ * set of times are one line read twice. A plain line's time may be a
+ * whole second that many lines share. */
+static bool folds(const struct rt_record *rec, const struct rt_class *cls)
+{
+	return cls && (rec->format == RT_FMT_CRI ||
+		       rec->format == RT_FMT_DOCKER);
+}
+
+uint64_t corr_repeat_key(const struct rt_record *rec,
+			 const struct rt_class *cls, int64_t first,
 			 int64_t window)
 {
 	const struct rt_str *f[] = {
 		&rec->cluster, &rec->ns, &rec->kind, &rec->name, &rec->pod,
-		&rec->container, &rec->stream, &rec->reason, &rec->message,
+		&rec->container, &rec->stream, &rec->reason,
 	};
 	int64_t bucket = first / window;
 	uint64_t h = rt_hash64(0, "repeat", 6);
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		h = hash_str(h, *f[i]);
+	if (folds(rec, cls))
+		h = hash_class(hash_folded(rt_hash64(h, "folded", 6),
+					   rec->message), cls);
+	else
+		h = hash_str(h, rec->message);
 	h = rt_hash64(h, &window, sizeof(window));
 	return rt_hash64(h, &bucket, sizeof(bucket));
 }

@@ -295,8 +295,11 @@ void corr_record_times(const struct rt_record *rec, int64_t *first,
 int64_t corr_repeat_window(int64_t gap_ns);
 /* Whether a record is a repeat: no uid, no count of its own, one time. */
 bool corr_repeat_is(const struct rt_record *rec, int64_t first, int64_t last);
-/* A repeat's identity: its content and the bucket of first (row 0). */
-uint64_t corr_repeat_key(const struct rt_record *rec, int64_t first,
+/* A repeat's identity: its content and the bucket of first (row 0). The
+ * line's digits fold when its time is the container runtime's (CRI,
+ * docker): then what cls tagged and captured is part of it instead. */
+uint64_t corr_repeat_key(const struct rt_record *rec,
+			 const struct rt_class *cls, int64_t first,
 			 int64_t window);
 /* The key of row `row` of a bucket whose row 0 is group; of a time past
  * the bucket's rows. */

@@ -60,6 +60,11 @@ struct plan_event {
 	bool repeat;
 	uint32_t ntimes, timescap;
 	int64_t *times;
+	/* Once its times are placed in its bucket's rows (which moves
+	 * last_ns), the time of the line whose text it holds: a folded
+	 * repeat's lines differ, and the latest line's text is the row's.
+	 * 0: last_ns is that time. */
+	int64_t text_ns;
 	enum rt_format format;
 	enum rt_severity severity;
 	struct rt_str ns, kind, name, pod, container, reason, type, message;

@@ -145,11 +145,103 @@ static void test_batch(void)
 	corr_batch_free(b);
 }
 
+static uint64_t key_of(const char *msg, const struct rt_class *c,
+		       enum rt_format f)
+{
+	struct rt_record r = line("web-1", msg, T0);
+
+	r.format = f;
+	return corr_repeat_key(&r, c, T0, CORR_REPEAT_NS);
+}
+
+#define NGINX(IP, ST, B) IP " - - [03/Nov/2024:10:00:00 +0000] " \
+	"\"GET /api/v1/orders/80027 HTTP/1.1\" " ST " " B " \"-\""
+
+/* A runtime's line that differs only in its digits is the same repeat;
+ * what the rules tagged and captured stays part of it, exactly. */
+static void test_fold_key(void)
+{
+	static const char *const tag[] = { "upstream_unavailable", "other" };
+	struct rt_class c = { 0 }, c2, d = { 0 };
+	uint64_t k = 0;
+
+	c.ntags = 1;
+	c.tags[0] = tag[0];
+	c.nfields = 1;
+	c.fields[0] = (struct rt_field){ S("status"), S("503") };
+	d = c;
+	d.fields[0].val = S("502");
+	c2 = c;
+	c2.ntags = 2;
+	c2.tags[1] = tag[1];
+	k = key_of(NGINX("10.1.2.3", "503", "224"), &c, RT_FMT_CRI);
+	ok(k == key_of(NGINX("10.43.112.188", "503", "98"), &c, RT_FMT_CRI),
+	   "CRI: another client and size, the same repeat");
+	ok(k == key_of(NGINX("10.43.112.188", "503", "98"), &c,
+		       RT_FMT_DOCKER), "docker: the same");
+	ok(k != key_of(NGINX("10.1.2.3", "502", "224"), &d, RT_FMT_CRI),
+	   "another captured status: another repeat");
+	ok(k != key_of(NGINX("10.1.2.3", "503", "224"), &c2, RT_FMT_CRI),
+	   "another tag: another repeat");
+	ok(key_of(NGINX("10.1.2.3", "503", "224"), &c, RT_FMT_TEXT) !=
+	   key_of(NGINX("10.1.2.4", "503", "224"), &c, RT_FMT_TEXT),
+	   "a plain line's digits stay exact (its times may be coarse)");
+	ok(key_of("retry 1 of 3", &c, RT_FMT_CRI) ==
+	   key_of("retry 10 of 30", &c, RT_FMT_CRI), "a number's length folds");
+	ok(key_of("retry 1 of 3", &c, RT_FMT_CRI) !=
+	   key_of("retry 1 of x", &c, RT_FMT_CRI), "a number is no letter");
+	ok(key_of("retry 12", &c, RT_FMT_CRI) !=
+	   key_of("retry 1.2", &c, RT_FMT_CRI), "nor are the digits' dot");
+	ok(key_of("abc", &c, RT_FMT_CRI) != key_of("ab1c", &c, RT_FMT_CRI),
+	   "a number where there was none: another repeat");
+}
+
+/* Three lines that fold into one row, in each of their six orders: the
+ * same count, times and message (the latest line's). */
+static void test_fold_orders(void)
+{
+	static const char *const tag[] = { "upstream_unavailable" };
+	static const char *const msg[] = {
+		NGINX("10.0.0.1", "503", "10"), NGINX("10.0.0.22", "503", "7"),
+		NGINX("10.0.0.3", "503", "999"),
+	};
+	static const int perm[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+					{ 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+	struct corr_batch *b = corr_batch_new(false);
+	struct rt_class c = { 0 };
+	struct rt_record r;
+	int good = 0;
+
+	c.ntags = 1;
+	c.tags[0] = tag[0];
+	c.severity = RT_SEV_ERROR;
+	for (int p = 0; p < 6; p++) {
+		for (int i = 0; i < 3; i++) {
+			int j = perm[p][i];
+
+			r = line("web-1", msg[j], T0 + j * SEC);
+			corr_batch_add(b, &r, &c);
+		}
+		/* one of them again: a replay adds nothing */
+		r = line("web-1", msg[1], T0 + SEC);
+		corr_batch_add(b, &r, &c);
+		good += b->nev == 1 && b->ev[0].count == 3 &&
+			b->ev[0].first_ns == T0 && b->ev[0].last_ns == T0 + 2 * SEC &&
+			b->ev[0].message.n == strlen(msg[2]) &&
+			!memcmp(b->ev[0].message.p, msg[2], strlen(msg[2]));
+		corr_batch_reset(b);
+	}
+	is_int(good, 6, "every order: one row of 3, the latest line's text");
+	corr_batch_free(b);
+}
+
 int main(void)
 {
 	test_codec();
 	test_union();
 	test_batch();
+	test_fold_key();
+	test_fold_orders();
 	is_int(corr_repeat_window(30 * SEC), 30 * SEC, "a gap under a minute");
 	is_int(corr_repeat_window(15 * 60 * SEC), CORR_REPEAT_NS,
 	       "a minute at most");
