@@ -48,40 +48,60 @@ static uint64_t hash_str(uint64_t h, struct rt_str s)
 	return s.n ? rt_hash64(h, s.p, s.n) : h;
 }
 
-/* s with each run of digits as one mark: "10.0.0.1 503 224" and
- * "10.43.112.188 503 98" hash the same. Runs of other bytes are hashed
- * with their lengths, so no two texts meet but by their digits. */
-static uint64_t hash_folded(uint64_t h, struct rt_str s)
+/* FNV-1a as rt_hash64 is, without its final mix: a folded key is one
+ * pass over its bytes, mixed once (a call per field and per run of
+ * digits cost more than the bytes). */
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
-	size_t i = 0;
+	const unsigned char *s = p;
 
-	while (i < s.n) {
-		size_t j = i;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * FNV_PRIME;
+	return h;
+}
 
-		if (s.p[i] >= '0' && s.p[i] <= '9') {
-			while (j < s.n && s.p[j] >= '0' && s.p[j] <= '9')
-				j++;
-			h = rt_hash64(h, "#", 1);
-		} else {
-			while (j < s.n && !(s.p[j] >= '0' && s.p[j] <= '9'))
-				j++;
-			h = hash_str(h, rt_str_make(s.p + i, j - i));
+static uint64_t fnv_str(uint64_t h, struct rt_str s)
+{
+	uint64_t n = s.n;
+
+	return fnv(fnv(h, &n, sizeof(n)), s.p, s.n);
+}
+
+/* s with each run of digits as one mark: "10.0.0.1 503 224" and
+ * "10.43.112.188 503 98" hash the same. The mark is 0xff 1, a byte 0xff
+ * of the text 0xff 2, so no two texts meet but by their digits. */
+static uint64_t fnv_folded(uint64_t h, struct rt_str s)
+{
+	bool run = false;
+
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned c = (unsigned char)s.p[i];
+		bool digit = c - '0' < 10u;
+
+		if (digit && run)
+			continue;
+		run = digit;
+		if (digit || c == 0xff) {
+			h = (h ^ 0xff) * FNV_PRIME;
+			c = digit ? 1 : 2;
 		}
-		i = j;
+		h = (h ^ c) * FNV_PRIME;
 	}
 	return h;
 }
 
 /* What the rules made of a folded line, in their order: its tags and
  * its captures, exactly. */
-static uint64_t hash_class(uint64_t h, const struct rt_class *cls)
+static uint64_t fnv_class(uint64_t h, const struct rt_class *cls)
 {
-	h = rt_hash64(h, &cls->ntags, sizeof(cls->ntags));
+	h = fnv(h, &cls->ntags, sizeof(cls->ntags));
 	for (unsigned i = 0; i < cls->ntags; i++)
-		h = hash_str(h, rt_str_make(cls->tags[i], strlen(cls->tags[i])));
-	h = rt_hash64(h, &cls->nfields, sizeof(cls->nfields));
+		h = fnv_str(h, rt_str_make(cls->tags[i], strlen(cls->tags[i])));
+	h = fnv(h, &cls->nfields, sizeof(cls->nfields));
 	for (unsigned i = 0; i < cls->nfields; i++)
-		h = hash_str(hash_str(h, cls->fields[i].key), cls->fields[i].val);
+		h = fnv_str(fnv_str(h, cls->fields[i].key), cls->fields[i].val);
 	return h;
 }
 
@@ -103,16 +123,23 @@ uint64_t corr_repeat_key(const struct rt_record *rec,
 		&rec->cluster, &rec->ns, &rec->kind, &rec->name, &rec->pod,
 		&rec->container, &rec->stream, &rec->reason,
 	};
+	const size_t nf = sizeof(f) / sizeof(f[0]);
 	int64_t bucket = first / window;
-	uint64_t h = rt_hash64(0, "repeat", 6);
+	uint64_t h;
 
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+	if (folds(rec, cls)) {
+		h = fnv(0xcbf29ce484222325ULL, "folded", 6);
+		for (size_t i = 0; i < nf; i++)
+			h = fnv_str(h, *f[i]);
+		h = fnv_class(fnv_folded(h, rec->message), cls);
+		h = fnv(fnv(h, &window, sizeof(window)), &bucket,
+			sizeof(bucket));
+		return rt_hash64(h, "", 0);
+	}
+	h = rt_hash64(0, "repeat", 6);
+	for (size_t i = 0; i < nf; i++)
 		h = hash_str(h, *f[i]);
-	if (folds(rec, cls))
-		h = hash_class(hash_folded(rt_hash64(h, "folded", 6),
-					   rec->message), cls);
-	else
-		h = hash_str(h, rec->message);
+	h = hash_str(h, rec->message);
 	h = rt_hash64(h, &window, sizeof(window));
 	return rt_hash64(h, &bucket, sizeof(bucket));
 }

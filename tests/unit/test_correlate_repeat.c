@@ -194,6 +194,8 @@ static void test_fold_key(void)
 	   key_of("retry 1.2", &c, RT_FMT_CRI), "nor are the digits' dot");
 	ok(key_of("abc", &c, RT_FMT_CRI) != key_of("ab1c", &c, RT_FMT_CRI),
 	   "a number where there was none: another repeat");
+	ok(key_of("ab\xff\x01c", &c, RT_FMT_CRI) != key_of("ab1c", &c, RT_FMT_CRI),
+	   "no text spells the digits' mark");
 }
 
 /* Three lines that fold into one row, in each of their six orders: the
