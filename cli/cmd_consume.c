@@ -72,6 +72,7 @@ struct consume {
 	struct ingest_kafka *k;
 	uint64_t limit_hits;
 	struct cli_topics *topics;  /* each record's cluster, by its topic */
+	struct cli_topics *helm_topics;   /* --helm-topic's, the same */
 	struct itopic *itopic;      /* --incidents-topic, or NULL */
 	const char *itopic_name;
 	struct store_changes changes;
@@ -134,13 +135,24 @@ static int hook_stored_offset(void *ctx, const char *topic, int32_t part,
 	return rc < 0 ? rc : 0;
 }
 
+/* A record of a --helm-topic: the source names its partitions with the
+ * global prefix. */
+static bool helm_source(const char *source)
+{
+	return source && !strncmp(source, INGEST_KAFKA_GLOBAL_PREFIX,
+				  INGEST_KAFKA_GLOBAL_PREFIX_LEN);
+}
+
 static int hook_record(void *ctx, struct rt_record *rec)
 {
 	struct consume *c = ctx;
 	struct rt_class cls;
 	int err;
 
-	rec->cluster = cli_topics_cluster(c->topics, rec->pos.source);
+	rec->cluster = helm_source(rec->pos.source) ?
+		cli_topics_cluster(c->helm_topics, rec->pos.source +
+				   INGEST_KAFKA_GLOBAL_PREFIX_LEN) :
+		cli_topics_cluster(c->topics, rec->pos.source);
 	err = pipeline_batches_add(c->bt, c->rules, rec, &c->arena, &cls);
 
 	c->limit_hits += cls.limit_hits;
@@ -354,6 +366,11 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 	json_num(f, "kafka_commit_errors", (int64_t)s->kafka_commit_errors,
 		 true);
 	json_num(f, "errors", (int64_t)s->errors, true);
+	if (c->helm_topics->n) {
+		json_num(f, "helm_partitions", s->global_assigned, true);
+		json_num(f, "helm_topic_skipped", (int64_t)s->global_skipped,
+			 true);
+	}
 	if (c->itopic_name) {
 		struct itopic_stats is = c->itopic ? itopic_stats(c->itopic) :
 			c->istats;
@@ -453,6 +470,10 @@ static void summary(struct consume *c, double secs)
 		rt_log(RT_LOG_WARN, "consume", "%" PRIu64 " regex limit hits",
 		       c->limit_hits);
 	warn_registry(c, true);
+	if (s->global_skipped)
+		rt_log(RT_LOG_WARN, "consume", "%" PRIu64 " record(s) of the "
+		       "--helm-topic topics carried no Helm state: skipped",
+		       s->global_skipped);
 	cli_input_notes(ingest_stats(c->in), note, NULL);
 	if (cli_oversize_note(over, sizeof(over), ingest_stats(c->in),
 			      c->max_record))
@@ -595,13 +616,16 @@ enum {
 	OPT_GAP = CLI_OPT_FIRST_FREE, OPT_KEEP, OPT_START, OPT_BATCH_MSGS,
 	OPT_BATCH_MS, OPT_STATUS, OPT_STATS_JSON, OPT_REGAP, OPT_CLUSTER,
 	OPT_LOG_FORMAT, OPT_HTTP, OPT_READY_LAG, OPT_ITOPIC, OPT_MAX_REGISTRY,
-	OPT_RETAIN,
+	OPT_RETAIN, OPT_HELM_TOPIC,
 };
 
 static const struct cli_opt opts[] = {
 	{ "brokers", 'b', "BROKERS", "bootstrap.servers (required)", NULL },
 	{ "topic", 't', "TOPIC[@CLUSTER]", "a topic (repeatable; ^regex "
 	  "subscribes by pattern)", NULL },
+	{ "helm-topic", OPT_HELM_TOPIC, "TOPIC[@CLUSTER]", "a topic of Helm "
+	  "records every instance reads in full, outside the group "
+	  "(repeatable)", NULL },
 	{ "group", 'G', "GROUP", "the consumer group (required)", NULL },
 	{ "property", 'X', "PROP=VALUE", "a librdkafka property (TLS, SASL)",
 	  NULL },
@@ -660,6 +684,7 @@ struct consume_args {
 	struct pipeline_opts so;
 	struct ingest_kafka_opts ko;
 	struct cli_topics topics;    /* -t TOPIC[@CLUSTER], --cluster */
+	struct cli_topics helm;      /* --helm-topic TOPIC[@CLUSTER] */
 	/* -X and -F in command-line order: 'X' or 'F', then the argument. */
 	char prop_kind[MAX_PROPS];
 	const char *prop[MAX_PROPS];
@@ -702,6 +727,11 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 	case OPT_STATS_JSON: return -1;   /* parse_args keeps the path */
 	case 't':
 		return cli_topics_add(&a->topics, arg) ? CLI_USAGE : -1;
+	case OPT_HELM_TOPIC:
+		if (arg[0] == '^')
+			return cli_usage_error("consume", "--helm-topic takes "
+					       "a topic name, not a pattern");
+		return cli_topics_add(&a->helm, arg) ? CLI_USAGE : -1;
 	case OPT_CLUSTER:
 		if (cli_cluster_check("consume", "--cluster", arg))
 			return CLI_USAGE;
@@ -777,6 +807,22 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 	return rc == 1 ? -1 : CLI_USAGE;
 }
 
+/* A --helm-topic is read whole by every instance: the group must not
+ * also split it. Its cluster is --cluster's unless it names one. */
+static int check_helm_topics(struct consume_args *a)
+{
+	for (int i = 0; i < a->helm.n; i++)
+		for (int j = 0; j < a->topics.n; j++)
+			if (!strcmp(a->helm.name[i], a->topics.name[j]))
+				return cli_usage_error("consume", "%s is both a "
+						       "-t and a --helm-topic",
+						       a->helm.name[i]);
+	a->helm.dflt = a->topics.dflt;
+	a->ko.global_topics = a->helm.names;
+	a->ko.nglobal = a->helm.n;
+	return -1;
+}
+
 static int parse_args(struct consume_args *a, const char **stats_path,
 		      int argc, char **argv)
 {
@@ -798,7 +844,7 @@ static int parse_args(struct consume_args *a, const char **stats_path,
 				       "required");
 	a->ko.topics = a->topics.names;
 	a->ko.ntopics = a->topics.n;
-	return -1;
+	return check_helm_topics(a);
 }
 
 /* -X and -F, in order, after revtrail's defaults. */
@@ -972,6 +1018,7 @@ static int setup(struct consume *c, struct consume_args *a)
 	}
 	c->w = pipeline_batches_writer(c->bt);
 	c->topics = &a->topics;
+	c->helm_topics = &a->helm;
 	if (c->m)
 		pipeline_writer_set_done(c->w, writer_done, c);
 	a->ko.in = c->in;

@@ -32,12 +32,14 @@
 #include "revtrail/rt_kit.h"
 #include "revtrail/kafka.h"
 #include "revtrail/log.h"
+#include "kafka_global.h"
 
 /* What the source knows of one partition it has seen. */
 struct kpart {
 	const char *topic;      /* interned */
 	int32_t partition;
 	bool assigned, at_end, in_batch;
+	bool global;            /* a global topic's: topic is prefixed */
 	int64_t expected;       /* next offset to process; -1 = unknown */
 	int64_t committed;      /* next offset in the database; -1 = unknown */
 	int64_t submitted;      /* ... once every batch handed over is written */
@@ -71,8 +73,19 @@ struct ingest_kafka {
 	int64_t last_probe_ms;
 	bool ever_assigned;     /* an assignment was served (librdkafka#4312) */
 	bool leak_handle;       /* see dodge_4312 */
+	struct kglobal *g;      /* the global topics' handle, or NULL */
+	bool joined;            /* subscribed (at once without g) */
+	unsigned gtick;         /* loops since g was last polled */
+	int64_t boot_log_ms;
 	struct ingest_kafka_stats st;
 };
+
+/* The global topics (kafka_global.h), at the end of this file. */
+static int start_global(struct ingest_kafka *k, char *err, size_t errsz);
+static int global_emit(void *ctx, struct rt_record *rec);
+static void global_step(struct ingest_kafka *k, int timeout_ms);
+static int take(struct ingest_kafka *k, const rd_kafka_message_t *m,
+		struct kpart *p);
 
 static int64_t now_ms(void)
 {
@@ -665,6 +678,7 @@ void ingest_kafka_free(struct ingest_kafka *k)
 		return;
 	if (k->rk && !k->leak_handle)
 		rd_kafka_destroy_flags(k->rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+	kglobal_free(k->g);
 	if (k->conf)
 		rd_kafka_conf_destroy(k->conf);
 	for (size_t i = 0; i < k->ntopics; i++)
@@ -719,6 +733,8 @@ int ingest_kafka_start(struct ingest_kafka *k, char *err, size_t errsz)
 		set_err(err, errsz, "bootstrap.servers: no brokers given (-b)");
 		return RT_EINVAL;
 	}
+	if (k->o.nglobal && start_global(k, err, errsz))
+		return RT_EKAFKA;
 	rd_kafka_conf_set_opaque(k->conf, k);
 	rd_kafka_conf_set_error_cb(k->conf, on_error);
 	rd_kafka_conf_set_log_cb(k->conf, on_log);
@@ -735,6 +751,10 @@ int ingest_kafka_start(struct ingest_kafka *k, char *err, size_t errsz)
 	k->conf = NULL;
 	/* Messages and callbacks all come through rd_kafka_consumer_poll. */
 	rd_kafka_poll_set_consumer(k->rk);
+	/* With global topics, the group is joined once they are read. */
+	if (k->g)
+		return 0;
+	k->joined = true;
 	return subscribe(k, err, errsz);
 }
 
@@ -752,10 +772,12 @@ static void kafka_commit(struct ingest_kafka *k,
 		return;
 	l = rd_kafka_topic_partition_list_new((int)n);
 	for (size_t i = 0; i < n; i++)
-		rd_kafka_topic_partition_list_add(l, parts[i].topic,
-						  parts[i].partition)->offset =
-			parts[i].next;
-	e = rd_kafka_commit(k->rk, l, sync ? 0 : 1);
+		if (!parts[i].global)
+			rd_kafka_topic_partition_list_add(
+				l, parts[i].topic, parts[i].partition)->offset =
+				parts[i].next;
+	e = l->cnt ? rd_kafka_commit(k->rk, l, sync ? 0 : 1) :
+		RD_KAFKA_RESP_ERR_NO_ERROR;
 	if (sync && e && e != RD_KAFKA_RESP_ERR__NO_OFFSET) {
 		k->st.kafka_commit_errors++;
 		log_at(k, RT_LOG_WARN, "offset commit failed (database is "
@@ -835,7 +857,8 @@ static int flush(struct ingest_kafka *k, enum kafka_tell tell)
 			continue;
 		k->batch[n++] = (struct ingest_kafka_part){
 			.topic = p->topic, .partition = p->partition,
-			.start = p->batch_start, .next = p->expected };
+			.start = p->batch_start, .next = p->expected,
+			.global = p->global };
 	}
 	k->batch_msgs = k->batch_bytes = 0;
 	if (n) {
@@ -892,8 +915,9 @@ static int decode(struct ingest_kafka *k, const rd_kafka_message_t *m,
 	}
 	rc = ingest_decode_message(k->o.in, m->payload, m->len, m->key,
 				   m->key ? m->key_len : 0, message_time_ns(m),
-				   &pos, k->o.arena, k->o.hooks.emit,
-				   k->o.hooks.ctx);
+				   &pos, k->o.arena,
+				   p->global ? global_emit : k->o.hooks.emit,
+				   p->global ? (void *)k : k->o.hooks.ctx);
 	k->st.rejects += s->rejects - rejects;
 	k->st.records += s->records - records;
 	return rc;
@@ -922,7 +946,6 @@ static int handle_error(struct ingest_kafka *k, const rd_kafka_message_t *m)
 static int handle_message(struct ingest_kafka *k, const rd_kafka_message_t *m)
 {
 	struct kpart *p;
-	int rc;
 
 	if (m->err)
 		return handle_error(k, m);
@@ -937,6 +960,15 @@ static int handle_message(struct ingest_kafka *k, const rd_kafka_message_t *m)
 		k->st.redelivered++;
 		return 0;
 	}
+	return take(k, m, p);
+}
+
+/* m, of p and not yet processed, into the batch. */
+static int take(struct ingest_kafka *k, const rd_kafka_message_t *m,
+		struct kpart *p)
+{
+	int rc;
+
 	if (!p->in_batch) {
 		p->in_batch = true;
 		p->batch_start = p->submitted;
@@ -957,13 +989,13 @@ static bool all_at_end(const struct ingest_kafka *k)
 	int n = 0;
 
 	for (size_t i = 0; i < k->nparts; i++) {
-		if (!k->parts[i].assigned)
+		if (!k->parts[i].assigned && !k->parts[i].global)
 			continue;
 		if (!k->parts[i].at_end)
 			return false;
 		n++;
 	}
-	return n > 0;
+	return n > 0 && k->joined;
 }
 
 int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
@@ -979,13 +1011,16 @@ int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
 
 		if (k->batch_msgs && k->deadline_ms - now < wait)
 			wait = k->deadline_ms - now;
-		m = rd_kafka_consumer_poll(k->rk, wait > 0 ? (int)wait : 0);
+		m = rd_kafka_consumer_poll(k->rk, wait > 0 && k->joined ?
+					   (int)wait : 0);
 		if (m) {
 			rc = handle_message(k, m);
 			rd_kafka_message_destroy(m);
 			if (rc && !k->fatal)
 				k->fatal = rc;
 		}
+		if (k->g && (!m || !(++k->gtick % 64)))
+			global_step(k, k->joined || wait <= 0 ? 0 : (int)wait);
 		if (k->fatal || settle_if_durable(k))
 			return k->fatal;
 		probe(k);
@@ -1145,4 +1180,182 @@ size_t ingest_kafka_lags(struct ingest_kafka *k, struct ingest_kafka_lag *out,
 struct rd_kafka_s *ingest_kafka_handle(struct ingest_kafka *k)
 {
 	return k->rk;
+}
+
+/* ---- global topics --------------------------------------------------- */
+
+/*
+ * The global topics' partitions are kparts like the group's, named with
+ * INGEST_KAFKA_GLOBAL_PREFIX, never assigned by the group: their messages
+ * go into the same batches, their positions into the same commits (and
+ * the fence), and kafka_commit leaves them out. Until they are read to
+ * their end the group is not joined, so no partition of the event topics
+ * is processed by an instance without the Helm state, as Kafka Streams
+ * restores its global stores before it processes.
+ */
+#define GLOBAL_DRAIN 1024               /* messages a step takes at most */
+#define GLOBAL_WAIT_LOG_MS 10000
+
+bool ingest_kafka_helm_state(const struct rt_record *rec)
+{
+	return (rec->nrevs && rec->revs) ||
+		(rec->format == RT_FMT_JSON && rt_str_eq(rec->kind, "HelmChart")
+		 && rec->release.n);
+}
+
+/* The kpart of a global topic's partition, NULL when it has none (not
+ * assigned) or on ENOMEM with create. */
+static struct kpart *global_part(struct ingest_kafka *k, const char *topic,
+				 int32_t partition, bool create)
+{
+	char key[INGEST_KAFKA_GLOBAL_PREFIX_LEN + 256];
+	struct kpart *p;
+
+	snprintf(key, sizeof(key), INGEST_KAFKA_GLOBAL_PREFIX "%s", topic);
+	if ((p = part_find(k, key, partition)) || !create)
+		return p;
+	if ((p = part_get(k, key, partition)))
+		p->global = true;
+	return p;
+}
+
+/* kglobal_start_fn: a partition read before goes on from its next
+ * offset; a new one from the database's, else from its beginning. */
+static int global_start(void *ctx, const char *topic, int32_t partition,
+			int64_t *offset)
+{
+	struct ingest_kafka *k = ctx;
+	struct kpart *p = global_part(k, topic, partition, false);
+	int64_t next = -1;
+	int rc;
+
+	if (p) {
+		*offset = p->expected >= 0 ? p->expected :
+			RD_KAFKA_OFFSET_BEGINNING;
+		return 0;
+	}
+	if (!(p = global_part(k, topic, partition, true)))
+		return RT_ENOMEM;
+	if (k->o.hooks.stored_offset &&
+	    (rc = k->o.hooks.stored_offset(k->o.hooks.ctx, p->topic,
+					   p->partition, &next))) {
+		log_at(k, RT_LOG_ERROR, "%s[%d]: cannot read the stored "
+		       "offset: %s", p->topic, p->partition, rt_strerror(rc));
+		return rc;
+	}
+	p->expected = p->committed = p->submitted = next;
+	*offset = next >= 0 ? next : RD_KAFKA_OFFSET_BEGINNING;
+	if (next >= 0)
+		logf_(k, "%s[%d]@%" PRId64, p->topic, p->partition, next);
+	else
+		logf_(k, "%s[%d]@beginning", p->topic, p->partition);
+	return 0;
+}
+
+/* The group's handle shares every property but the callbacks. */
+static int start_global(struct ingest_kafka *k, char *err, size_t errsz)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_dup(k->conf);
+
+	if (!conf) {
+		set_err(err, errsz, "out of memory");
+		return RT_ENOMEM;
+	}
+	k->g = kglobal_new(conf, k->o.global_topics, k->o.nglobal, err, errsz);
+	return k->g ? 0 : RT_EKAFKA;
+}
+
+static int global_emit(void *ctx, struct rt_record *rec)
+{
+	struct ingest_kafka *k = ctx;
+
+	if (!ingest_kafka_helm_state(rec)) {
+		k->st.global_skipped++;
+		return 0;
+	}
+	return k->o.hooks.emit(k->o.hooks.ctx, rec);
+}
+
+static int handle_global(struct ingest_kafka *k, const rd_kafka_message_t *m)
+{
+	const char *topic = m->rkt ? rd_kafka_topic_name(m->rkt) : NULL;
+	struct kpart *p = topic ? global_part(k, topic, m->partition, false) :
+		NULL;
+
+	if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+		if (p)
+			p->at_end = true;
+		return 0;
+	}
+	if (m->err)
+		return handle_error(k, m);
+	if (!p)                 /* not assigned by us: cannot happen */
+		return 0;
+	brokers_up(k);
+	p->at_end = false;
+	if (p->expected >= 0 && m->offset < p->expected) {
+		k->st.redelivered++;
+		return 0;
+	}
+	return take(k, m, p);
+}
+
+/* Every global partition assigned has been read to its end. */
+static bool global_at_end(const struct ingest_kafka *k)
+{
+	if (!kglobal_assigned(k->g))
+		return false;
+	for (size_t i = 0; i < k->nparts; i++)
+		if (k->parts[i].global && !k->parts[i].at_end)
+			return false;
+	return true;
+}
+
+static void join(struct ingest_kafka *k)
+{
+	char err[256];
+	int rc;
+
+	logf_(k, "global topics read to their end: joining the group");
+	k->joined = true;
+	if ((rc = subscribe(k, err, sizeof(err)))) {
+		log_at(k, RT_LOG_ERROR, "%s", err);
+		k->fatal = rc;
+	}
+}
+
+/* Assigns the global partitions (when due) and takes what they hold,
+ * waiting up to timeout_ms for the first message; joins the group once
+ * they are caught up. Errors go to k->fatal. */
+static void global_step(struct ingest_kafka *k, int timeout_ms)
+{
+	int64_t now = now_ms();
+	int rc = kglobal_refresh(k->g, now, global_start, k);
+
+	if (rc < 0) {
+		k->fatal = rc;
+		return;
+	}
+	k->st.global_assigned = rc;
+	for (int i = 0; i < GLOBAL_DRAIN && !k->fatal &&
+	     k->batch_msgs < k->o.batch_messages; i++) {
+		rd_kafka_message_t *m = kglobal_poll(k->g, i ? 0 : timeout_ms);
+
+		if (!m)
+			break;
+		rc = handle_global(k, m);
+		rd_kafka_message_destroy(m);
+		if (rc && !k->fatal)
+			k->fatal = rc;
+	}
+	if (k->joined || k->fatal)
+		return;
+	if (global_at_end(k)) {
+		join(k);
+	} else if (now - k->boot_log_ms >= GLOBAL_WAIT_LOG_MS) {
+		if (k->boot_log_ms)
+			logf_(k, "reading the global topics (%d partition(s)) "
+			      "before joining the group", rc);
+		k->boot_log_ms = now;
+	}
 }

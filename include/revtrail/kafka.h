@@ -52,7 +52,18 @@ struct ingest_kafka_part {
 	                         * (after the one before it; -1 = unknown),
 	                         * so a store can fence a stale writer */
 	int64_t next;           /* next offset to read after this batch */
+	bool global;            /* a global topic's partition (opts'
+	                         * global_topics): topic is then its name
+	                         * behind INGEST_KAFKA_GLOBAL_PREFIX, and Kafka
+	                         * is never told of it */
 };
+
+/* The name of a global topic's partitions in the hooks (stored_offset,
+ * commit's parts, the records' rt_pos.source): a ':' is never in a Kafka
+ * topic name, so their stored positions never meet a group partition's,
+ * even one of the same topic. */
+#define INGEST_KAFKA_GLOBAL_PREFIX "global:"
+#define INGEST_KAFKA_GLOBAL_PREFIX_LEN 7
 
 struct ingest_kafka_hooks {
 	void *ctx;
@@ -101,6 +112,12 @@ struct ingest_kafka_opts {
 	enum ingest_kafka_start start;
 	bool exit_at_end;               /* stop once every assigned partition
 	                                 * reached its end (tests, backfills) */
+	/* Topics read in full by this instance outside the group's
+	 * assignment (kafka_global.h), before it joins the group; only
+	 * their records that carry Helm state (ingest_kafka_helm_state) are
+	 * emitted. Kept by pointer; no patterns. */
+	const char *const *global_topics;
+	int nglobal;
 	struct ingest *in;              /* decoder; not owned */
 	struct rt_arena *arena;         /* records' strings; not owned */
 	struct ingest_kafka_hooks hooks;
@@ -119,6 +136,8 @@ struct ingest_kafka_stats {
 	uint64_t rebalances;
 	bool brokers_down;      /* all brokers unreachable right now */
 	int assigned;           /* partitions assigned now */
+	int global_assigned;    /* global topics' partitions read */
+	uint64_t global_skipped;  /* their records without Helm state */
 };
 
 /* One assigned partition, for status lines and --stats-json. */
@@ -131,6 +150,10 @@ struct ingest_kafka_lag {
 };
 
 struct ingest_kafka;
+
+/* True when rec carries Helm state: revisions (history, list, status,
+ * storage Secrets, helm output) or a HelmChart's release hints. */
+bool ingest_kafka_helm_state(const struct rt_record *rec);
 
 /* Builds the configuration (revtrail's defaults, then opts). Keeps opts'
  * pointers (topics, in, arena). NULL with err filled on failure. */
