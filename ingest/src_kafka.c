@@ -993,9 +993,10 @@ static bool all_at_end(const struct ingest_kafka *k)
 			continue;
 		if (!k->parts[i].at_end)
 			return false;
-		n++;
+		n += k->parts[i].assigned;   /* the global ones are no sign
+		                              * of the group's assignment */
 	}
-	return n > 0 && k->joined;
+	return n > 0;
 }
 
 int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
