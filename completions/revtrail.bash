@@ -32,7 +32,7 @@ _revtrail()
 	consume) opts="-b --brokers -t --topic -G --group -X --property -F
 		--properties-file --db --start --batch-messages --batch-ms
 		--status-interval --stats-json --log-format --http --ready-lag
-		--incidents-topic -e --exit-at-end --gap --regap --keep-untagged --cluster
+		--incidents-topic --helm-topic -e --exit-at-end --gap --regap --keep-untagged --cluster
 		--max-registry --retain $input --help" ;;
 	prune) opts="--db --retain --help" ;;
 	classify) opts="--all $input --help" ;;
