@@ -19,6 +19,11 @@
  *   then, so the next owner starts exactly after it.
  * - Batches are bounded by messages and by time since their first message,
  *   so a quiet topic still commits promptly.
+ * - Global topics (opts' global_topics, consume's --helm-topic) are read
+ *   in full by a second handle of their own (src_kafka_global.c) into the
+ *   same batches, their positions fenced and stored alike under a name no
+ *   group partition can have, never committed to Kafka; the group is
+ *   joined once they are read to their end (the block at the end).
  */
 #include <errno.h>
 #include <inttypes.h>

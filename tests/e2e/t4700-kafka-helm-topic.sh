@@ -35,9 +35,12 @@ helm_rev() {   # REVISION STATUS UPDATED
 kafka_produce helm "$T/helm1.tsv"
 
 A=$T/a.db B=$T/b.db C=$T/c.db
-args=(-t ev --helm-topic helm -G hg --batch-messages 50 --batch-ms 50
-      --status-interval 1)
-revs() { db_count "$1" "SELECT count(*) FROM revisions WHERE release = 'web-0'"; }
+# The records are of cluster prod-eu: the Helm topic's by --cluster (A, B)
+# or by its own @CLUSTER (C).
+common=(-G hg --batch-messages 50 --batch-ms 50 --status-interval 1)
+args=(-t ev --helm-topic helm --cluster prod-eu "${common[@]}")
+cargs=(-t ev@prod-eu --helm-topic helm@prod-eu "${common[@]}")
+revs() { db_count "$1" "SELECT count(*) FROM revisions WHERE release = 'web-0' AND cluster = 'prod-eu'"; }
 revs_ge() { [ "$(revs "$1")" -ge "$2" ]; }
 helm_pos() { db_count "$1" "SELECT coalesce(sum(offset), 0) FROM sources WHERE path = 'global:helm'"; }
 union() { sqlite3 "$B" "ATTACH '$C' AS c; SELECT count(*) FROM (SELECT ukey FROM main.events UNION SELECT ukey FROM c.events)" 2>/dev/null || echo 0; }
@@ -47,7 +50,7 @@ consume_bg a "${args[@]}" --db "$A" --stats-json "$T/a.json"
 consume_bg b "${args[@]}" --db "$B"
 wait_until 60 revs_ge "$A" 2
 wait_until 60 revs_ge "$B" 2
-is "$(revs "$A")" 2 "A holds web-0's two revisions"
+is "$(revs "$A")" 2 "A holds web-0's two revisions, of cluster prod-eu"
 is "$(revs "$B")" 2 "B holds them too: the Helm topic is read in full by each"
 is "$(helm_pos "$B")" 3 "B's Helm positions are in sources, under global:helm"
 is "$(db_count "$B" "SELECT count(*) FROM sources WHERE path = 'helm'")" 0 \
@@ -69,7 +72,7 @@ wait_until 60 b_has_all
 
 # C: a fresh database. It reads the Helm topic, then joins and takes a
 # partition from B.
-consume_bg c "${args[@]}" --db "$C"
+consume_bg c "${cargs[@]}" --db "$C"
 wait_until 60 grep -q 'assigned [1-9] partition' "$T/c.err"
 wait_until 30 grep -q 'revoked [1-9] partition' "$T/b.err"
 like "$(cat "$T/c.err")" 'ev\[[01]\]@' "C, with an empty database, got a partition of ev"
@@ -83,7 +86,7 @@ timeout 60 kcat -P -b "$BS" -t ev -p 0 -K '	' -l "$T/ev0.tsv"
 timeout 60 kcat -P -b "$BS" -t ev -p 1 -K '	' -l "$T/ev1.tsv"
 wait_until 60 union_ge 100
 is "$(union)" 100 "every new event is in B or C"
-web0() { db_count "$1" "SELECT count(*) FROM events WHERE release = 'web-0' AND revision $2"; }
+web0() { db_count "$1" "SELECT count(*) FROM events WHERE release = 'web-0' AND cluster = 'prod-eu' AND revision $2"; }
 ok test "$(web0 "$C" ">= 0")" -gt 0
 is "$(web0 "$C" "!= 2")" 0 "C attributes its web-0 events to revision 2, none to revision 0"
 is "$(web0 "$B" "!= 2")" 0 "B too"
