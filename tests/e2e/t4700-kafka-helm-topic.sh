@@ -10,8 +10,9 @@
 #     revision 2, not revision 0 (without the option C would have no
 #     history: revision 0);
 #   - B is killed (-9) and restarted while a new revision lands: it
-#     resumes the Helm topic at its stored positions (it reads the one new
-#     message only) and no revision is stored twice.
+#     resumes the Helm topic at its stored positions and no revision is
+#     stored twice;
+#   - a partition added to the Helm topic is found and read by C.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../kafka/lib.sh"
 kafka_require
@@ -110,6 +111,14 @@ consume_kill b2 TERM
 consume_wait b2 20
 is "$RC" 0 "B exits 0 on SIGTERM"
 is "$(revs "$B")" 3 "the revisions row count is stable"
+# A partition added to the Helm topic is found (within 30 s) and read.
+timeout 180 "$KD/broker.sh" partitions "$BROKER_DIR" helm 3 || _result 1 "helm gets 3 partitions"
+helm_rev 4 deployed "2024-11-03 16:00:00.0 +0000 UTC" >"$T/helm3.tsv"
+timeout 60 kcat -P -b "$BS" -t helm -p 2 -K '	' -l "$T/helm3.tsv"
+wait_until 60 revs_ge "$C" 4
+is "$(revs "$C")" 4 "C reads the Helm topic's new partition: revision 4"
+like "$(cat "$T/c.err")" 'global:helm\[2\]@beginning' "from its beginning"
+is "$(helm_pos "$C")" 5 "and the old partitions, assigned again, go on where they were"
 consume_kill c TERM
 consume_wait c 20
 is "$RC" 0 "C exits 0 on SIGTERM"

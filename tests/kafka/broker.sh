@@ -6,6 +6,7 @@
 #   broker.sh start DIR               format DIR, start a broker on a free
 #                                     127.0.0.1 port; prints host:port
 #   broker.sh topic DIR NAME [PARTS]  create a topic (default 1 partition)
+#   broker.sh partitions DIR NAME N   give an existing topic N partitions
 #   broker.sh stop DIR                stop it (TERM, then KILL), keep DIR
 #   broker.sh kill DIR                SIGKILL it at once (throwaway data)
 #   broker.sh resume DIR              start a stopped broker again, same
@@ -138,12 +139,28 @@ launch() {
 }
 
 cmd_topic() {
-	local dir=$1 name=$2 parts=${3:-1} bs i
+	local dir=$1 name=$2 parts=${3:-1} bs
 	bs=$(cat "$dir/bootstrap")
 	java_tool org.apache.kafka.tools.TopicCommand \
 		--bootstrap-server "$bs" --create --if-not-exists --topic "$name" \
 		--partitions "$parts" --replication-factor 1 >"$dir/topic.log" 2>&1 ||
 		die "create topic $name failed: $(tail -5 "$dir/topic.log")"
+	wait_leaders "$bs" "$name" "$parts"
+}
+
+# More partitions for an existing topic.
+cmd_partitions() {
+	local dir=$1 name=$2 parts=$3 bs
+	bs=$(cat "$dir/bootstrap")
+	java_tool org.apache.kafka.tools.TopicCommand \
+		--bootstrap-server "$bs" --alter --topic "$name" \
+		--partitions "$parts" >"$dir/topic.log" 2>&1 ||
+		die "alter topic $name failed: $(tail -5 "$dir/topic.log")"
+	wait_leaders "$bs" "$name" "$parts"
+}
+
+wait_leaders() {   # BOOTSTRAP NAME PARTS
+	local bs=$1 name=$2 parts=$3 i
 	# Wait until every partition has a leader in the metadata.
 	for i in $(seq 1 60); do
 		if [ "$(timeout 5 kcat -b "$bs" -L -t "$name" -m 3 2>/dev/null |
@@ -183,8 +200,9 @@ case "${1:-}" in
 fetch) cmd_fetch ;;
 start) [ $# -eq 2 ] || die "usage: broker.sh start DIR"; cmd_start "$2" ;;
 topic) [ $# -ge 3 ] || die "usage: broker.sh topic DIR NAME [PARTITIONS]"; cmd_topic "$2" "$3" "${4:-1}" ;;
+partitions) [ $# -eq 4 ] || die "usage: broker.sh partitions DIR NAME PARTITIONS"; cmd_partitions "$2" "$3" "$4" ;;
 stop) [ $# -eq 2 ] || die "usage: broker.sh stop DIR"; cmd_stop "$2" ;;
 kill) [ $# -eq 2 ] || die "usage: broker.sh kill DIR"; cmd_kill "$2" ;;
 resume) [ $# -eq 2 ] || die "usage: broker.sh resume DIR"; launch "$(cd "$2" && pwd)" ;;
-*) die "usage: broker.sh fetch|start DIR|topic DIR NAME [PARTS]|stop DIR|kill DIR|resume DIR" ;;
+*) die "usage: broker.sh fetch|start DIR|topic DIR NAME [PARTS]|partitions DIR NAME N|stop DIR|kill DIR|resume DIR" ;;
 esac
