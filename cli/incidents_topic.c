@@ -2,9 +2,12 @@
  * incidents_topic.c: consume --incidents-topic. Each incident a committed
  * batch changed (opened, extended, merged into, diagnosed, closed) is
  * produced as one JSON object -- show -o json's incident plus pod_count --
- * keyed CLUSTER/NAMESPACE/RELEASE/ID, so a compacted topic keeps each
- * incident's current state; an incident deleted (merged into another)
- * gets a tombstone under the key it had.
+ * keyed CLUSTER/NAMESPACE/RELEASE/INSTANCE/ID, so a compacted topic keeps
+ * each incident's current state; an incident deleted (merged into
+ * another) gets a tombstone under the key it had. INSTANCE is the
+ * database's instance id (store_instance_id): ids are only unique within
+ * one database, and instances of a fleet share the topic (revtrail fleet
+ * folds it, cli/cmd_fleet.c).
  *
  * Only committed changes reach here (the store's writer hands over those
  * of batches whose transaction committed), and the row is read through a
@@ -49,6 +52,7 @@
 struct itopic {
 	rd_kafka_t *rk;
 	char *topic;
+	char instance[32];              /* the database's, read once */
 	struct itopic_stats st;
 	bool closing;
 	int64_t logged_ms;
@@ -283,6 +287,7 @@ struct row {
 	char *json;
 	size_t len;
 	char key[1024];
+	const char *instance;
 	bool found;
 };
 
@@ -306,10 +311,10 @@ static int on_row(void *ctx, int n, const char *const *names,
 	rows_json_object(f, n, names, v, json_cols);
 	if (fclose(f))
 		return RT_ENOMEM;
-	snprintf(r->key, sizeof(r->key), "%s/%s/%s/%" PRId64,
+	snprintf(r->key, sizeof(r->key), "%s/%s/%s/%s/%" PRId64,
 		 col_text(n, names, v, "cluster"),
 		 col_text(n, names, v, "namespace"),
-		 col_text(n, names, v, "release"), v[0].i);
+		 col_text(n, names, v, "release"), r->instance, v[0].i);
 	r->found = true;
 	return 0;
 }
@@ -342,12 +347,12 @@ static int produce(struct itopic *t, int64_t id, const char *key,
 static int produce_row(void *ctx, const struct store_outbox_row *o)
 {
 	struct itopic *t = ctx;
-	struct row r = { 0 };
+	struct row r = { .instance = t->instance };
 	char key[1024];
 	int rc;
 
-	snprintf(key, sizeof(key), "%s/%s/%s/%" PRId64, o->cluster, o->ns,
-		 o->release, o->incident_id);
+	snprintf(key, sizeof(key), "%s/%s/%s/%s/%" PRId64, o->cluster, o->ns,
+		 o->release, t->instance, o->incident_id);
 	if (store_incident_part(t->ro, o->incident_id, STORE_PART_EXPORT,
 				on_row, &r)) {
 		free(r.json);
@@ -388,6 +393,11 @@ static void drain(struct itopic *t, struct store *ro)
 			t->cursor = t->retry_from - 1;
 		t->retry_from = NO_RETRY;
 		t->more = true;
+	}
+	if (ro && !t->instance[0] &&
+	    store_instance_id(ro, t->instance, sizeof(t->instance))) {
+		failed(t, "instance id not read: %s", store_errmsg(ro));
+		return;
 	}
 	t->ro = ro;
 	while (t->more && ro) {

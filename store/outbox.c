@@ -12,8 +12,11 @@
  * queue of keys to produce. The producer reads the incident as it is when
  * it produces; a row goes only once the brokers acknowledged a message
  * produced after its last change (store_outbox_done of its id: a key
- * changed again meanwhile has a newer id and stays).
+ * changed again meanwhile has a newer id and stays). The keys name this
+ * database's instance id (meta instance_id), since incident ids are only
+ * unique within one database.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "store_int.h"
@@ -107,4 +110,24 @@ int store_outbox_done(struct store *st, const int64_t *ids, size_t n)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	}
 	return err;
+}
+
+int store_instance_id(struct store *st, char *out, size_t size)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key ="
+			       " 'instance_id'", -1, &s, NULL))
+		return store_db_fail(st, "reading the instance id");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_text(s, 0))
+		snprintf(out, size, "%s", sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW) {
+		snprintf(st->errmsg, sizeof(st->errmsg), "no instance id in "
+			 "meta");
+		return RT_EDB;
+	}
+	return 0;
 }

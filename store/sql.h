@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 13
+#define STORE_SCHEMA_VERSION 14
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -120,6 +120,24 @@
 	" cluster TEXT NOT NULL, namespace TEXT NOT NULL," \
 	" release TEXT NOT NULL, incident_id INTEGER NOT NULL," \
 	" UNIQUE(cluster, namespace, release, incident_id));"
+
+/* The fleet view (store/fleet.c) and the instance's own name in the
+ * incidents topic's keys (store/outbox.c): a random id made once, when the
+ * file is created or first migrated here; and the parts of the fleet's
+ * incidents, one row per key of the incidents topic, its latest value.
+ * Self-contained, so that it can take whichever number it lands as. */
+#define SQL_MIGRATE_FLEET \
+	"INSERT OR IGNORE INTO meta(key, value)" \
+	" VALUES('instance_id', lower(hex(randomblob(8))));" \
+	"CREATE TABLE fleet_parts(" \
+	" id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE," \
+	" instance TEXT NOT NULL, cluster TEXT NOT NULL," \
+	" namespace TEXT NOT NULL, release TEXT NOT NULL," \
+	" revision INTEGER NOT NULL, opened_ns INTEGER NOT NULL," \
+	" last_ns INTEGER NOT NULL, incident_id INTEGER," \
+	" fields TEXT NOT NULL);" \
+	"CREATE INDEX fleet_parts_release ON fleet_parts(cluster, namespace," \
+	" release, revision, opened_ns);"
 
 /* Migration N brings user_version N-1 to N. Append, never edit. */
 static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
@@ -318,6 +336,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * captures are in this index, in the same order. */
 	"CREATE INDEX events_incident_fields ON events(incident_id)"
 	" WHERE fields <> '{}';",
+	/* 13 -> 14 */
+	SQL_MIGRATE_FLEET,
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE

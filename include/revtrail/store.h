@@ -261,6 +261,11 @@ int store_outbox_read(struct store *st, int64_t after, int limit,
 /* Removes the rows ids (those no longer there are skipped), in one
  * transaction of the writer's connection, never during a batch. */
 int store_outbox_done(struct store *st, const int64_t *ids, size_t n);
+/* This database's instance id (meta instance_id: 16 hex digits made when
+ * the file was created or migrated to schema 14), which the incidents
+ * topic's keys carry so that two instances' incident 3 are two keys. 0,
+ * or RT_EDB (none: a file of an older schema read without migration). */
+int store_instance_id(struct store *st, char *out, size_t size);
 
 /* Work for a moment with no batch to commit: copies a WAL of more than a
  * few MiB back into the database, so that store_close has little left to

@@ -19,7 +19,7 @@ done
 run_rt query --db "$DB" -o json "SELECT count(*) AS n FROM incidents"
 is "$(jq -r '.[0].n' "$OUT")" 1 "nothing was deleted"
 run_rt query --db "$DB" -o json "PRAGMA user_version"
-is "$(jq -r ".[0].user_version" "$OUT")" 13 "schema version 13"
+is "$(jq -r ".[0].user_version" "$OUT")" 14 "schema version 14"
 
 run_rt query --db "$T/missing.db" "SELECT 1"
 is "$RC" 1 "a missing database is an error"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # consume --incidents-topic against a real broker: every incident change is
 # produced, after the SQLite commit that made it, as one JSON object keyed
-# CLUSTER/NAMESPACE/RELEASE/ID, so the last message of each key (what a
+# CLUSTER/NAMESPACE/RELEASE/INSTANCE/ID, so the last message of each key (what a
 # compacted topic keeps) is the incident as `incidents -o json` and
 # `show -o json` print it. A batch whose transaction fails produces nothing.
 . "$(dirname "$0")/lib.sh"
@@ -64,21 +64,23 @@ check_topic() {   # NAME
 	like "$n" '^[1-9][0-9]*$' "$1: the database has incidents ($n)"
 	is "$(awk -F'\t' '$2 != "NULL"' "$T/last.tsv" | wc -l)" "$n" \
 		"$1: one live key per incident in the database"
-	match=$(jq -n --slurpfile inc "$T/incidents.json" --rawfile last "$T/last.tsv" '
+	match=$(jq -n --arg inst "$INST" --slurpfile inc "$T/incidents.json" --rawfile last "$T/last.tsv" '
 		($last | split("\n") | map(select(length > 0) | split("\t") |
 			{ key: .[0], value: (if .[1] == "NULL" then null else (.[1] | fromjson) end) }) |
 			from_entries) as $m
-		| [$inc[0][] | . as $i | $m["/\(.namespace)/\(.release)/\(.id)"] as $msg
+		| [$inc[0][] | . as $i | $m["/\(.namespace)/\(.release)/\($inst)/\(.id)"] as $msg
 		   | select($msg != null and ($msg | with_entries(select(.key as $k | $i | has($k)))) == $i)]
 		| length')
-	is "$match" "$n" "$1: every incident's latest message, keyed /NAMESPACE/RELEASE/ID, holds what incidents -o json prints"
+	is "$match" "$n" "$1: every incident's latest message, keyed /NAMESPACE/RELEASE/INSTANCE/ID, holds what incidents -o json prints"
 }
+INST=$(sqlite3 "$DB" "SELECT value FROM meta WHERE key = 'instance_id'")
+like "$INST" '^[0-9a-f]{16}$' "the database has an instance id"
 check_topic "first run"
 
 id=$(jq -r '[.[] | select(.release == "payments-api")][0].id' "$T/incidents.json")
 run_rt show --db "$DB" -o json "$id"
 want=$(jq -cS '.incident' "$OUT")
-msg=$(awk -F'\t' -v k="/prod/payments-api/$id" '$1 == k { print $2 }' "$T/last.tsv")
+msg=$(awk -F'\t' -v k="/prod/payments-api/$INST/$id" '$1 == k { print $2 }' "$T/last.tsv")
 # show names the cluster only when some incident has one; the message always.
 is "$(printf '%s' "$msg" | jq -cS 'del(.pod_count) | if .cluster == "" then del(.cluster) else . end')" \
 	"$want" "payments-api: the message is show -o json's incident"
@@ -96,7 +98,7 @@ is "$RC" 0 "the bridging Event is consumed"
 gone=${web0#* }
 check_topic "after the merge"
 is "$(jq -r '[.[] | select(.release == "web-0")] | length' "$T/incidents.json")" 1 "web-0 has one incident"
-is "$(awk -F'\t' -v k="/shop/web-0/$gone" '$1 == k { v = $2 } END { print v }' "$T/topic.tsv")" NULL \
+is "$(awk -F'\t' -v k="/shop/web-0/$INST/$gone" '$1 == k { v = $2 } END { print v }' "$T/topic.tsv")" NULL \
 	"the merged-away incident's key ends in a tombstone"
 produced=$(wc -l <"$T/topic.tsv")
 
@@ -123,7 +125,7 @@ run_rt consume -b "$BS" -t k8s -G itopic-eu --db "$T/eu.db" -e --cluster eu-1 \
 	--incidents-topic incidents-eu
 is "$RC" 0 "a consumer with --cluster eu-1"
 timeout 30 kcat -C -b "$BS" -t incidents-eu -e -q -Z -K '	' -D '\n' >"$T/eu.tsv" 2>/dev/null
-like "$(grep '^eu-1/prod/payments-api/' "$T/eu.tsv" | tail -1)" '^eu-1/prod/payments-api/[0-9]+	\{.*"cluster":"eu-1"' \
+like "$(grep '^eu-1/prod/payments-api/' "$T/eu.tsv" | tail -1)" '^eu-1/prod/payments-api/[0-9a-f]{16}/[0-9]+	\{.*"cluster":"eu-1"' \
 	"its keys and messages name the cluster"
 is "$(grep -vc '^eu-1/' "$T/eu.tsv")" 0 "every key does"
 

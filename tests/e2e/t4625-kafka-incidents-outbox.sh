@@ -85,11 +85,12 @@ run_rt incidents --db "$DB" -o json
 cp "$OUT" "$T/incidents.json"
 is "$(jq length "$T/incidents.json")" "$n" "the database has its $n incidents"
 is "$(awk -F'\t' '$2 != "NULL"' "$T/last.tsv" | wc -l)" "$n" "the topic has one live key per incident"
-match=$(jq -n --slurpfile inc "$T/incidents.json" --rawfile last "$T/last.tsv" '
+inst=$(sqlite3 "$DB" "SELECT value FROM meta WHERE key = 'instance_id'")
+match=$(jq -n --arg inst "$inst" --slurpfile inc "$T/incidents.json" --rawfile last "$T/last.tsv" '
 	($last | split("\n") | map(select(length > 0) | split("\t") |
 		{ key: .[0], value: (if .[1] == "NULL" then null else (.[1] | fromjson) end) }) |
 		from_entries) as $m
-	| [$inc[0][] | . as $i | $m["/\(.namespace)/\(.release)/\(.id)"] as $msg
+	| [$inc[0][] | . as $i | $m["/\(.namespace)/\(.release)/\($inst)/\(.id)"] as $msg
 	   | select($msg != null and ($msg | with_entries(select(.key as $k | $i | has($k)))) == $i)]
 	| length')
 is "$match" "$n" "every incident's latest state arrived, as incidents -o json prints it"
