@@ -25,6 +25,7 @@ int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_consume(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 
 /* Options every command that classifies shares. */
 struct cli_rules_opts {

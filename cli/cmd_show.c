@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "changes.h"
+#include "fleet_show.h"
 #include "html.h"
 #include "watch.h"
 #include "rows.h"
@@ -551,6 +552,8 @@ static int run(struct store *st, struct show *s)
 			fprintf(s->f, ",\n\"install\":{\"life\":%" PRId64
 				",\"lives\":%" PRId64 "}", s->life, s->lives);
 		changes_json(s->f, &s->changes);
+		if ((rc = fleet_show(s->f, st, s->id, NULL, true)) < 0)
+			return rc;
 		fputs(",\n\"objects\":[", s->f);
 		s->n = 0;
 		if ((rc = store_incident_part(st, s->id, STORE_PART_OBJECTS,
@@ -565,6 +568,9 @@ static int run(struct store *st, struct show *s)
 	}
 	print_head(s);
 	changes_print(s->f, &s->changes);
+	/* A fleet database's incident: its parts, and no timeline. */
+	if ((rc = fleet_show(s->f, st, s->id, s->col[I_PODS], false)))
+		return rc < 0 ? rc : 0;
 	fputs("\nAffected pods (first .. last seen, from the first event):\n",
 	      s->f);
 	s->n = 0;

@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "open incidents as one HTML page" },
 	{ "query", cmd_query, "read-only SQL on the database" },
 	{ "consume", cmd_consume, "Kafka consumer service: topics into incidents" },
+	{ "fleet", cmd_fleet, "fold the instances' incidents topic into one database" },
 	{ "classify", cmd_classify, "tag records, print JSON Lines" },
 	{ "rules", cmd_rules, "list, check or test rule packs" },
 	{ "prune", cmd_prune, "delete what aged past --retain, now" },

@@ -11,7 +11,7 @@ _revtrail()
 
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "ingest incidents show report query
-			consume classify rules prune help --help --version" -- "$cur"))
+			consume classify rules prune fleet help --help --version" -- "$cur"))
 		return
 	fi
 
@@ -20,7 +20,7 @@ _revtrail()
 	case $cmd in
 	help)
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "ingest
-			incidents show report query consume classify rules prune" -- "$cur"))
+			incidents show report query consume classify rules prune fleet" -- "$cur"))
 		return ;;
 	ingest) opts="--db --gap --regap --keep-untagged -f --follow --cluster --log-format
 		--max-registry --retain $input --help" ;;
@@ -35,6 +35,8 @@ _revtrail()
 		--incidents-topic --helm-topic -e --exit-at-end --gap --regap --keep-untagged --cluster
 		--max-registry --retain $input --help" ;;
 	prune) opts="--db --retain --help" ;;
+	fleet) opts="-b --brokers -t --topic -X --property -F --properties-file
+		--db -e --exit-at-end --batch-messages --batch-ms --gap --help" ;;
 	classify) opts="--all $input --help" ;;
 	rules) opts="list check test --rules --no-default-rules -v --verbose
 		--help" ;;

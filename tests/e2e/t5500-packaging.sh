@@ -43,7 +43,7 @@ else
 fi
 sed -i 's/.\x08//g; s/\xe2\x80\x90/-/g' "$T/man.txt"   # overstrike, hyphens
 like "$(cat "$T/man.txt")" '^NAME' "a NAME section"
-for cmd in ingest incidents show report query consume classify rules prune; do
+for cmd in ingest incidents show report query consume fleet classify rules prune; do
 	like "$(cat "$T/man.txt")" "revtrail $cmd" "the man page has revtrail $cmd"
 	"$REVTRAIL" "$cmd" --help >"$T/help" 2>&1
 	for o in $(grep -oE -- '--[a-z][a-z-]+' "$T/help" | sort -u); do

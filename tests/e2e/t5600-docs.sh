@@ -88,7 +88,7 @@ done
 # every long option of every --help, in its command's section
 C=$ROOT/docs/commands.md
 section "$C" '### Input options' >"$T/input-options"
-for cmd in ingest incidents show report query consume classify rules; do
+for cmd in ingest incidents show report query consume fleet classify rules; do
 	if [ "$cmd" = consume ]; then
 		cp "$ROOT/docs/kafka.md" "$T/sec"
 	else

@@ -1,0 +1,485 @@
+/*
+ * cmd_fleet.c: `revtrail fleet -b BROKERS -t TOPIC --db FLEET.db`: the
+ * incidents topic that consume instances write (--incidents-topic) folded
+ * into one database, which incidents, show, report and query read like
+ * any other, however many instances there are (--db reads ten at most).
+ *
+ * One folder reads every partition of the topic (assigned, no group: the
+ * database's lock already keeps a second folder out), from the offsets
+ * its database stored, else from the beginning. Each batch -- its
+ * messages put into fleet_parts, the touched releases refolded, the next
+ * offsets in sources -- is one transaction (store/fleet.c), so a kill at
+ * any point resumes exactly after the last committed batch and every
+ * message counts once. Kafka's committed offsets are not used.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "cli.h"
+#include "revtrail/kafka.h"
+#include "revtrail/log.h"
+#include "revtrail/store.h"
+#include "revtrail/store_fleet.h"
+
+#define MAX_PROPS 64
+#define MAX_PARTITIONS 4096
+#define POLL_MS 100
+#define REFUSED_LOGGED 10           /* refused messages named in the log */
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+struct fleet {
+	const char *brokers, *topic, *db;
+	char prop_kind[MAX_PROPS];
+	const char *prop[MAX_PROPS];
+	int nprops;
+	bool exit_at_end;
+	long batch_messages, batch_ms;
+	int64_t gap_ns;
+
+	rd_kafka_t *rk;
+	struct store *st;
+	int nparts;
+	int64_t *next;                  /* per partition: next to fold */
+	bool *eof;
+	long pending;                   /* messages in the open batch */
+	int64_t batch_start_ms;
+	uint64_t messages, tombstones, refused, batches;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- the client -------------------------------------------------------- */
+
+static int set_prop(void *ctx, const char *key, const char *val, char *err,
+		    size_t errsz)
+{
+	if (rd_kafka_conf_set(ctx, key, val, err, errsz) != RD_KAFKA_CONF_OK)
+		return RT_EINVAL;
+	return 0;
+}
+
+static int set_kv(rd_kafka_conf_t *conf, const char *kv, char *err,
+		  size_t errsz)
+{
+	const char *eq = strchr(kv, '=');
+	char key[256];
+
+	if (!eq || (size_t)(eq - kv) >= sizeof(key)) {
+		snprintf(err, errsz, "expected KEY=VALUE, got '%s'", kv);
+		return RT_EINVAL;
+	}
+	memcpy(key, kv, (size_t)(eq - kv));
+	key[eq - kv] = '\0';
+	return set_prop(conf, key, eq + 1, err, errsz);
+}
+
+static void on_log(const rd_kafka_t *rk, int level, const char *fac,
+		   const char *buf)
+{
+	(void)rk;
+	rt_log_fac(rt_log_level_from_syslog(level), "librdkafka", fac, buf);
+}
+
+/* Properties in command-line order, then ours, which none may undo. */
+static rd_kafka_conf_t *client_conf(const struct fleet *f, char *err,
+				    size_t errsz)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	int rc = set_prop(conf, "bootstrap.servers", f->brokers, err, errsz);
+
+	for (int i = 0; i < f->nprops && !rc; i++)
+		rc = f->prop_kind[i] == 'X' ?
+			set_kv(conf, f->prop[i], err, errsz) :
+			ingest_kafka_props_file(f->prop[i], set_prop, conf,
+						err, errsz);
+	if (!rc)
+		rc = set_prop(conf, "group.id", "revtrail-fleet", err, errsz) ||
+			set_prop(conf, "enable.auto.commit", "false", err,
+				 errsz) ||
+			set_prop(conf, "enable.auto.offset.store", "false",
+				 err, errsz) ||
+			set_prop(conf, "enable.partition.eof", "true", err,
+				 errsz);
+	if (rc) {
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	rd_kafka_conf_set_log_cb(conf, on_log);
+	return conf;
+}
+
+/* The topic's partition count, from the brokers. */
+static int partitions(struct fleet *f, char *err, size_t errsz)
+{
+	const struct rd_kafka_metadata *md;
+	rd_kafka_topic_t *t = rd_kafka_topic_new(f->rk, f->topic, NULL);
+	rd_kafka_resp_err_t e;
+
+	if (!t) {
+		snprintf(err, errsz, "topic %s: %s", f->topic,
+			 rd_kafka_err2str(rd_kafka_last_error()));
+		return RT_EKAFKA;
+	}
+	e = rd_kafka_metadata(f->rk, 0, t, &md, 30000);
+	rd_kafka_topic_destroy(t);
+	if (e) {
+		snprintf(err, errsz, "topic %s: %s", f->topic,
+			 rd_kafka_err2str(e));
+		return RT_EKAFKA;
+	}
+	if (md->topic_cnt != 1 || md->topics[0].err ||
+	    md->topics[0].partition_cnt < 1) {
+		snprintf(err, errsz, "topic %s: %s", f->topic,
+			 md->topic_cnt == 1 && md->topics[0].err ?
+			 rd_kafka_err2str(md->topics[0].err) : "no partitions");
+		rd_kafka_metadata_destroy(md);
+		return RT_EKAFKA;
+	}
+	f->nparts = md->topics[0].partition_cnt;
+	if (f->nparts > MAX_PARTITIONS)
+		f->nparts = MAX_PARTITIONS;
+	rd_kafka_metadata_destroy(md);
+	return 0;
+}
+
+/* Every partition, from the offset the database stored, else the first. */
+static int assign(struct fleet *f, char *err, size_t errsz)
+{
+	rd_kafka_topic_partition_list_t *l;
+	rd_kafka_resp_err_t e;
+
+	f->next = calloc((size_t)f->nparts, sizeof(*f->next));
+	f->eof = calloc((size_t)f->nparts, sizeof(*f->eof));
+	if (!f->next || !f->eof) {
+		snprintf(err, errsz, "out of memory");
+		return RT_ENOMEM;
+	}
+	l = rd_kafka_topic_partition_list_new(f->nparts);
+	for (int p = 0; p < f->nparts; p++) {
+		int rc = store_position(f->st, f->topic, p, &f->next[p]);
+
+		if (rc < 0) {
+			snprintf(err, errsz, "%s", store_errmsg(f->st));
+			rd_kafka_topic_partition_list_destroy(l);
+			return rc;
+		}
+		if (rc == 1)
+			f->next[p] = 0;
+		rd_kafka_topic_partition_list_add(l, f->topic, p)->offset =
+			rc == 1 ? RD_KAFKA_OFFSET_BEGINNING : f->next[p];
+	}
+	e = rd_kafka_assign(f->rk, l);
+	rd_kafka_topic_partition_list_destroy(l);
+	if (e) {
+		snprintf(err, errsz, "assign: %s", rd_kafka_err2str(e));
+		return RT_EKAFKA;
+	}
+	return 0;
+}
+
+static int start(struct fleet *f, char *err, size_t errsz)
+{
+	struct store_opts so = { .gap_ns = f->gap_ns };
+	char sub[512];
+	rd_kafka_conf_t *conf;
+	int rc;
+
+	if ((rc = store_open(f->db, 0, &so, &f->st, err, errsz)) ||
+	    (rc = store_fleet_init(f->st))) {
+		if (f->st)
+			snprintf(err, errsz, "%s", store_errmsg(f->st));
+		return rc;
+	}
+	if (!(conf = client_conf(f, sub, sizeof(sub)))) {
+		snprintf(err, errsz, "%s", sub);
+		return RT_EINVAL;
+	}
+	if (!(f->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, sub,
+				   sizeof(sub)))) {
+		rd_kafka_conf_destroy(conf);
+		snprintf(err, errsz, "%s", sub);
+		return RT_EKAFKA;
+	}
+	if ((rc = partitions(f, err, errsz)))
+		return rc;
+	return assign(f, err, errsz);
+}
+
+/* ---- batches ----------------------------------------------------------- */
+
+/* The open batch: its releases refolded, its offsets, one commit. */
+static int commit(struct fleet *f)
+{
+	struct plan_batch_pos pos[64];
+	size_t n = 0;
+	int err = store_fleet_fold(f->st);
+
+	for (int p = 0; p < f->nparts && !err; p++) {
+		pos[n++] = (struct plan_batch_pos){ f->topic, p, f->next[p] };
+		if (n == sizeof(pos) / sizeof(*pos) || p == f->nparts - 1) {
+			err = store_write_positions(f->st, pos, n);
+			n = 0;
+		}
+	}
+	if (!err)
+		err = store_end(f->st, NULL);
+	else
+		store_abort(f->st);
+	if (err) {
+		rt_log(RT_LOG_ERROR, "store", "%s", store_errmsg(f->st));
+		return err;
+	}
+	f->pending = 0;
+	f->batches++;
+	return 0;
+}
+
+static void refused(struct fleet *f, const rd_kafka_message_t *m)
+{
+	if (f->refused++ < REFUSED_LOGGED)
+		rt_log(RT_LOG_WARN, "fleet", "%s[%" PRId32 "]@%" PRId64 ": not "
+		       "an incident of the incidents topic (a key and a JSON "
+		       "object with namespace, release, revision, opened_ns "
+		       "and last_ns); skipped", f->topic, m->partition,
+		       m->offset);
+}
+
+static int message(struct fleet *f, const rd_kafka_message_t *m)
+{
+	int rc;
+
+	if (m->partition < 0 || m->partition >= f->nparts ||
+	    m->offset < f->next[m->partition])
+		return 0;               /* not ours, or folded already */
+	if (!f->pending && (rc = store_begin(f->st))) {
+		rt_log(RT_LOG_ERROR, "store", "%s", store_errmsg(f->st));
+		return rc;
+	}
+	if (!f->pending)
+		f->batch_start_ms = now_ms();
+	f->pending++;
+	f->messages++;
+	f->eof[m->partition] = false;
+	f->next[m->partition] = m->offset + 1;
+	if (!m->payload || !m->len)
+		f->tombstones++;
+	rc = store_fleet_put(f->st, m->key, m->key_len, m->payload, m->len);
+	if (rc == 1)
+		refused(f, m);
+	return rc < 0 ? rc : 0;
+}
+
+static bool all_eof(const struct fleet *f)
+{
+	for (int p = 0; p < f->nparts; p++)
+		if (!f->eof[p])
+			return false;
+	return true;
+}
+
+/* One poll: 0 to go on, 1 at the end (-e), or an error. */
+static int step(struct fleet *f)
+{
+	rd_kafka_message_t *m = rd_kafka_consumer_poll(f->rk, POLL_MS);
+	int rc = 0;
+
+	if (m && m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+		if (m->partition >= 0 && m->partition < f->nparts)
+			f->eof[m->partition] = true;
+	} else if (m && m->err) {
+		rt_log(RT_LOG_WARN, "kafka", "%s", rd_kafka_message_errstr(m));
+	} else if (m) {
+		rc = message(f, m);
+	}
+	if (m)
+		rd_kafka_message_destroy(m);
+	if (!rc && f->pending && (f->pending >= f->batch_messages ||
+				  now_ms() - f->batch_start_ms >= f->batch_ms ||
+				  all_eof(f)))
+		rc = commit(f);
+	if (!rc && f->exit_at_end && !f->pending && all_eof(f))
+		return 1;
+	return rc;
+}
+
+static int run(struct fleet *f)
+{
+	int rc = 0;
+
+	while (!stop_flag && !(rc = step(f)))
+		;
+	if (rc < 0) {
+		if (f->pending)
+			store_abort(f->st);
+		return CLI_FAIL;
+	}
+	if (f->pending && commit(f))
+		return CLI_FAIL;
+	return CLI_OK;
+}
+
+static void release(struct fleet *f)
+{
+	if (f->rk) {
+		rd_kafka_consumer_close(f->rk);
+		rd_kafka_destroy(f->rk);
+	}
+	store_close(f->st);
+	free(f->next);
+	free(f->eof);
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+enum { OPT_BATCH_MSGS = CLI_OPT_FIRST_FREE, OPT_BATCH_MS, OPT_GAP };
+
+static const struct cli_opt opts[] = {
+	{ "brokers", 'b', "BROKERS", "bootstrap.servers (required)", NULL },
+	{ "topic", 't', "TOPIC", "the instances' --incidents-topic "
+	  "(required)", NULL },
+	{ "property", 'X', "PROP=VALUE", "a librdkafka property (TLS, SASL)",
+	  NULL },
+	{ "properties-file", 'F', "FILE", "key=value lines; -X and -F apply "
+	  "in order", NULL },
+	{ "db", 'd', "PATH", "the fleet database, created as needed",
+	  "$REVTRAIL_DB, else ./revtrail.db" },
+	{ "exit-at-end", 'e', NULL, "exit once every partition is read", NULL },
+	{ "batch-messages", OPT_BATCH_MSGS, "N", "commit at N messages",
+	  "16384" },
+	{ "batch-ms", OPT_BATCH_MS, "MS", "commit MS after a batch's first "
+	  "message", "1000" },
+	{ "gap", OPT_GAP, "DURATION", "parts within the gap of each other "
+	  "are one incident (as the instances')", "15m, or the database's" },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd cmd = {
+	"fleet", "-b BROKERS -t TOPIC [--db PATH] [OPTIONS]",
+	"  Folds the incidents topic of consume instances (--incidents-topic)\n"
+	"  into one database: each instance's incidents once, the parts of\n"
+	"  one incident held by several instances merged. Offsets live in\n"
+	"  the database: a restart resumes after the last committed batch.\n",
+	opts,
+	"  revtrail fleet -b kafka:9092 -t revtrail-incidents "
+	"--db /var/lib/revtrail/fleet.db\n",
+};
+
+static int parse_long(const char *name, const char *s, long min, long max,
+		      long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	if (errno || end == s || *end || *out < min || *out > max)
+		return cli_usage_error("fleet", "%s wants a number from %ld to "
+				       "%ld, got '%s'", name, min, max, s);
+	return 0;
+}
+
+/* -1 to go on, else the exit code. */
+static int parse_opt(struct fleet *f, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'b': f->brokers = arg; return -1;
+	case 't': f->topic = arg; return -1;
+	case 'd': f->db = arg; return -1;
+	case 'e': f->exit_at_end = true; return -1;
+	case 'X':
+	case 'F':
+		if (f->nprops == MAX_PROPS)
+			return cli_usage_error("fleet", "too many -X/-F");
+		f->prop_kind[f->nprops] = (char)opt;
+		f->prop[f->nprops++] = arg;
+		return -1;
+	case OPT_BATCH_MSGS:
+		return parse_long("--batch-messages", arg, 1, 1000000,
+				  &f->batch_messages) ? CLI_USAGE : -1;
+	case OPT_BATCH_MS:
+		return parse_long("--batch-ms", arg, 1, 3600000,
+				  &f->batch_ms) ? CLI_USAGE : -1;
+	case OPT_GAP:
+		return cli_gap_opt("fleet", arg, &f->gap_ns) ? CLI_USAGE : -1;
+	case 'h':
+		cli_help(stdout, &cmd);
+		return CLI_OK;
+	default:
+		return CLI_USAGE;
+	}
+}
+
+static int parse_args(struct fleet *f, int argc, char **argv)
+{
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = cli_getopt(argc, argv, &cmd)) != -1)
+		if ((rc = parse_opt(f, opt, optarg)) >= 0)
+			return rc;
+	if (optind < argc)
+		return cli_usage_error("fleet", "unexpected argument '%s'",
+				       argv[optind]);
+	if (!f->brokers || !f->topic || !*f->topic)
+		return cli_usage_error("fleet", "-b BROKERS and -t TOPIC are "
+				       "required");
+	f->db = cli_db_path(f->db);
+	return -1;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;     /* a second signal kills */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int cmd_fleet(int argc, char **argv)
+{
+	struct fleet f = { .batch_messages = INGEST_KAFKA_BATCH_MESSAGES,
+			   .batch_ms = INGEST_KAFKA_BATCH_MS };
+	char err[RT_ERRLEN];
+	int rc;
+
+	if ((rc = parse_args(&f, argc, argv)) >= 0)
+		return rc;
+	rt_log_setup(RT_LOG_TEXT, NULL);
+	stop_flag = 0;
+	catch_signals();
+	if ((rc = start(&f, err, sizeof(err)))) {
+		fprintf(stderr, "revtrail fleet: %s\n", err);
+		release(&f);
+		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
+	}
+	rc = run(&f);
+	fprintf(stderr, "revtrail fleet: %" PRIu64 " messages (%" PRIu64
+		" tombstones, %" PRIu64 " refused) in %" PRIu64 " batches\n",
+		f.messages, f.tombstones, f.refused, f.batches);
+	release(&f);
+	return rc;
+}
