@@ -54,6 +54,7 @@ struct fleet {
 	int nparts;
 	int64_t *next;                  /* per partition: next to fold */
 	bool *eof;
+	bool *moved;                    /* read in the open batch */
 	long pending;                   /* messages in the open batch */
 	int64_t batch_start_ms;
 	uint64_t messages, tombstones, refused, batches;
@@ -118,6 +119,11 @@ static rd_kafka_conf_t *client_conf(const struct fleet *f, char *err,
 			set_prop(conf, "enable.auto.offset.store", "false",
 				 err, errsz) ||
 			set_prop(conf, "enable.partition.eof", "true", err,
+				 errsz) ||
+			/* An offset retention deleted: the topic's state is
+			 * each key's latest value, so reading from the first
+			 * kept message loses nothing a compacted topic has. */
+			set_prop(conf, "auto.offset.reset", "earliest", err,
 				 errsz);
 	if (rc) {
 		rd_kafka_conf_destroy(conf);
@@ -169,7 +175,8 @@ static int assign(struct fleet *f, char *err, size_t errsz)
 
 	f->next = calloc((size_t)f->nparts, sizeof(*f->next));
 	f->eof = calloc((size_t)f->nparts, sizeof(*f->eof));
-	if (!f->next || !f->eof) {
+	f->moved = calloc((size_t)f->nparts, sizeof(*f->moved));
+	if (!f->next || !f->eof || !f->moved) {
 		snprintf(err, errsz, "out of memory");
 		return RT_ENOMEM;
 	}
@@ -226,7 +233,9 @@ static int start(struct fleet *f, char *err, size_t errsz)
 
 /* ---- batches ----------------------------------------------------------- */
 
-/* The open batch: its releases refolded, its offsets, one commit. */
+/* The open batch: its releases refolded, the offsets of the partitions
+ * it read (one never read keeps no row, and starts at the beginning),
+ * one commit. */
 static int commit(struct fleet *f)
 {
 	struct plan_batch_pos pos[64];
@@ -234,8 +243,11 @@ static int commit(struct fleet *f)
 	int err = store_fleet_fold(f->st);
 
 	for (int p = 0; p < f->nparts && !err; p++) {
-		pos[n++] = (struct plan_batch_pos){ f->topic, p, f->next[p] };
-		if (n == sizeof(pos) / sizeof(*pos) || p == f->nparts - 1) {
+		if (f->moved[p])
+			pos[n++] = (struct plan_batch_pos){ f->topic, p,
+							    f->next[p] };
+		if (n && (n == sizeof(pos) / sizeof(*pos) ||
+			  p == f->nparts - 1)) {
 			err = store_write_positions(f->st, pos, n);
 			n = 0;
 		}
@@ -250,6 +262,7 @@ static int commit(struct fleet *f)
 	}
 	f->pending = 0;
 	f->batches++;
+	memset(f->moved, 0, (size_t)f->nparts * sizeof(*f->moved));
 	return 0;
 }
 
@@ -279,6 +292,7 @@ static int message(struct fleet *f, const rd_kafka_message_t *m)
 	f->pending++;
 	f->messages++;
 	f->eof[m->partition] = false;
+	f->moved[m->partition] = true;
 	f->next[m->partition] = m->offset + 1;
 	if (!m->payload || !m->len)
 		f->tombstones++;
@@ -346,6 +360,7 @@ static void release(struct fleet *f)
 	store_close(f->st);
 	free(f->next);
 	free(f->eof);
+	free(f->moved);
 }
 
 /* ---- options ----------------------------------------------------------- */

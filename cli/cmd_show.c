@@ -84,6 +84,7 @@ struct show {
 	struct changes changes;   /* what the revision changed */
 	struct cli_watch *w;      /* --watch, else NULL */
 	uint64_t head;            /* --watch: status and diagnosis, hashed */
+	bool fleet;               /* of a fleet database: no history hint */
 };
 
 static char *value_dup(const struct store_value *v)
@@ -389,7 +390,7 @@ static void json_history_hint(struct show *s)
 	cJSON *a;
 	char *txt;
 
-	if (s->rev > 0)
+	if (s->rev > 0 || s->fleet)
 		return;
 	cli_history_commands(s->db, col(s, I_NS), col(s, I_REL), cmd);
 	if (!(a = cJSON_CreateArray()))
@@ -453,7 +454,7 @@ static void print_head(struct show *s)
 			 "unknown (no release history)", col(s, I_ID),
 			 col(s, I_NS), col(s, I_REL));
 	cli_wrap(f, head, strlen(head), "", "    ", s->width);
-	if (s->rev <= 0)
+	if (s->rev <= 0 && !s->fleet)
 		print_history_hint(s);
 	if (s->guess[0]) {
 		char g[1024];
@@ -545,6 +546,10 @@ static int run(struct store *st, struct show *s)
 		return rc;
 	if ((rc = changes_read(st, s->id, s->col[I_PODS], &s->changes)))
 		return rc;
+	/* A fleet incident's revisions are in its instances' databases. */
+	if ((rc = fleet_show_count(st, s->id)) < 0)
+		return rc;
+	s->fleet = rc > 0;
 	if (s->json) {
 		json_history_hint(s);
 		json_guess(s);

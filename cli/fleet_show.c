@@ -106,3 +106,18 @@ int fleet_show(FILE *f, struct store *st, int64_t id, const char *pods_json,
 	free(p);
 	return rc ? rc : n;
 }
+
+static int count_part(void *ctx, int n, const char *const *names,
+		      const struct store_value *v)
+{
+	(void)n, (void)names, (void)v;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+int fleet_show_count(struct store *st, int64_t id)
+{
+	int n = 0, rc = store_fleet_parts(st, id, count_part, &n);
+
+	return rc ? rc : n;
+}

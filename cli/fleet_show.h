@@ -22,4 +22,8 @@
 int fleet_show(FILE *f, struct store *st, int64_t id, const char *pods_json,
 	       bool json);
 
+/* The number of parts of incident id (0: not a fleet incident), or a
+ * negative RT_E*. */
+int fleet_show_count(struct store *st, int64_t id);
+
 #endif
