@@ -83,9 +83,9 @@ static void print_text(struct parts *p, const char *pods_json)
 			"fleet_parts\")\n", p->n - MAX_SHOWN);
 	print_pods(p->f, pods_json);
 	fputs("\nTimeline: none: there is no timeline in a fleet database "
-	      "(the incidents topic carries incidents, not their events);\n"
-	      "  revtrail show --db INSTANCE.db ID, on an instance's own "
-	      "database, has it.\n", p->f);
+	      "(the incidents\n  topic carries incidents, not their events); "
+	      "revtrail show --db INSTANCE.db ID\n  on an instance's own "
+	      "database has it, with the incident id above.\n", p->f);
 }
 
 int fleet_show(FILE *f, struct store *st, int64_t id, const char *pods_json,
