@@ -5,7 +5,7 @@
 #   make test SANITIZE=address,undefined   (runtime asserts on too)
 #   make unit-MODULE           one module's unit tests (core, ingest, rules, correlate, store, pipeline, cli)
 #   make fuzz                  libFuzzer harnesses (clang), FUZZ_SECONDS each
-#   make bench | clean
+#   make bench | clean        (bench: tests/bench/run.sh, then tests/kafka/latency.sh)
 #   make install | uninstall   PREFIX=/usr/local DESTDIR= (binary, man page,
 #                              completions, systemd unit and sysusers.d file,
 #                              example config)
@@ -160,8 +160,10 @@ fuzz: $(FUZZ_BIN)
 		-artifact_prefix=build/fuzz/$$n- build/fuzz/corpus-$$n \
 		tests/fuzz/seeds/$${n#fuzz_} || exit 1; done
 
+# The latency case needs a Kafka broker; without one it says so and passes.
 bench: $(BIN)
 	tests/bench/run.sh $(abspath $(BIN))
+	tests/kafka/latency.sh $(abspath $(BIN))
 
 $(B)/cli/main.o $(B)/cli/http.o: override CFLAGS += -DREVTRAIL_VERSION='"$(VERSION)"'
 
