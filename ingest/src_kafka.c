@@ -1036,7 +1036,9 @@ int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
 			catch_up(k);
 		if (k->batch_msgs && (k->batch_msgs >= k->o.batch_messages ||
 				      k->batch_bytes >= k->o.batch_bytes ||
-				      now >= k->deadline_ms) &&
+				      now >= k->deadline_ms ||
+				      (k->o.hooks.full &&
+				       k->o.hooks.full(k->o.hooks.ctx))) &&
 		    (rc = flush(k, TELL_ASYNC)))
 			return rc;
 		if (k->o.exit_at_end && all_at_end(k))

@@ -42,7 +42,7 @@
  * (at most BATCH_BYTES). Peak RSS thus climbs with input only until both
  * batches are full and the database outgrows the cache, then stays flat
  * (figures: docs/benchmarks.md). */
-#define BATCH_EVENTS 16384
+#define BATCH_EVENTS PIPELINE_BATCH_EVENTS
 #define BATCH_BYTES (16u << 20)
 #define BATCH_NS 1000000000LL
 

@@ -14,6 +14,10 @@
 #include "revtrail/pipeline.h"
 #include "revtrail/writer.h"
 
+/* Stored events a batch holds before its commit, for ingest and consume
+ * alike (pipeline/driver.c says why this many). */
+#define PIPELINE_BATCH_EVENTS 16384
+
 struct pipeline_batches;
 
 /* Two batches (keep_untagged: untagged records are stored too) and the

@@ -30,8 +30,11 @@
 
 /* As ingest's batches: every batch re-diagnoses the incidents it touches,
  * so smaller or shorter batches cost more CPU, even with the commit on a
- * writer thread. */
-#define INGEST_KAFKA_BATCH_MESSAGES 16384
+ * writer thread. The caller's full hook closes a batch at ingest's count
+ * of stored events; the message count is twice that, so messages that
+ * store nothing (untagged logs) do not cut a batch short, yet a batch of
+ * them stays bounded. */
+#define INGEST_KAFKA_BATCH_MESSAGES 32768
 #define INGEST_KAFKA_BATCH_MS 1000
 #define INGEST_KAFKA_BATCH_BYTES (32u << 20)
 
@@ -98,6 +101,13 @@ struct ingest_kafka_hooks {
 	 * of a failed commit.
 	 */
 	int (*durable)(void *ctx, bool wait);
+	/*
+	 * NULL, or true when the batch's records are as many as a batch
+	 * should hold (the caller's measure, e.g. stored events): the batch
+	 * is then committed before the message count says so. Asked after
+	 * each message.
+	 */
+	bool (*full)(void *ctx);
 };
 
 struct ingest_kafka_opts {

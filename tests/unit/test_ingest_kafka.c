@@ -61,9 +61,11 @@ struct consumer {
 	bool hold;                     /* the writer stays busy */
 	int err;                       /* a failed write: sticky */
 	unsigned durable_calls;
+	int max_batch;                 /* most records in one commit */
 };
 
 static bool async_mode;                /* consumer_start: async consumers */
+static bool (*start_full)(void *ctx);  /* consumer_start: the full hook */
 
 static int on_record(void *ctx, struct rt_record *rec)
 {
@@ -132,6 +134,8 @@ static int commit(void *ctx, const struct ingest_kafka_part *parts, size_t n)
 	struct consumer *c = ctx;
 	int rc;
 
+	if (c->npending > c->max_batch)
+		c->max_batch = c->npending;
 	if (!c->async) {
 		rc = apply(c, c->pending, c->npending, parts, n);
 	} else if (!(rc = write_staged(c))) {
@@ -180,7 +184,8 @@ static int consumer_start(struct consumer *c, struct db *db, const char *group,
 	o.in = c->in;
 	o.arena = &c->arena;
 	o.hooks = (struct ingest_kafka_hooks){ c, stored_offset, on_record,
-					       commit, async_mode ? durable : NULL };
+					       commit, async_mode ? durable : NULL,
+					       start_full };
 	c->async = async_mode;
 	if (!(c->k = ingest_kafka_new(&o, err, sizeof(err)))) {
 		printf("# new: %s\n", err);
@@ -347,6 +352,33 @@ static void test_consume(rd_kafka_t *p, struct db *db)
 		sum += db->stored[i];
 	is_int(sum, 1000, "stored next offsets add up to the message count");
 	check_exact(db, 1000, "consume");
+}
+
+/* The caller's measure closes a batch before the message count would. */
+#define FULL_AT 7
+static bool full_at(void *ctx)
+{
+	return ((struct consumer *)ctx)->npending >= FULL_AT;
+}
+
+static void test_full_hook(struct db *db)
+{
+	struct consumer c;
+
+	db_init(db);
+	start_full = full_at;
+	if (!ok(consumer_start(&c, db, "g-full", 5000, true) == 0,
+		"consumer with a full hook starts")) {
+		start_full = NULL;
+		return;
+	}
+	start_full = NULL;
+	is_int(run_to_end(&c, 30), 1, "full hook: the end is reached");
+	is_int(consumer_stop(&c), 0, "full hook: close commits");
+	ok(c.max_batch > 0 && c.max_batch <= FULL_AT,
+	   "a batch is committed once the hook says full (largest %d)",
+	   c.max_batch);
+	check_exact(db, 1000, "full hook");
 }
 
 /* A crash mid-stream loses the uncommitted batch; the restart re-reads it
@@ -995,6 +1027,8 @@ int main(void)
 	t0 = now_s();
 	test_consume(p, db);
 	printf("# consume: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_full_hook(db);
+	printf("# full hook: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_crash_restart(p, db);
 	printf("# crash: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_rebalance(p, db);
