@@ -49,7 +49,7 @@ printf 'bench: kcat read %s messages in %.2f s: %.0f msg/s (reference)\n' \
 	"$n" "$ksecs" "$(echo "$n / $ksecs" | bc -l)"
 
 t0=$(date +%s.%N)
-/usr/bin/time -f '%U %S' -o "$W/consume.cpu" \
+/usr/bin/time -f '%U %S %M' -o "$W/consume.cpu" \
 timeout 1800 "$REVTRAIL" consume -b "$BS" -t bench -G bench --db "$W/bench.db" \
 	-e --status-interval 10 --stats-json "$W/stats.json" ${BENCH_ARGS:-} \
 	2>"$W/consume.err"
@@ -70,13 +70,16 @@ printf 'bench: %s messages in %.1f s (wall, incl. group join): %.0f msg/s, %.1f 
 	"$(echo "$bytes / $secs / 1048576" | bc -l)"
 echo "bench: events $(sqlite3 "$W/bench.db" 'SELECT count(*) FROM events'), incidents $(sqlite3 "$W/bench.db" 'SELECT count(*) FROM incidents'), db $(du -m "$W/bench.db" | cut -f1) MB"
 
-# The same values from a file: the target is consume >= 0.8x ingest.
-/usr/bin/time -f '%e %U %S' -o "$W/ingest.time" \
+# The same values from a file: the target is consume >= 0.9x ingest.
+/usr/bin/time -f '%e %U %S %M' -o "$W/ingest.time" \
 	"$REVTRAIL" ingest --db "$W/file.db" "$W/values.ndjson" 2>"$W/ingest.err"
-read -r isecs iu is <"$W/ingest.time"
-read -r cu cs <"$W/consume.cpu"
+read -r isecs iu is irss <"$W/ingest.time"
+read -r cu cs crss <"$W/consume.cpu"
 printf 'bench: ingest of the same values from a file: %.1f s, %.0f msg/s\n' \
 	"$isecs" "$(echo "$msgs / $isecs" | bc -l)"
 printf 'bench: consume/ingest: %.2fx msg/s (wall), cpu %.1f s vs %.1f s\n' \
 	"$(echo "$isecs / $secs" | bc -l)" "$(echo "$cu + $cs" | bc -l)" \
 	"$(echo "$iu + $is" | bc -l)"
+# What the read-ahead adds to ingest's memory (docs/kafka.md, Memory).
+printf 'bench: peak RSS consume %d MiB, ingest %d MiB\n' $((crss / 1024)) \
+	$((irss / 1024))
