@@ -4,9 +4,9 @@
  * application's structured log, a proxy's JSON access log).
  *
  * CRI content and docker `log` strings are often JSON themselves
- * (`... stdout F {"level":"error","msg":"db timeout"}`); their message is
- * taken from msg/message/log by a small allocation-free scanner rather than
- * cJSON, because that path runs once per container log line.
+ * (`... stdout F {"level":"error","msg":"db timeout"}`); such a payload is
+ * read by json_scan.h, the one JSON reader, as the records are, and its
+ * message and level taken by the same rule (payload_json).
  *
  * Structured loggers put the error beside the message, not in it: zap and
  * logrus in "error", slog in "err", controllers in "reason", Python's JSON
@@ -86,140 +86,8 @@ int ing_cri_parse(const char *p, size_t n, struct ing_cri *c)
 	return 0;
 }
 
-/* ---- a scanner for one-line JSON objects (no allocation) ---- */
-
-enum { JV_STR, JV_NUM, JV_OTHER };
-
-struct jscan {
-	const char *p;
-	size_t n, i;
-};
-
-static void js_ws(struct jscan *s)
-{
-	while (s->i < s->n && ing_is_space(s->p[s->i]))
-		s->i++;
-}
-
-/* At a '"': moves past the closing quote. */
-static bool js_string(struct jscan *s)
-{
-	size_t i = s->i + 1;
-
-	for (;;) {
-		i = js_find_special(s->p, i, s->n);
-		if (i >= s->n) {
-			s->i = s->n;
-			return false;
-		}
-		if (s->p[i] == '"') {
-			s->i = i + 1;
-			return true;
-		}
-		i += 2;         /* an escaped character */
-	}
-}
-
-static bool js_skip_nested(struct jscan *s)
-{
-	int depth = 0;
-
-	while (s->i < s->n) {
-		char c = s->p[s->i];
-
-		if (c == '"') {
-			if (!js_string(s))
-				return false;
-			continue;
-		}
-		if (c == '{' || c == '[')
-			depth++;
-		else if ((c == '}' || c == ']') && --depth == 0) {
-			s->i++;
-			return true;
-		}
-		s->i++;
-	}
-	return false;
-}
-
-struct jmember {
-	const char *key, *val;
-	size_t keyn, valn;
-	int kind;
-};
-
-/* Next member of the top-level object; false at its end or on bad input
- * (*bad set). */
-static bool js_member(struct jscan *s, struct jmember *m, bool *bad)
-{
-	size_t at;
-
-	js_ws(s);
-	if (s->i < s->n && s->p[s->i] == '}')
-		return false;
-	if (s->i >= s->n || s->p[s->i] != '"')
-		goto bad;
-	at = s->i;
-	if (!js_string(s))
-		goto bad;
-	m->key = s->p + at + 1;
-	m->keyn = s->i - at - 2;
-	js_ws(s);
-	if (s->i >= s->n || s->p[s->i] != ':')
-		goto bad;
-	s->i++;
-	js_ws(s);
-	if (s->i >= s->n)
-		goto bad;
-	at = s->i;
-	if (s->p[at] == '"') {
-		if (!js_string(s))
-			goto bad;
-		m->kind = JV_STR;
-		m->val = s->p + at + 1;
-		m->valn = s->i - at - 2;
-	} else if (s->p[at] == '{' || s->p[at] == '[') {
-		if (!js_skip_nested(s))
-			goto bad;
-		m->kind = JV_OTHER;
-		m->val = s->p + at;
-		m->valn = s->i - at;
-	} else {
-		while (s->i < s->n && s->p[s->i] != ',' && s->p[s->i] != '}' &&
-		       !ing_is_space(s->p[s->i]))
-			s->i++;
-		m->kind = (s->p[at] == '-' || (s->p[at] >= '0' && s->p[at] <= '9'))
-				  ? JV_NUM : JV_OTHER;
-		m->val = s->p + at;
-		m->valn = s->i - at;
-	}
-	js_ws(s);
-	if (s->i < s->n && s->p[s->i] == ',')
-		s->i++;
-	else if (s->i >= s->n || s->p[s->i] != '}')
-		goto bad;
-	return true;
-bad:
-	*bad = true;
-	return false;
-}
-
-/* Every key of the lists above is 2 to 17 bytes and starts with one of
- * these: most members of a JSON log line are rejected on that alone. */
-static bool maybe_key(const char *k, size_t kn)
-{
-	return kn >= 2 && kn <= 17 && strchr("mlesrt@M", k[0]);
-}
-
-static int key_rank(const char *const *keys, const char *k, size_t kn)
-{
-	for (int i = 0; keys[i]; i++)
-		if (keys[i][0] == k[0] && strlen(keys[i]) == kn &&
-		    memcmp(keys[i], k, kn) == 0)
-			return i;
-	return -1;
-}
+static void payload_json(struct dec_ctx *d, struct rt_record *rec,
+			 struct rt_str content);
 
 /* pino/bunyan numeric levels. */
 static struct rt_str level_num(double v)
@@ -326,93 +194,6 @@ static struct rt_str type_and_message(struct dec_ctx *d, struct rt_str type,
 
 	cause_add(&c, 0, msg);
 	return join_causes(d, chomp(type), &c);
-}
-
-/* The object member at s is an error object: its type and message. */
-static struct rt_str scan_error_obj(struct dec_ctx *d, const char *p, size_t n)
-{
-	struct jscan s = { p, n, 1 };
-	struct jmember m = { 0 }, type = { 0 }, msg = { 0 };
-	int trank = 100, mrank = 100, r;
-	bool bad = false;
-
-	while (js_member(&s, &m, &bad)) {
-		if (m.kind != JV_STR || !m.valn)
-			continue;
-		if ((r = key_rank(obj_type_keys, m.key, m.keyn)) >= 0 && r < trank) {
-			trank = r;
-			type = m;
-		}
-		if ((r = key_rank(obj_msg_keys, m.key, m.keyn)) >= 0 && r < mrank) {
-			mrank = r;
-			msg = m;
-		}
-	}
-	if (bad)
-		return RT_STR_NULL;
-	return type_and_message(d,
-		type.valn ? ing_json_unescape(d->arena, type.val, type.valn) :
-			    RT_STR_NULL,
-		msg.valn ? ing_json_unescape(d->arena, msg.val, msg.valn) :
-			   RT_STR_NULL);
-}
-
-/*
- * content holds a JSON object: its msg-like member, joined with the causes
- * beside it, becomes the message and its level the record's type.
- * Anything else leaves rec as it is.
- */
-static void payload_json(struct dec_ctx *d, struct rt_record *rec,
-			 struct rt_str content)
-{
-	struct jscan s = { content.p, content.n, 0 };
-	struct jmember m = { 0 }, best = { 0 }, lvl = { 0 };
-	struct causes c = { .n = 0 };
-	int rank = 100, r;
-	bool bad = false, have_lvl = false;
-
-	js_ws(&s);
-	if (s.i >= s.n || s.p[s.i] != '{')
-		return;
-	s.i++;
-	while (js_member(&s, &m, &bad)) {
-		if (!maybe_key(m.key, m.keyn))
-			continue;
-		if (m.kind == JV_STR && m.valn &&
-		    (r = key_rank(msg_keys, m.key, m.keyn)) >= 0 && r < rank) {
-			rank = r;
-			best = m;
-		}
-		if ((r = key_rank(cause_keys, m.key, m.keyn)) >= 0) {
-			if (m.kind == JV_STR && m.valn)
-				cause_add(&c, r, ing_json_unescape(d->arena,
-							m.val, m.valn));
-			else if (m.kind == JV_OTHER && m.val[0] == '{')
-				cause_add(&c, r, scan_error_obj(d, m.val,
-								m.valn));
-		}
-		if (!have_lvl && m.kind != JV_OTHER &&
-		    key_rank(level_keys, m.key, m.keyn) >= 0) {
-			lvl = m;
-			have_lvl = true;
-		}
-	}
-	if (bad)
-		return;
-	if (rank < 100 || c.n) {
-		struct rt_str msg = rank < 100 ? chomp(ing_json_unescape(
-					d->arena, best.val, best.valn)) :
-					RT_STR_NULL;
-
-		if (rank == 100 || msg.p)
-			msg = join_causes(d, msg, &c);
-		if (msg.p)
-			rec->message = msg;
-	}
-	if (have_lvl && lvl.kind == JV_STR)
-		rec->type = ing_json_unescape(d->arena, lvl.val, lvl.valn);
-	else if (have_lvl)
-		rec->type = level_num(strtod(lvl.val, NULL));
 }
 
 /* Bit k of cause_at[i][c]: byte i of cause_keys[k], or the '"' that closes
@@ -814,13 +595,14 @@ static struct rt_str json_message_js(struct dec_ctx *d,
 	return join_causes(d, chomp(msg), &c);
 }
 
-/* common_fields from the picked members. */
-static void common_fields_js(struct dec_ctx *d, struct rt_record *rec,
+/* The message (when the object has one) and the level of a JSON log
+ * object, from its picked members: one rule for a record (Fluent Bit,
+ * Vector, an application's JSON line) and for a log line's payload. */
+static void message_level_js(struct dec_ctx *d, struct rt_record *rec,
 			     const struct js_doc *doc,
 			     const struct js_node **pk)
 {
 	struct rt_str msg = json_message_js(d, doc, pk);
-	int64_t ts, ns = 0;
 
 	if (msg.p && msg.n)
 		rec->message = msg;
@@ -834,6 +616,44 @@ static void common_fields_js(struct dec_ctx *d, struct rt_record *rec,
 			break;
 		}
 	}
+}
+
+/*
+ * content holds what may be a JSON object (a CRI line's content, a docker
+ * line's log, a record's message): json_scan.h reads the object it opens
+ * with, whatever follows it (formats.md §2.6). Its message and level are
+ * taken as a JSON record's; its time is not, the line's own comes first.
+ * Anything that is not a whole object by json_scan.h's grammar, or whose
+ * strings hold a \u escape that is not one (read, as cJSON reads it, as
+ * the end of its string), leaves rec as it is: a text line, nothing of it
+ * lost.
+ */
+static void payload_json(struct dec_ctx *d, struct rt_record *rec,
+			 struct rt_str content)
+{
+	struct js_doc own = { 0 }, *doc = d->payload ? d->payload : &own;
+	const struct js_node *pk[LK_N];
+	size_t end;
+
+	if (js_parse_lead(doc, content.p, content.n, &end) == 0 &&
+	    doc->node[0].type == JS_OBJ &&
+	    !js_has_bad_u_escape(content.p, end)) {
+		call_once(&log_sets_built, build_log_sets);
+		js_pick(doc, &doc->node[0], &log_set, pk);
+		message_level_js(d, rec, doc, pk);
+	}
+	if (doc == &own)
+		js_doc_release(&own);
+}
+
+/* common_fields from the picked members. */
+static void common_fields_js(struct dec_ctx *d, struct rt_record *rec,
+			     const struct js_doc *doc,
+			     const struct js_node **pk)
+{
+	int64_t ts, ns = 0;
+
+	message_level_js(d, rec, doc, pk);
 	for (int i = LK_TIME; i < LK_STREAM; i++)
 		if ((ts = dec_time(d, json_time_js(d->arena, pk[i], &ns),
 				   &ns)) != 0) {

@@ -91,6 +91,10 @@ struct dec_ctx {
 	/* A time out of range (RT_ERANGE) was read since the last record was
 	 * emitted: dec_emit counts that record once and clears it. */
 	bool time_range;
+	/* Where a log line's JSON payload is parsed (dec_logs.c), apart from
+	 * the frame's own nodes, which a record's decoder still reads; NULL:
+	 * a js_doc of the call's own. */
+	struct js_doc *payload;
 };
 
 /* Counts one fallback: ++*count, and where[] names the record being

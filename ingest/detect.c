@@ -80,6 +80,7 @@ static void dctx_init(struct ingest *in, struct dec_ctx *d,
 	d->emit_ctx = in;
 	d->helm = NULL;
 	d->time_range = false;
+	d->payload = &in->pdoc;
 }
 
 /* The file context's pod/namespace/container, valid for this call. */

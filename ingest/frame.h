@@ -93,6 +93,8 @@ struct ingest {
 
 	/* Every JSON frame is read with json_scan.h into jdoc. */
 	struct js_doc jdoc;
+	/* and the JSON payload of a log line into pdoc (dec_ctx.payload). */
+	struct js_doc pdoc;
 };
 
 /* One frame on its way to the decoders. */

@@ -71,6 +71,7 @@ void ingest_free(struct ingest *in)
 	}
 	js_stream_release(&in->msg_js);
 	js_doc_release(&in->jdoc);
+	js_doc_release(&in->pdoc);
 	free(in);
 }
 

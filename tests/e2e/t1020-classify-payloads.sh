@@ -1,11 +1,13 @@
 #!/bin/sh
 # The JSON payload of a log line (CRI content, a docker `log`, a Fluent Bit
-# `log`, a plain line that opens with `{`): each corpus file in tests/data/payloads decodes, record by
-# record, to [format, message, type] as its expect/ file says. strict.*
+# `log`, a plain line that opens with `{`), read by json_scan.h as every
+# JSON input is: each corpus file in tests/data/payloads decodes, record
+# by record, to [format, message, type] as its expect/ file says. strict.*
 # holds what common loggers write (zap, logrus, slog, bunyan, pino,
 # logstash-logback, Spring's ECS, klog, Python, Serilog, log4j2) with
 # escapes, surrogate pairs, nesting and numbers; lenient.* what is not
-# JSON: tails, cuts, bare words, bad escapes and numbers, deep nesting.
+# JSON: a complete object with a tail is read, anything else stays a text
+# line, whole (docs/formats.md §2.6).
 . "$(dirname "$0")/lib.sh"
 P=$DATA/payloads
 
