@@ -5,7 +5,10 @@
  * \u0000 aside, which json_scan.h refuses for the dispatcher to reject)
  * and read the same values from them, every object's and array's text
  * read again by cJSON alike, and js_print must print what
- * cJSON_PrintUnformatted does; else abort().
+ * cJSON_PrintUnformatted does; else abort(). js_parse_lead, which reads
+ * the object a log line's payload opens with, must read the value cJSON
+ * reads from the text's start when not asked for its end, up to the same
+ * byte.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +64,22 @@ static bool print_same(const struct js_doc *doc, const cJSON *c)
 	return same;
 }
 
+/* js_parse_lead of text is cJSON's reading of the value it opens with. */
+static bool lead_same(const char *text, size_t size)
+{
+	static struct js_doc lead;
+	const char *cend = NULL;
+	cJSON *c = cJSON_ParseWithLengthOpts(text, size + 1, &cend, 0);
+	size_t end = 0;
+	int rc = js_parse_lead(&lead, text, size, &end);
+	bool same = (rc == 0) == (c != NULL) &&
+		    (!c || ((size_t)(cend - text) == end &&
+			    same_tree(&lead, 0, c)));
+
+	cJSON_Delete(c);
+	return same;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct js_doc doc;
@@ -84,6 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   !print_same(&doc, c)))) {
 		fprintf(stderr, "json_scan and cJSON differ (js %d, cJSON %s)\n",
 			rc, c ? "read it" : "refused it");
+		abort();
+	}
+	if (!js_has_nul_escape(text, size) && !lead_same(text, size)) {
+		fprintf(stderr, "js_parse_lead and cJSON differ\n");
 		abort();
 	}
 	cJSON_Delete(c);
