@@ -618,15 +618,25 @@ static void message_level_js(struct dec_ctx *d, struct rt_record *rec,
 	}
 }
 
+/* Whether a string value of doc is cut short by a \u escape that is not
+ * one. Only strings with escapes are looked into, few of a log line's. */
+static bool any_cut(const struct js_doc *doc)
+{
+	for (uint32_t k = 1; k < doc->count; k++)
+		if (doc->node[k].esc && js_str_cut(&doc->node[k]))
+			return true;
+	return false;
+}
+
 /*
  * content holds what may be a JSON object (a CRI line's content, a docker
  * line's log, a record's message): json_scan.h reads the object it opens
  * with, whatever follows it (formats.md §2.6). Its message and level are
  * taken as a JSON record's; its time is not, the line's own comes first.
- * Anything that is not a whole object by json_scan.h's grammar, or whose
- * strings hold a \u escape that is not one (read, as cJSON reads it, as
- * the end of its string), leaves rec as it is: a text line, nothing of it
- * lost.
+ * Anything that is not a whole object by json_scan.h's grammar, or one
+ * whose string values hold a \u escape that is not one (read, as cJSON
+ * reads it, as the end of its string), leaves rec as it is: a text line,
+ * nothing of it lost.
  */
 static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 			 struct rt_str content)
@@ -636,8 +646,7 @@ static void payload_json(struct dec_ctx *d, struct rt_record *rec,
 	size_t end;
 
 	if (js_parse_lead(doc, content.p, content.n, &end) == 0 &&
-	    doc->node[0].type == JS_OBJ &&
-	    !js_has_bad_u_escape(content.p, end)) {
+	    doc->node[0].type == JS_OBJ && !any_cut(doc)) {
 		call_once(&log_sets_built, build_log_sets);
 		js_pick(doc, &doc->node[0], &log_set, pk);
 		message_level_js(d, rec, doc, pk);

@@ -661,36 +661,40 @@ struct rt_str js_str_esc(struct rt_arena *a, const struct js_node *it)
 	return rt_str_make(p, n);
 }
 
-/* The \u escape at or after *q in p[0..n) (not an escaped backslash
- * before "u"), with its four bytes: true and *q at its backslash. */
-static bool next_u_escape(const char *p, size_t n, const char **q)
+bool js_has_nul_escape(const char *p, size_t n)
 {
-	for (; (*q = memmem(*q, (size_t)(p + n - *q), "\\u", 2)); *q += 2) {
+	for (const char *q = p; (q = memmem(q, (size_t)(p + n - q),
+					    "\\u", 2)); q += 2) {
 		size_t bs = 0;
 
 		/* \\u0000 is an escaped backslash, then text */
-		while (*q - bs > p && (*q)[-(ptrdiff_t)bs - 1] == '\\')
+		while (q - bs > p && q[-(ptrdiff_t)bs - 1] == '\\')
 			bs++;
-		if (bs % 2 == 0 && p + n - *q >= 6)
+		if (bs % 2 == 0 && p + n - q >= 6 && !memcmp(q + 2, "0000", 4))
 			return true;
 	}
 	return false;
 }
 
-bool js_has_nul_escape(const char *p, size_t n)
+bool js_str_cut(const struct js_node *it)
 {
-	for (const char *q = p; next_u_escape(p, n, &q); q += 2)
-		if (!memcmp(q + 2, "0000", 4))
-			return true;
-	return false;
-}
+	const char *p, *end;
 
-bool js_has_bad_u_escape(const char *p, size_t n)
-{
-	for (const char *q = p; next_u_escape(p, n, &q); q += 2)
+	if (!it || it->type != JS_STR || !it->esc)
+		return false;
+	/* Every escape here passed check_escapes: only the digits of a \u
+	 * are left to look at. */
+	for (p = it->s, end = it->s + it->n;
+	     (p = memchr(p, '\\', (size_t)(end - p))); p += 2) {
+		if (p[1] != 'u')
+			continue;
+		if (end - p < 6)
+			return true;
 		for (int k = 2; k < 6; k++)
-			if (!((q[k] >= '0' && q[k] <= '9') ||
-			      ((q[k] | 0x20) >= 'a' && (q[k] | 0x20) <= 'f')))
+			if (!((p[k] >= '0' && p[k] <= '9') ||
+			      ((p[k] | 0x20) >= 'a' && (p[k] | 0x20) <= 'f')))
 				return true;
+		p += 4;
+	}
 	return false;
 }

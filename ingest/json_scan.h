@@ -197,9 +197,10 @@ struct rt_str js_print(struct rt_arena *a, const struct js_doc *doc,
  * js_parse refuses it. */
 bool js_has_nul_escape(const char *p, size_t n);
 
-/* Whether text holds a \u escape whose four bytes are not all hex
- * digits, which js_parse reads as the end of its string (see above): for
- * a caller that would rather not read such a text as JSON at all. */
-bool js_has_bad_u_escape(const char *p, size_t n);
+/* Whether a string (a node of a parsed doc) holds a \u escape whose four
+ * bytes are not all hex digits, which js_parse reads as the end of the
+ * string (see above): for a caller that would rather not read such a
+ * text as JSON at all. */
+bool js_str_cut(const struct js_node *it);
 
 #endif
