@@ -5,6 +5,7 @@
  * call's own) read alike.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../ingest/frame.h"
@@ -165,6 +166,54 @@ static void test_str_cut(void)
 	js_doc_release(&doc);
 }
 
+/* Numbers read by json_scan.h's fast path for decimals are strtod's, bit
+ * for bit: random ones of every length and point position, and the edges
+ * of the path (2^53, 22 places, a sign, a zero). */
+static bool same_as_strtod(const char *num)
+{
+	struct js_doc doc = { 0 };
+	double want = strtod(num, NULL);
+	bool same = js_parse(&doc, num, strlen(num)) == 0 &&
+		    doc.node[0].type == JS_NUM &&
+		    !memcmp(&doc.node[0].num, &want, sizeof(want));
+
+	js_doc_release(&doc);
+	return same;
+}
+
+static void test_decimals(void)
+{
+	static const char *const edges[] = {
+		"0.1", "-0.0", "0.0000000000000000000001", "9007199254740992.0",
+		"900719925474099.3", "9007199254740993.0", "1714558513.123456",
+		"1714558513.1234567", "-1.5", "00.5", "12345678901234567.89",
+		"0.30000000000000004", "1797693134862315.7",
+	};
+	unsigned seed = 7, bad = 0;
+	char num[40];
+
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		ok(same_as_strtod(edges[i]), "%s as strtod reads it", edges[i]);
+	for (int t = 0; t < 20000; t++) {
+		int len, dot, at = 0;
+
+		seed = seed * 1103515245u + 12345u;
+		len = 2 + (int)(seed >> 16) % 19;
+		dot = 1 + (int)(seed >> 8) % (len - 1);
+		if (seed & 1)
+			num[at++] = '-';
+		for (int d = 0; d < len; d++) {
+			seed = seed * 1103515245u + 12345u;
+			if (d == dot)
+				num[at++] = '.';
+			num[at++] = (char)('0' + (seed >> 16) % 10);
+		}
+		num[at] = '\0';
+		bad += !same_as_strtod(num);
+	}
+	is_int(bad, 0, "20000 random decimals as strtod reads them");
+}
+
 int main(void)
 {
 	test_decoded();
@@ -172,6 +221,7 @@ int main(void)
 	test_kept_as_text();
 	test_undefer();
 	test_str_cut();
+	test_decimals();
 	collect_reset(&C);
 	return done_testing();
 }
