@@ -213,9 +213,8 @@ int ing_time_parse(const char *p, size_t n, int64_t *ns);
 /* A timestamp leading a text line: 0 with *ns, RT_EPARSE when there is
  * none, or RT_ERANGE (one rt_time_parse holds out of range). */
 int ing_leading_time(const char *p, size_t n, int64_t *ns);
-/* JSON string body (between the quotes) decoded into the arena. */
-struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n);
-/* The same into out (n + 4 bytes, NUL-terminated), returning the length.
+/* A JSON string body (between the quotes) decoded into out (n + 4 bytes,
+ * NUL-terminated), returning the length.
  * It writes no further than it has read plus one, so out may be p - 1:
  * a string decoded in place of its opening quote. */
 size_t ing_json_unescape_to(char *out, const char *p, size_t n);

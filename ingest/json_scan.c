@@ -693,7 +693,6 @@ struct rt_str js_str_esc(struct rt_arena *a, const struct js_node *it)
 
 	if (!it || it->type != JS_STR)
 		return RT_STR_LIT("");
-	/* What ing_json_unescape gives for the escapes js_parse accepts. */
 	if (!(p = rt_arena_alloc(a, it->n + 1)))
 		return RT_STR_LIT("");
 	n = unescape(it->s, it->n, p);

@@ -520,21 +520,6 @@ static unsigned json_u(const char *p, size_t n, size_t *used)
 	return 0x10000 + (((unsigned)hi - 0xd800) << 10) + ((unsigned)lo - 0xdc00);
 }
 
-struct rt_str ing_json_unescape(struct rt_arena *a, const char *p, size_t n)
-{
-	char *out;
-	size_t o;
-
-	if (!memchr(p, '\\', n))
-		return rt_arena_strdup(a, p, n);
-	/* Escapes never grow, except a cut "\u" at the very end (+1). */
-	out = rt_arena_alloc(a, n + 4);
-	if (!out)
-		return RT_STR_NULL;
-	o = ing_json_unescape_to(out, p, n);
-	return rt_str_make(out, o);
-}
-
 size_t ing_json_unescape_to(char *out, const char *p, size_t n)
 {
 	size_t o = 0;
