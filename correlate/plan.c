@@ -771,8 +771,9 @@ static bool new_replicaset(struct corr_plan *p, const struct corr_batch *b,
 	return false;
 }
 
-/* Two stored incidents within the gap of each other: only classes keep
- * them apart, and a window would merge them. */
+/* Two stored incidents of one class within the gap of each other: a
+ * window would merge them, so their classes are not what the store says
+ * (a database made before classes were stored). */
 static bool near_overlap(const struct corr_plan *p,
 			 const struct plan_near *near, size_t nnear)
 {
@@ -780,7 +781,8 @@ static bool near_overlap(const struct corr_plan *p,
 		return true;
 	for (size_t i = 0; i < nnear; i++)
 		for (size_t j = i + 1; j < nnear; j++)
-			if (near[i].opened <= near[j].last + p->opts.gap_ns &&
+			if (near[i].cls == near[j].cls &&
+			    near[i].opened <= near[j].last + p->opts.gap_ns &&
 			    near[j].opened <= near[i].last + p->opts.gap_ns)
 				return true;
 	return false;
@@ -934,6 +936,7 @@ static int plan_window(struct corr_plan *p, const struct corr_batch *b,
 	}
 	w->merged = merged;
 	w->events = events;
+	w->cls = it[0].cls;
 	w->recount = w->nmerged > 0;
 	return objmap_take(p, &w->objs, &w->nobjs);
 }
@@ -954,11 +957,13 @@ int corr_plan_windows(struct corr_plan *p, const struct corr_batch *b,
 	for (size_t i = 0; i < g->ncl; i++) {
 		const struct plan_event *e = &b->ev[g->cl[i]];
 
-		it[i] = (struct corr_item){ e->first_ns, e->last_ns, g->cl[i], 0 };
+		it[i] = (struct corr_item){ e->first_ns, e->last_ns, g->cl[i],
+					    0, p->evs[g->cl[i]].cls };
 	}
 	for (size_t j = 0; j < nnear; j++)
 		it[g->ncl + j] = (struct corr_item){ near[j].opened, near[j].last,
-						     j | NEAR_BIT, 0 };
+						     j | NEAR_BIT, 0,
+						     near[j].cls };
 	nw = corr_cluster(it, ni, p->opts.gap_ns);
 	w = rt_arena_alloc(&p->arena, (nw ? nw : 1) * sizeof(*w));
 	if (!w)
@@ -1056,6 +1061,7 @@ static int rebuild_finish(struct corr_plan *p, struct corr_rebuild *rb,
 	done->first_min = rb->first_min;
 	done->first_max = rb->first_max;
 	done->byid = rb->pass != CORR_PASS_ALL;
+	done->cls = done->byid ? rb->pass : 0;
 	if (done->byid && rb->nids) {
 		int64_t *ids = rt_arena_alloc(&p->arena,
 					      rb->nids * sizeof(*ids));

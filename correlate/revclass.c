@@ -98,7 +98,7 @@ static bool set_eq(const void *ctx, uint32_t idx)
 
 /* A ReplicaSet seen for the first time: its class, remembered. */
 static int new_set(struct corr_revclass *c, struct rt_str rs, uint64_t h,
-		   int *cls)
+		   int64_t first, int *cls)
 {
 	const struct corr_deploy *d = deploy_at(c);
 	char *name;
@@ -121,7 +121,7 @@ static int new_set(struct corr_revclass *c, struct rt_str rs, uint64_t h,
 		free(name);
 		return err;
 	}
-	c->sets[c->nsets++] = (struct corr_set){ name, *cls };
+	c->sets[c->nsets++] = (struct corr_set){ name, *cls, first };
 	return 0;
 }
 
@@ -143,7 +143,7 @@ int corr_revclass_next(struct corr_revclass *c, struct rt_str pod,
 
 		if (i != RT_MAP_NONE)
 			*cls = c->sets[i].cls;
-		else if ((err = new_set(c, rs, h, cls)))
+		else if ((err = new_set(c, rs, h, first, cls)))
 			return err;
 	}
 	if (*cls == 0) {

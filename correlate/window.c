@@ -6,7 +6,8 @@
  * intervals (events, and incidents already stored, which are runs too).
  * Adding events only ever merges runs, never splits them, which is why the
  * store can extend incidents incrementally and still end, after all input,
- * where a from-scratch computation over the same events would.
+ * where a from-scratch computation over the same events would. Items of
+ * different revision classes (correlate/revclass.c) are never one run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@ static int item_cmp(const void *a, const void *b)
 {
 	const struct corr_item *x = a, *y = b;
 
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)
@@ -33,7 +36,8 @@ size_t corr_cluster(struct corr_item *items, size_t n, int64_t gap_ns)
 		return 0;
 	qsort(items, n, sizeof(*items), item_cmp);
 	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && items[i].start - end > gap_ns)
+		if (i > 0 && (items[i].cls != items[i - 1].cls ||
+			      items[i].start - end > gap_ns))
 			k++;
 		if (i == 0 || items[i].end > end)
 			end = items[i].end;

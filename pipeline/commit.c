@@ -341,6 +341,8 @@ static int write_group(struct pipeline_db *db, const struct corr_batch *b,
 	}
 	if (err || !g.ncl)
 		return err;
+	if ((err = pipe_classify(db, b, &g)))
+		return err;
 	if ((err = store_read_near(db->st, g.ns, g.rel, g.lo, g.hi, g.incs,
 				   g.nincs, &near, &nnear)))
 		return err;
@@ -444,6 +446,8 @@ static int rebuild_key(struct pipeline_db *db, const struct corr_key *k)
 		store_key_rescan(db->st, k->ns, k->rel);
 		err = rebuild_pass(db, &rb);
 	}
+	if (!err)
+		err = pipe_classes_store(db, k, rb.rc);
 	unused = rt_arena_alloc(&p->arena, (rb.nold + 1) * sizeof(*unused));
 	nun = corr_rebuild_unused(&rb, unused);
 	if (!err && !unused)

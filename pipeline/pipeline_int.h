@@ -37,6 +37,13 @@ struct pipeline_db {
 /* commit.c: one cluster's share of a batch, inside the transaction. */
 int commit_steps(struct pipeline_db *db, struct corr_batch *b);
 /* A repeat of the batch placed in its bucket's stored rows (commit.c). */
+/* classes.c: the revision class of each of g's events (evs[].cls),
+ * ReplicaSets met for the first time stored with theirs. */
+int pipe_classify(struct pipeline_db *db, const struct corr_batch *b,
+		  const struct corr_group *g);
+/* The ReplicaSets of a rebuilt release, as its last scan classed them. */
+int pipe_classes_store(struct pipeline_db *db, const struct corr_key *k,
+		       const struct corr_revclass *rc);
 int place_repeat(struct pipeline_db *db, struct corr_batch *b, size_t i);
 
 /* cluster.c */

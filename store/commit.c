@@ -102,6 +102,7 @@ static int near_add_row(struct store *st, sqlite3_stmt *s)
 	p->sev = rt_severity_from_name(sev, strlen(sev));
 	p->via = sqlite3_column_int(s, 7);
 	p->tags = keep_text(st, s, 6);
+	p->cls = sqlite3_column_int(s, 8);
 	return p->tags ? 0 : RT_ENOMEM;
 }
 
@@ -436,6 +437,9 @@ int store_write_window(struct store *st, const struct plan_event *ev,
 
 	*id = w->target;
 	if ((err = store_incident_write_agg(st, w->ns, w->rel, id, &w->agg)))
+		return err;
+	/* a window only takes incidents of its own class */
+	if (w->cls && (err = store_incident_set_class(st, *id, w->cls)))
 		return err;
 	for (size_t i = 0; i < w->nmerged; i++)
 		if ((err = merge_away(st, *id, w->merged[i])))

@@ -421,7 +421,8 @@ int store_write_rebuilt(struct store *st, const struct plan_rebuilt *w,
 		if ((err = store_db_done(st, s, "rebuild objects")))
 			return err;
 	}
-	if ((err = store_incident_write_agg(st, w->ns, w->rel, id, &w->agg)))
+	if ((err = store_incident_write_agg(st, w->ns, w->rel, id, &w->agg)) ||
+	    (err = store_incident_set_class(st, *id, w->cls)))
 		return err;
 	if (w->byid)
 		err = assign_ids(st, w, *id);

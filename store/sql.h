@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 14
+#define STORE_SCHEMA_VERSION 15
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -138,6 +138,23 @@
 	" fields TEXT NOT NULL);" \
 	"CREATE INDEX fleet_parts_release ON fleet_parts(cluster, namespace," \
 	" release, revision, opened_ns);"
+
+/* Revision classes (correlate/revclass.c) remembered, so that a batch
+ * puts an event in its class's incident without a rescan: the class of
+ * each incident, and each ReplicaSet of a release with its first
+ * sighting and class. Self-contained, so that it can take whichever
+ * number it lands as. Each release already stored gets a row named ''
+ * that says its classes are unknown: the first batch that meets one of
+ * its ReplicaSets recomputes it, which fills both (not the migration:
+ * it leaves every incident as it was). */
+#define SQL_MIGRATE_CLASSES \
+	"ALTER TABLE incidents ADD COLUMN class INTEGER NOT NULL DEFAULT 0;" \
+	"CREATE TABLE replicasets(cluster TEXT NOT NULL DEFAULT ''," \
+	" namespace TEXT NOT NULL, release TEXT NOT NULL, name TEXT NOT NULL," \
+	" first_ns INTEGER NOT NULL, class INTEGER NOT NULL DEFAULT 0," \
+	" PRIMARY KEY(cluster, namespace, release, name)) WITHOUT ROWID;" \
+	"INSERT INTO replicasets(cluster, namespace, release, name, first_ns)" \
+	" SELECT DISTINCT cluster, namespace, release, '', 0 FROM release_keys;"
 
 /* Migration N brings user_version N-1 to N. Append, never edit. */
 static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
@@ -338,6 +355,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" WHERE fields <> '{}';",
 	/* 13 -> 14 */
 	SQL_MIGRATE_FLEET,
+	/* 14 -> 15 */
+	SQL_MIGRATE_CLASSES,
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
@@ -491,11 +510,26 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	X(RET_RECENT_EV, "SELECT ts_ns FROM events WHERE incident_id IS NULL" \
 		" AND ts_ns > 0 ORDER BY ts_ns DESC LIMIT ?1") \
 	X(INC_NEAR, "SELECT id, opened_ns, last_ns, event_count, occurrences," \
-		" severity, tags, via FROM incidents" \
+		" severity, tags, via, class FROM incidents" \
 		" WHERE namespace = ?1 AND release = ?2 AND last_ns >= ?3" \
 		" AND opened_ns <= ?4 AND cluster = :cluster") \
 	X(INC_BY_ID, "SELECT id, opened_ns, last_ns, event_count, occurrences," \
-		" severity, tags, via FROM incidents WHERE id = ?1") \
+		" severity, tags, via, class FROM incidents WHERE id = ?1") \
+	X(INC_SET_CLASS, "UPDATE incidents SET class = ?2 WHERE id = ?1") \
+	/* an incident of class 0 open at a deploy: begun before ?3 (the \
+	 * deploy's skewed start), its gap reaching ?4 (the deploy) */ \
+	X(INC_OPEN0_AT, "SELECT 1 FROM incidents WHERE namespace = ?1" \
+		" AND release = ?2 AND last_ns >= ?4 - ?5 AND opened_ns < ?3" \
+		" AND class = 0 AND cluster = :cluster LIMIT 1") \
+	X(RS_GET, "SELECT first_ns, class FROM replicasets" \
+		" WHERE namespace = ?1 AND release = ?2 AND name = ?3" \
+		" AND cluster = :cluster") \
+	X(RS_PUT, "INSERT INTO replicasets(namespace, release, name," \
+		" first_ns, class, cluster) VALUES(?1, ?2, ?3, ?4, ?5, :cluster)" \
+		" ON CONFLICT DO UPDATE SET first_ns = excluded.first_ns," \
+		" class = excluded.class") \
+	X(RS_CLEAR, "DELETE FROM replicasets WHERE namespace = ?1" \
+		" AND release = ?2 AND cluster = :cluster") \
 	X(INC_OF_KEY, "SELECT id FROM incidents WHERE namespace = ?1" \
 		" AND release = ?2 AND cluster = :cluster ORDER BY id") \
 	X(INC_INSERT, "INSERT INTO incidents(namespace, release, opened_at," \

@@ -151,6 +151,8 @@ int store_read_printf(sqlite3 *db, int max_length);
  * *id is 0 (and then setting *id). */
 int store_incident_write_agg(struct store *st, const char *ns, const char *rel,
 		       int64_t *id, const struct plan_agg *a);
+/* classes.c: incident id's revision class. */
+int store_incident_set_class(struct store *st, int64_t id, int cls);
 /* recompute.c */
 int store_key_add_str(struct store *st, const char *ns, const char *rel);
 

@@ -461,6 +461,7 @@ struct corr_item {
 	int64_t start, end;
 	size_t idx;                    /* caller's index */
 	size_t cluster;
+	int cls;                       /* revision class: runs of one only */
 };
 size_t corr_cluster(struct corr_item *items, size_t n, int64_t gap_ns);
 
@@ -774,6 +775,7 @@ struct corr_deploy {
 struct corr_set {
 	char *name;                 /* the ReplicaSet */
 	int cls;
+	int64_t first;              /* its first sighting */
 };
 
 struct corr_revclass {

@@ -130,6 +130,7 @@ struct plan_near {
 	int64_t id, opened, last, count, occ;
 	int sev, via;
 	const char *tags;                /* JSON array */
+	int cls;                         /* incidents.class */
 };
 
 /* One stored event of a release, in time order (a rebuild's input). */
@@ -197,6 +198,7 @@ struct plan_evstate {
 	struct rt_str workload;
 	const void *times;   /* a repeat's set, encoded, as written; or NULL */
 	size_t times_bytes;
+	int cls;             /* revision class (correlate/revclass.c) */
 };
 
 /* An incident's aggregates: sums and maxima of its events. */
@@ -220,6 +222,7 @@ struct plan_window {
 	const struct plan_object *objs;  /* deltas */
 	size_t nobjs;
 	bool recount;                    /* count its pods again */
+	int cls;                         /* its revision class */
 };
 
 /* One window of a release recomputed from its stored events: the events
@@ -235,6 +238,7 @@ struct plan_rebuilt {
 	bool byid;
 	const int64_t *ids;
 	size_t nids;
+	int cls;                         /* its revision class */
 };
 
 /* A stored event that moves to another release. */

@@ -126,6 +126,22 @@ int store_read_event(struct store *st, uint64_t ukey, struct plan_stored *out);
 int store_read_near(struct store *st, struct rt_str ns, struct rt_str rel,
 		    int64_t lo, int64_t hi, const int64_t *incs, size_t nincs,
 		    const struct plan_near **out, size_t *n);
+/* Revision classes (correlate/revclass.c, store/classes.c). A
+ * ReplicaSet of release (ns, rel): 1 and its first sighting and class,
+ * 0 when none is stored, or an error. */
+int store_read_replicaset(struct store *st, struct rt_str ns,
+			  struct rt_str rel, struct rt_str name,
+			  int64_t *first, int *cls);
+int store_write_replicaset(struct store *st, struct rt_str ns,
+			   struct rt_str rel, struct rt_str name,
+			   int64_t first, int cls);
+/* Every ReplicaSet of the release forgotten (a rebuild writes them anew). */
+int store_clear_replicasets(struct store *st, struct rt_str ns,
+			    struct rt_str rel);
+/* 1 when an incident of class 0 of the release opened before start and
+ * its gap reaches t (a deploy at t joined it), 0 when none, or an error. */
+int store_open0_at(struct store *st, struct rt_str ns, struct rt_str rel,
+		   int64_t start, int64_t t, int64_t gap_ns);
 struct store_key {
 	const char *ns, *rel;
 };

@@ -1,0 +1,88 @@
+/*
+ * classes.c: the revision classes a batch needs (correlate/revclass.c),
+ * remembered so that it needs no rescan of its release: each incident's
+ * class, each ReplicaSet's first sighting and class, and whether a
+ * class-0 incident was open at a deploy.
+ */
+#include "store_int.h"
+
+/* An empty text is '' in these tables, never NULL. */
+static void bind_text(sqlite3_stmt *s, int i, struct rt_str v)
+{
+	sqlite3_bind_text(s, i, v.n ? v.p : "", (int)v.n, SQLITE_STATIC);
+}
+
+static void bind_key(sqlite3_stmt *s, struct rt_str ns, struct rt_str rel)
+{
+	bind_text(s, 1, ns);
+	bind_text(s, 2, rel);
+}
+
+int store_incident_set_class(struct store *st, int64_t id, int cls)
+{
+	sqlite3_stmt *s = store_stmt(st, S_INC_SET_CLASS);
+
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, cls);
+	return store_db_done(st, s, "incident class");
+}
+
+int store_read_replicaset(struct store *st, struct rt_str ns,
+			  struct rt_str rel, struct rt_str name,
+			  int64_t *first, int *cls)
+{
+	sqlite3_stmt *s = store_stmt(st, S_RS_GET);
+	int rc, found = 0;
+
+	bind_key(s, ns, rel);
+	bind_text(s, 3, name);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*first = sqlite3_column_int64(s, 0);
+		*cls = sqlite3_column_int(s, 1);
+		found = 1;
+	} else if (rc != SQLITE_DONE) {
+		found = store_db_fail(st, "replicaset lookup");
+	}
+	sqlite3_reset(s);
+	return found;
+}
+
+int store_write_replicaset(struct store *st, struct rt_str ns,
+			   struct rt_str rel, struct rt_str name,
+			   int64_t first, int cls)
+{
+	sqlite3_stmt *s = store_stmt(st, S_RS_PUT);
+
+	bind_key(s, ns, rel);
+	bind_text(s, 3, name);
+	sqlite3_bind_int64(s, 4, first);
+	sqlite3_bind_int(s, 5, cls);
+	return store_db_done(st, s, "replicaset");
+}
+
+int store_clear_replicasets(struct store *st, struct rt_str ns,
+			    struct rt_str rel)
+{
+	sqlite3_stmt *s = store_stmt(st, S_RS_CLEAR);
+
+	bind_key(s, ns, rel);
+	return store_db_done(st, s, "replicasets");
+}
+
+int store_open0_at(struct store *st, struct rt_str ns, struct rt_str rel,
+		   int64_t start, int64_t t, int64_t gap_ns)
+{
+	sqlite3_stmt *s = store_stmt(st, S_INC_OPEN0_AT);
+	int rc, found;
+
+	bind_key(s, ns, rel);
+	sqlite3_bind_int64(s, 3, start);
+	sqlite3_bind_int64(s, 4, t);
+	sqlite3_bind_int64(s, 5, gap_ns);
+	rc = sqlite3_step(s);
+	found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 :
+		store_db_fail(st, "open incident lookup");
+	sqlite3_reset(s);
+	return found;
+}
