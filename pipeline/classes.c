@@ -11,7 +11,10 @@
  * A sighting earlier than the stored first one may change that class:
  * the release is recomputed (a rescan of that release, once). So is a
  * release stored before classes were (its row named '', from the
- * migration), the first time one of its ReplicaSets is not found.
+ * migration), the first time one of its ReplicaSets is not found, and a
+ * release whose batch shows for the first time that a revision was
+ * deployed while an incident of class 0 was open, when a ReplicaSet first
+ * seen in that revision's reign is stored as of class 0.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +154,51 @@ static int classify_events(struct classify *c)
 	return 0;
 }
 
+/* The deploy after t, or INT64_MAX. */
+static int64_t next_deploy(const struct corr_release *rel, int64_t t)
+{
+	int64_t next = INT64_MAX;
+
+	for (size_t i = 0; i < rel->nrevs; i++)
+		if (rel->revs[i].updated_ns > t && rel->revs[i].updated_ns < next)
+			next = rel->revs[i].updated_ns;
+	return next;
+}
+
+/* Deploy t of the group's span found open by the group's class-0 events
+ * but not by the stored incidents: the ReplicaSets stored of class 0 in
+ * its reign are its revision's, which a rescan of the release tells. */
+static int deploy_opened(struct classify *c, int64_t t)
+{
+	struct corr_plan *p = &c->db->plan;
+	int64_t start = t - CORR_SKEW_NS;
+	int found;
+
+	if (!batch_open0(c, c->g->ncl, start, t))
+		return 0;
+	found = store_open0_at(c->db->st, c->g->ns, c->g->rel, start, t,
+			       p->opts.gap_ns);
+	if (found == 0)
+		found = store_class0_in(c->db->st, c->g->ns, c->g->rel, start,
+					next_deploy(c->rel, t) - CORR_SKEW_NS);
+	if (found <= 0)
+		return found;
+	return corr_keyset_add(p, &p->rebuild, c->g->ns, c->g->rel);
+}
+
+static int deploys_opened(struct classify *c)
+{
+	int err = 0;
+
+	for (size_t i = 0; c->rel && i < c->rel->nrevs && !err; i++) {
+		int64_t t = c->rel->revs[i].updated_ns;
+
+		if (t > 0 && t >= c->g->lo && t - CORR_SKEW_NS <= c->g->hi)
+			err = deploy_opened(c, t);
+	}
+	return err;
+}
+
 int pipe_classify(struct pipeline_db *db, const struct corr_batch *b,
 		  const struct corr_group *g)
 {
@@ -166,6 +214,8 @@ int pipe_classify(struct pipeline_db *db, const struct corr_batch *b,
 	rt_map_init(&c.map);
 	err = classify_events(&c);
 	rt_map_release(&c.map);
+	if (!err)
+		err = deploys_opened(&c);
 	return err;
 }
 

@@ -70,6 +70,22 @@ int store_clear_replicasets(struct store *st, struct rt_str ns,
 	return store_db_done(st, s, "replicasets");
 }
 
+int store_class0_in(struct store *st, struct rt_str ns, struct rt_str rel,
+		    int64_t from, int64_t to)
+{
+	sqlite3_stmt *s = store_stmt(st, S_RS_CLASS0_IN);
+	int rc, found;
+
+	bind_key(s, ns, rel);
+	sqlite3_bind_int64(s, 3, from);
+	sqlite3_bind_int64(s, 4, to);
+	rc = sqlite3_step(s);
+	found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 :
+		store_db_fail(st, "replicaset lookup");
+	sqlite3_reset(s);
+	return found;
+}
+
 int store_open0_at(struct store *st, struct rt_str ns, struct rt_str rel,
 		   int64_t start, int64_t t, int64_t gap_ns)
 {

@@ -528,6 +528,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" first_ns, class, cluster) VALUES(?1, ?2, ?3, ?4, ?5, :cluster)" \
 		" ON CONFLICT DO UPDATE SET first_ns = excluded.first_ns," \
 		" class = excluded.class") \
+	/* a ReplicaSet of class 0 first seen in [?3, ?4) */ \
+	X(RS_CLASS0_IN, "SELECT 1 FROM replicasets WHERE namespace = ?1" \
+		" AND release = ?2 AND name <> '' AND class = 0" \
+		" AND first_ns >= ?3 AND first_ns < ?4 AND cluster = :cluster" \
+		" LIMIT 1") \
 	X(RS_CLEAR, "DELETE FROM replicasets WHERE namespace = ?1" \
 		" AND release = ?2 AND cluster = :cluster") \
 	X(INC_OF_KEY, "SELECT id FROM incidents WHERE namespace = ?1" \

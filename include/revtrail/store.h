@@ -138,6 +138,10 @@ int store_write_replicaset(struct store *st, struct rt_str ns,
 /* Every ReplicaSet of the release forgotten (a rebuild writes them anew). */
 int store_clear_replicasets(struct store *st, struct rt_str ns,
 			    struct rt_str rel);
+/* 1 when a ReplicaSet of the release of class 0 was first seen in
+ * [from, to), 0 when none, or an error. */
+int store_class0_in(struct store *st, struct rt_str ns, struct rt_str rel,
+		    int64_t from, int64_t to);
 /* 1 when an incident of class 0 of the release opened before start and
  * its gap reaches t (a deploy at t joined it), 0 when none, or an error. */
 int store_open0_at(struct store *st, struct rt_str ns, struct rt_str rel,

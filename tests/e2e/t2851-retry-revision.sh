@@ -65,6 +65,15 @@ run_rt ingest --db "$T/split.db" "$T/ev5.ndjson"
 check "$T/split.db" again
 ok cmp "$T/files.json" "$T/again.json"
 
+# Revision 6's pods first, then revision 5's failure from before the
+# deploy: only then is it known that revision 6 was deployed into an open
+# incident, and its ReplicaSet, stored as of the old class, is revision 6's.
+for f in "$D/helm-history.txt" "$T/ev6.ndjson" "$T/ev5.ndjson"; do
+	run_rt ingest --db "$T/late5.db" "$f"
+done
+check "$T/late5.db" oldlast
+ok cmp "$T/files.json" "$T/oldlast.json"
+
 # The rebuild's first pass writes a window of new events (a revision 4
 # pod's failure the day before) before it meets revision 6's pods; the
 # passes by class make that window again under the same id: no incident
