@@ -178,9 +178,10 @@ static int deploy_opened(struct classify *c, int64_t t)
 		return 0;
 	found = store_open0_at(c->db->st, c->g->ns, c->g->rel, start, t,
 			       p->opts.gap_ns);
-	if (found == 0)
-		found = store_class0_in(c->db->st, c->g->ns, c->g->rel, start,
-					next_deploy(c->rel, t) - CORR_SKEW_NS);
+	if (found)   /* known open: its ReplicaSets were classed so */
+		return found < 0 ? found : 0;
+	found = store_class0_in(c->db->st, c->g->ns, c->g->rel, start,
+				next_deploy(c->rel, t) - CORR_SKEW_NS);
 	if (found <= 0)
 		return found;
 	return corr_keyset_add(p, &p->rebuild, c->g->ns, c->g->rel);

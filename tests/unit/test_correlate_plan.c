@@ -56,9 +56,9 @@ static void test_windows(void)
 	struct corr_batch b = { .ev = ev, .nev = 2 };
 	struct plan_near near[] = {
 		{ 7, 0, 10 * MIN, 4, 9, RT_SEV_WARNING, PLAN_VIA_PREFIX,
-		  "[\"crashloop\"]" },
+		  "[\"crashloop\"]", 0 },
 		{ 3, 40 * MIN, 50 * MIN, 2, 2, RT_SEV_CRITICAL, PLAN_VIA_LABEL,
-		  "[\"image_pull\"]" },
+		  "[\"image_pull\"]", 0 },
 	};
 	struct plan_stored none = { 0 };
 	struct plan_window *w;

@@ -50,7 +50,7 @@ static void test_gap(void)
 
 		for (size_t i = 0; i < n; i++)
 			it[i] = (struct corr_item){ ev[i][0] * MIN, ev[i][1] * MIN,
-						    i, 0 };
+						    i, 0, 0 };
 		/* shuffle: the input order must not matter */
 		for (size_t i = n - 1; round && i > 0; i--) {
 			size_t j = (seed = seed * 1103515245u + 12345u) % (i + 1);
@@ -75,13 +75,33 @@ static void test_gap(void)
 	/* a long event bridges: [0, 30] keeps 10 and 44 together */
 	{
 		struct corr_item b[3] = {
-			{ 44 * MIN, 44 * MIN, 0, 0 }, { 0, 30 * MIN, 1, 0 },
-			{ 10 * MIN, 10 * MIN, 2, 0 },
+			{ 44 * MIN, 44 * MIN, 0, 0, 0 }, { 0, 30 * MIN, 1, 0, 0 },
+			{ 10 * MIN, 10 * MIN, 2, 0, 0 },
 		};
 
 		is_int(corr_cluster(b, 3, 15 * MIN), 1, "an interval bridges");
 	}
 	is_int(corr_cluster(it, 0, MIN), 0, "no items, no windows");
+}
+
+/* A revision's own new pods (class 6) and the pods from before it (class
+ * 0) overlap in time and still make two runs; each class its own gaps. */
+static void test_classes(void)
+{
+	struct corr_item it[] = {
+		{ 0, 1 * MIN, 0, 0, 0 },
+		{ 1 * MIN, 10 * MIN, 1, 0, 6 },
+		{ 5 * MIN, 5 * MIN, 2, 0, 0 },
+		{ 30 * MIN, 31 * MIN, 3, 0, 6 },
+		{ 12 * MIN, 12 * MIN, 4, 0, 0 },
+	};
+	size_t cl[5];
+
+	is_int(corr_cluster(it, 5, 15 * MIN), 3, "three runs: two classes");
+	for (size_t i = 0; i < 5; i++)
+		cl[it[i].idx] = it[i].cluster;
+	ok(cl[0] == cl[2] && cl[2] == cl[4], "class 0 is one run");
+	ok(cl[1] != cl[0] && cl[1] != cl[3], "class 6 splits at its own gap");
 }
 
 static const char *intern_same(void *ctx, const char *p, size_t n)
@@ -365,6 +385,7 @@ static void test_cluster_keys(void)
 int main(void)
 {
 	test_gap();
+	test_classes();
 	test_tagset();
 	test_tagset_invariant();
 	test_batch();
