@@ -99,6 +99,26 @@ static int classes_unknown(struct classify *c)
 	return corr_keyset_add(p, &p->rebuild, c->g->ns, c->g->rel);
 }
 
+/* A ReplicaSet met for the first time: its class, stored. Past
+ * CORR_REVCLASS_SETS a release, as the rescan does, it stays in class 0
+ * and is not stored. */
+static int rs_new(struct classify *c, size_t i, struct rt_str rs, int *cls)
+{
+	const struct plan_event *e = &c->b->ev[c->g->cl[i]];
+	int64_t n = store_count_replicasets(c->db->st, c->g->ns, c->g->rel);
+	int err;
+
+	*cls = 0;
+	if (n < 0)
+		return (int)n;
+	if (n >= CORR_REVCLASS_SETS)
+		return 0;
+	if ((err = new_class(c, i, e->first_ns, cls)))
+		return err;
+	return store_write_replicaset(c->db->st, c->g->ns, c->g->rel, rs,
+				      e->first_ns, *cls);
+}
+
 /* The class of ReplicaSet rs, met at event i of the group. */
 static int rs_class(struct classify *c, size_t i, struct rt_str rs, int *cls)
 {
@@ -121,10 +141,8 @@ static int rs_class(struct classify *c, size_t i, struct rt_str rs, int *cls)
 	if (found)
 		err = e->first_ns < first ?   /* its class may change */
 		      corr_keyset_add(p, &p->rebuild, c->g->ns, c->g->rel) : 0;
-	else if (!(err = classes_unknown(c)) &&
-		 !(err = new_class(c, i, e->first_ns, cls)))
-		err = store_write_replicaset(c->db->st, c->g->ns, c->g->rel,
-					     rs, e->first_ns, *cls);
+	else if (!(err = classes_unknown(c)))
+		err = rs_new(c, i, rs, cls);
 	if (err)
 		return err;
 	c->seen[c->nseen] = (struct rs_seen){ rs, *cls };

@@ -61,6 +61,19 @@ int store_write_replicaset(struct store *st, struct rt_str ns,
 	return store_db_done(st, s, "replicaset");
 }
 
+int64_t store_count_replicasets(struct store *st, struct rt_str ns,
+				struct rt_str rel)
+{
+	sqlite3_stmt *s = store_stmt(st, S_RS_COUNT);
+	int64_t n;
+
+	bind_key(s, ns, rel);
+	n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) :
+		store_db_fail(st, "replicaset count");
+	sqlite3_reset(s);
+	return n;
+}
+
 int store_clear_replicasets(struct store *st, struct rt_str ns,
 			    struct rt_str rel)
 {

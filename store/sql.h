@@ -533,6 +533,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" AND release = ?2 AND name <> '' AND class = 0" \
 		" AND first_ns >= ?3 AND first_ns < ?4 AND cluster = :cluster" \
 		" LIMIT 1") \
+	X(RS_COUNT, "SELECT count(*) FROM replicasets WHERE namespace = ?1" \
+		" AND release = ?2 AND cluster = :cluster") \
 	X(RS_CLEAR, "DELETE FROM replicasets WHERE namespace = ?1" \
 		" AND release = ?2 AND cluster = :cluster") \
 	X(INC_OF_KEY, "SELECT id FROM incidents WHERE namespace = ?1" \

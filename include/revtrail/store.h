@@ -135,6 +135,9 @@ int store_read_replicaset(struct store *st, struct rt_str ns,
 int store_write_replicaset(struct store *st, struct rt_str ns,
 			   struct rt_str rel, struct rt_str name,
 			   int64_t first, int cls);
+/* How many rows the release has (or an error). */
+int64_t store_count_replicasets(struct store *st, struct rt_str ns,
+				struct rt_str rel);
 /* Every ReplicaSet of the release forgotten (a rebuild writes them anew). */
 int store_clear_replicasets(struct store *st, struct rt_str ns,
 			    struct rt_str rel);

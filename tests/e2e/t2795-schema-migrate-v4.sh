@@ -78,6 +78,12 @@ is "$(sqlite3 "$DB" "SELECT group_concat(name) FROM (SELECT name FROM
 is "$(sqlite3 "$DB" "SELECT group_concat(name) FROM pragma_index_list('incident_objects')
  WHERE name LIKE '%first%'")" "" "the first-seen index is the table now"
 is "$(sqlite3 "$DB" "PRAGMA integrity_check")" ok "integrity_check"
+# version 14: classes unknown for every stored release, none made up
+is "$(sqlite3 "$DB" "SELECT count(*) FROM replicasets WHERE name = ''")" \
+	"$(sqlite3 "$DB" "SELECT count(DISTINCT cluster || '/' || namespace || '/' || release) FROM release_keys")" \
+	"each stored release's classes marked unknown"
+is "$(sqlite3 "$DB" "SELECT count(*) FROM replicasets WHERE name <> ''")" 0 \
+	"and no ReplicaSet classed by the migration"
 
 # the same input again: the identities stored by version 4 still match
 run_rt ingest --db "$DB" "$S/hook-configmap-race/events.ndjson"
@@ -107,6 +113,9 @@ is "$(jq -r '[.[] | .diagnosis] | join(",")' "$T/cont")" \
 	"stale_config_mount,superseded_release_install,hook_configmap_race" "their diagnoses"
 is "$(sqlite3 "$DB" "SELECT id FROM incidents WHERE release = 'payments-api'")" 2 \
 	"the migrated incident went on (same id)"
+is "$(sqlite3 "$DB" "SELECT group_concat(name || ':' || class) FROM replicasets
+ WHERE release = 'payments-api'")" "payments-api-7d9c8f4b6:0" \
+	"the first batch that met its pods classed the release anew"
 is "$(sqlite3 "$DB" 'PRAGMA page_size')" 4096 "a migrated database keeps its 4 KiB pages"
 is "$(sqlite3 "$T/fresh.db" 'PRAGMA page_size')" 16384 "where a new one has 16 KiB"
 done_testing

@@ -45,4 +45,14 @@ check_oldpod "$T/oldpod-1-runs.db" "oldpod again"
 D=$DATA/class-restart
 run_rt ingest --db "$T/restart-1-runs.db" "$D/restart.ndjson"
 check_restart "$T/restart-1-runs.db" "restart again"
+
+# The ReplicaSets remembered are bounded: 4100 of one release, 4096 kept
+# (the rest stay in class 0, as a rescan leaves them).
+awk 'BEGIN { for (i = 0; i < 4100; i++) printf "{\"kind\":\"Event\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"e%d\",\"namespace\":\"prod\"},\"involvedObject\":{\"kind\":\"Pod\",\"name\":\"web-%dc%07d-abcde\",\"namespace\":\"prod\"},\"reason\":\"BackOff\",\"message\":\"Back-off restarting failed container web\",\"type\":\"Warning\",\"firstTimestamp\":\"2024-11-05T10:00:00Z\",\"lastTimestamp\":\"2024-11-05T10:00:00Z\",\"count\":1}\n", i, i % 9 + 1, i }' > "$T/many.ndjson"
+run_rt ingest --db "$T/many.db" "$D/helm-history.txt" "$T/many.ndjson"
+is "$RC" 0 "4100 ReplicaSets"
+run_rt query --db "$T/many.db" -o json "SELECT count(*) AS n FROM replicasets"
+is "$(jq '.[0].n' "$OUT")" 4096 "4096 of them remembered"
+run_rt query --db "$T/many.db" -o json "SELECT event_count FROM incidents"
+is "$(jq -c '[.[] | .event_count]' "$OUT")" '[4100]' "every event in the one incident"
 done_testing
