@@ -600,7 +600,10 @@ int store_incident_part(struct store *st, int64_t id, enum store_part part,
 	if (!sql[clustered(st)][part])     /* nothing to say before clusters */
 		return 0;
 	if (sqlite3_prepare_v2(st->db, sql[clustered(st)][part], -1, &s,
-			       NULL))
+			       NULL) &&
+	    (part != STORE_PART_CHANGES ||   /* before lives: one install */
+	     sqlite3_prepare_v2(st->db, SQL_INCIDENT_CHANGES_V9, -1, &s,
+				NULL)))
 		/* a database from before manifest summaries (lives) has
 		 * none */
 		return part == STORE_PART_CHANGES || part == STORE_PART_LIFE ?

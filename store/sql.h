@@ -747,12 +747,23 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" r.updated_ns <= i.opened_ns + 1000000000 DESC, r.updated_ns DESC" \
 	" LIMIT 1"
 /* The manifest summaries of the incident's revision and the one before
- * it that has one, newest first (schema 9 on). */
-#define SQL_INCIDENT_CHANGES \
-	"SELECT r.revision, r.manifest_summary FROM incidents i" \
+ * it that has one, newest first, of one install (the life in force when
+ * it opened, as SQL_INCIDENT_LIFE finds it: schema 11 on); _V9 for the
+ * files from before lives (schema 9 and 10). */
+#define SQL_INCIDENT_CHANGES_OF(WITH, SAME_LIFE) \
+	WITH "SELECT r.revision, r.manifest_summary FROM incidents i" \
 	" JOIN revisions r ON r.release = i.release AND r.cluster = i.cluster" \
 	" AND (r.namespace = i.namespace OR r.namespace = '')" \
 	" WHERE i.id = ?1 AND i.revision > 0 AND r.revision <= i.revision" \
+	SAME_LIFE \
 	" AND r.manifest_summary IS NOT NULL ORDER BY r.revision DESC LIMIT 2"
+#define SQL_INCIDENT_CHANGES SQL_INCIDENT_CHANGES_OF( \
+	"WITH l(life) AS (SELECT r.life FROM incidents i" \
+	" JOIN revisions r ON r.release = i.release AND r.revision = i.revision" \
+	" AND r.cluster = i.cluster AND (r.namespace = i.namespace" \
+	" OR r.namespace = '') WHERE i.id = ?1 ORDER BY r.namespace DESC," \
+	" r.updated_ns <= i.opened_ns + 1000000000 DESC, r.updated_ns DESC" \
+	" LIMIT 1) ", " AND r.life = (SELECT life FROM l)")
+#define SQL_INCIDENT_CHANGES_V9 SQL_INCIDENT_CHANGES_OF("", "")
 
 #endif
