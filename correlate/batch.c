@@ -104,7 +104,8 @@ void corr_batch_reset(struct corr_batch *b)
 	b->naliases = 0;
 	b->alias_last = 0;
 	b->max_ts = 0;
-	b->newest.n = 0;
+	b->newest.top.n = 0;
+	b->newest.nrun = 0;
 	rt_arena_reset(&b->arena);
 }
 
@@ -550,7 +551,7 @@ int corr_batch_add(struct corr_batch *b, const struct rt_record *rec,
 		return add_revs(b, rec);
 	/* A revision's time is when it was deployed, not how far the
 	 * input has come: it moves no watermark. */
-	corr_top_add(&b->newest, rec->ts_ns, CORR_RETAIN_WINDOW);
+	corr_newest_add(&b->newest, rec->ts_ns);
 	/* An untagged record's labels teach as much as a tagged one's. */
 	if (rec->release.n && (err = add_alias(b, rec)))
 		return err;

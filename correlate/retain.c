@@ -65,6 +65,53 @@ void corr_top_add(struct corr_top *top, int64_t t, unsigned k)
 	h[i] = t;
 }
 
+/* Each line of a log read in time order would sift from the heap's root
+ * to a leaf; in a run it costs a store, and a full run that starts at or
+ * above the heap's largest is the window whole (ascending is a min-heap).
+ * A time out of order folds the run in one by one. */
+static void newest_fold(struct corr_newest *nw)
+{
+	struct corr_top *h = &nw->top;
+	int64_t max = INT64_MIN;
+
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->t[i] > max)
+			max = h->t[i];
+	if (nw->nrun == CORR_RETAIN_WINDOW && nw->run[0] >= max) {
+		memcpy(h->t, nw->run, sizeof(h->t));
+		h->n = CORR_RETAIN_WINDOW;
+	} else {
+		for (unsigned i = 0; i < nw->nrun; i++)
+			corr_top_add(h, nw->run[i], CORR_RETAIN_WINDOW);
+	}
+	nw->nrun = 0;
+}
+
+void corr_newest_add(struct corr_newest *nw, int64_t t)
+{
+	const struct corr_top *h = &nw->top;
+
+	/* The heap stays as full, its smallest as large, until the run
+	 * folds in: a time not above it cannot enter. */
+	if (t <= 0 || (h->n == CORR_RETAIN_WINDOW && t <= h->t[0]))
+		return;
+	if (nw->nrun && t < nw->run[nw->nrun - 1]) {
+		newest_fold(nw);
+		corr_top_add(&nw->top, t, CORR_RETAIN_WINDOW);
+		return;
+	}
+	nw->run[nw->nrun++] = t;
+	if (nw->nrun == CORR_RETAIN_WINDOW)
+		newest_fold(nw);
+}
+
+void corr_newest_get(const struct corr_newest *nw, struct corr_top *out)
+{
+	*out = nw->top;
+	for (unsigned i = 0; i < nw->nrun; i++)
+		corr_top_add(out, nw->run[i], CORR_RETAIN_WINDOW);
+}
+
 void corr_retain_add(struct corr_retain_clock *c, int64_t t)
 {
 	corr_top_add(&c->pending, t, CORR_RETAIN_WINDOW);
@@ -134,10 +181,12 @@ void corr_watermark_observe(struct corr_watermark *w,
 {
 	int64_t limit = wall_ns + CORR_WATERMARK_SKEW_NS, ref = w->ns, to;
 	const struct corr_top *h = &w->newest;
+	struct corr_top bt;
 
-	for (unsigned i = 0; i < b->newest.n; i++)
-		if (b->newest.t[i] <= limit)
-			corr_top_add(&w->newest, b->newest.t[i],
+	corr_newest_get(&b->newest, &bt);
+	for (unsigned i = 0; i < bt.n; i++)
+		if (bt.t[i] <= limit)
+			corr_top_add(&w->newest, bt.t[i],
 				     CORR_WATERMARK_QUORUM);
 	/* The oldest seen stands in for the quorum only where nothing
 	 * else is known: a new database's first records. */
@@ -151,8 +200,8 @@ void corr_watermark_observe(struct corr_watermark *w,
 	for (unsigned i = 0; i < h->n; i++)
 		if (h->t[i] <= to && h->t[i] > w->ns)
 			w->ns = h->t[i];
-	for (unsigned i = 0; i < b->newest.n; i++)
-		if (b->newest.t[i] > limit || b->newest.t[i] > to)
+	for (unsigned i = 0; i < bt.n; i++)
+		if (bt.t[i] > limit || bt.t[i] > to)
 			w->ignored++;
 	if (w->ns > limit)
 		w->ns = limit;

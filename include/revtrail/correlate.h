@@ -339,6 +339,20 @@ struct corr_top {
 	unsigned n;
 };
 void corr_top_add(struct corr_top *top, int64_t t, unsigned k);
+/*
+ * The CORR_RETAIN_WINDOW largest times added, as corr_top, for a reader
+ * that needs them as a set (their order in the heap may differ from
+ * corr_top_add's): times in ascending order wait in a run that replaces
+ * the heap whole once it holds a window of times not below any in it.
+ * A zeroed struct is empty; get: the times, into *out.
+ */
+struct corr_newest {
+	struct corr_top top;
+	int64_t run[CORR_RETAIN_WINDOW];
+	unsigned nrun;
+};
+void corr_newest_add(struct corr_newest *nw, int64_t t);
+void corr_newest_get(const struct corr_newest *nw, struct corr_top *out);
 
 /* The records of one batch: deduped events and the Helm revisions stated. */
 struct corr_batch {
@@ -356,7 +370,7 @@ struct corr_batch {
 	bool keep_untagged;
 	int64_t repeat_ns;             /* corr_repeat_window of the database */
 	int64_t max_ts;                /* newest time of any record */
-	struct corr_top newest;        /* the newest times of records not
+	struct corr_newest newest;     /* the newest times of records not
 	                                * Helm's (corr_watermark) */
 	struct rt_arena arena;         /* copies of what the batch keeps */
 	/* counters since corr_batch_new, never reset */
