@@ -216,6 +216,16 @@ static int hook_durable(void *ctx, bool wait)
 	return wait ? 1 : rc;
 }
 
+/* The group took the partitions away before this batch was handed to the
+ * writer: its records are forgotten, the next owner stores them. */
+static void hook_drop(void *ctx)
+{
+	struct consume *c = ctx;
+
+	pipeline_batches_drop(c->bt);
+	rt_arena_reset(&c->arena);
+}
+
 static uint64_t tagged(const struct consume *c)
 {
 	struct pipeline_batches_counts n = { 0 };
@@ -382,6 +392,9 @@ static void stats_json(struct consume *c, const struct ingest_kafka_lag *lag,
 		json_num(f, "helm_topic_skipped", (int64_t)s->global_skipped,
 			 true);
 	}
+	json_num(f, "handover_skipped", (int64_t)s->handover_skipped, true);
+	json_num(f, "handover_dropped", (int64_t)s->handover_dropped, true);
+	json_num(f, "assignments_lost", (int64_t)s->assignments_lost, true);
 	if (c->itopic_name) {
 		struct itopic_stats is = c->itopic ? itopic_stats(c->itopic) :
 			c->istats;
@@ -574,6 +587,9 @@ static void publish(struct consume *c, int64_t now)
 		.rebalances = s->rebalances,
 		.kafka_commit_errors = s->kafka_commit_errors,
 		.kafka_errors = s->errors, .incidents_open = c->open_incidents,
+		.handover_skipped = s->handover_skipped,
+		.handover_dropped = s->handover_dropped,
+		.assignments_lost = s->assignments_lost,
 		.wal_bytes = c->wal_path ? metrics_file_bytes(c->wal_path) : -1,
 		.brokers_down = s->brokers_down,
 	};
@@ -1036,7 +1052,7 @@ static int setup(struct consume *c, struct consume_args *a)
 	a->ko.arena = &c->arena;
 	a->ko.hooks = (struct ingest_kafka_hooks){
 		c, hook_stored_offset, hook_record, hook_commit, hook_durable,
-		hook_full };
+		hook_full, hook_drop };
 	if (!(c->k = ingest_kafka_new(&a->ko, err, sizeof(err)))) {
 		rt_log(RT_LOG_ERROR, "consume", "%s", err);
 		return CLI_USAGE;

@@ -229,6 +229,15 @@ static void counters(FILE *f, const struct metrics_snap *s)
 	    s->kafka_commit_errors);
 	one(f, "revtrail_kafka_errors_total", "counter",
 	    "Errors librdkafka reported.", s->kafka_errors);
+	one(f, "revtrail_handover_skipped_total", "counter",
+	    "Offsets another instance stored, skipped at an assignment.",
+	    s->handover_skipped);
+	one(f, "revtrail_handover_dropped_total", "counter",
+	    "Messages read, then left to the next owner of a lost "
+	    "assignment.", s->handover_dropped);
+	one(f, "revtrail_assignments_lost_total", "counter",
+	    "Assignments the group took away before they were revoked.",
+	    s->assignments_lost);
 }
 
 static void histogram(FILE *f, const struct metrics_hist *h)

@@ -53,6 +53,7 @@ struct metrics_snap {
 	uint64_t registry_refused;
 	uint64_t watermark_ignored;
 	uint64_t rebalances, kafka_commit_errors, kafka_errors;
+	uint64_t handover_skipped, handover_dropped, assignments_lost;
 	int64_t incidents_open; /* -1 unknown */
 	int64_t wal_bytes;      /* the database's -wal file, -1 unknown */
 	bool brokers_down;

@@ -39,6 +39,8 @@
 #include "revtrail/log.h"
 #include "kafka_global.h"
 
+#include "kafka_handover.h"
+
 /* What the source knows of one partition it has seen. */
 struct kpart {
 	const char *topic;      /* interned */
@@ -73,6 +75,9 @@ struct ingest_kafka {
 	bool suspect;           /* a transport error: probe the brokers */
 	bool kafka_behind;      /* commits held back while the brokers were
 	                         * down, or failed since */
+	bool held;              /* the group moved on (a commit said so): no
+	                         * batch is written, the partitions are paused,
+	                         * until a rebalance or a commit goes through */
 	int64_t retry_ms;       /* catch up again at this time ... */
 	int64_t retry_step_ms;  /* ... which backs off while it fails */
 	int64_t last_probe_ms;
@@ -326,6 +331,32 @@ int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
 
 /* ---- callbacks ------------------------------------------------------- */
 
+/*
+ * The group moved to a new generation without this member, or is
+ * rebalancing: the partitions may be someone else's already, who starts
+ * at the group's offset. Writing more batches would put them in two
+ * databases, so none is written until the rebalance callback says what
+ * is ours (or a retried commit goes through); the partitions are paused
+ * so the pending batch stops growing.
+ */
+static void hold(struct ingest_kafka *k)
+{
+	if (k->held)
+		return;
+	k->held = true;
+	log_at(k, RT_LOG_WARN, "the group moved on: holding the batch until "
+	       "the rebalance");
+	ingest_kafka_pause_assigned(k->rk, true);
+}
+
+static void unhold(struct ingest_kafka *k)
+{
+	if (!k->held)
+		return;
+	k->held = false;
+	ingest_kafka_pause_assigned(k->rk, false);
+}
+
 /* Stores nothing in Kafka but the group's offsets; the database has the
  * real ones, so a failed Kafka commit is counted and reported, no more. */
 static void on_offset_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err,
@@ -338,8 +369,11 @@ static void on_offset_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 	(void)offsets;
 	if (!err || err == RD_KAFKA_RESP_ERR__NO_OFFSET) {
 		k->retry_step_ms = 0;
+		unhold(k);
 		return;
 	}
+	if (ingest_kafka_moved_on(err))
+		hold(k);
 	/* A commit refused while the coordinator is still being found after
 	 * an outage would otherwise wait for the next batch or rebalance,
 	 * however long a quiet topic takes: the poll loop tells Kafka the
@@ -472,6 +506,7 @@ enum kafka_tell { TELL_ASYNC, TELL_SYNC, TELL_NONE };
 static int flush(struct ingest_kafka *k, enum kafka_tell tell);
 static void settle(struct ingest_kafka *k, enum kafka_tell tell);
 static int wait_durable(struct ingest_kafka *k);
+static int confirm_inflight(struct ingest_kafka *k, enum kafka_tell tell);
 
 static int64_t start_offset(const struct ingest_kafka *k)
 {
@@ -527,6 +562,50 @@ static void catch_up(struct ingest_kafka *k)
 	rd_kafka_topic_partition_list_destroy(l);
 }
 
+/* How long an assignment waits for the group's offsets. */
+#define GROUP_OFFSETS_MS 5000
+
+/*
+ * A partition another instance owned since this database last stored it
+ * starts after that instance's commits, the group's offset, not at this
+ * database's older row: each database then holds what its instance owned,
+ * with a gap where another did, and the fleet holds every message once.
+ * The row stays as it is (submitted), so the first batch's fence still
+ * finds the database where it left it, and that batch records the jump.
+ */
+static void resume_after_owner(struct ingest_kafka *k,
+			       rd_kafka_topic_partition_list_t *parts)
+{
+	int64_t *skipped;
+	rd_kafka_resp_err_t e;
+
+	if (k->st.brokers_down || !parts->cnt)
+		return;
+	if (!(skipped = calloc((size_t)parts->cnt, sizeof(*skipped)))) {
+		k->fatal = RT_ENOMEM;
+		return;
+	}
+	if ((e = ingest_kafka_group_ahead(k->rk, parts, skipped,
+					  GROUP_OFFSETS_MS)))
+		log_at(k, RT_LOG_WARN, "the group's offsets: %s; resuming from "
+		       "the database's, which may store again what another "
+		       "instance stored", rd_kafka_err2str(e));
+	for (int i = 0; !e && i < parts->cnt; i++) {
+		rd_kafka_topic_partition_t *tp = &parts->elems[i];
+		struct kpart *p = part_find(k, tp->topic, tp->partition);
+
+		if (!skipped[i] || !p)
+			continue;
+		log_at(k, RT_LOG_INFO, "%s[%d]: the group is at %" PRId64
+		       ", this database at %" PRId64 ": another instance "
+		       "stored those; starting at the group's", p->topic,
+		       p->partition, tp->offset, p->submitted);
+		p->expected = p->committed = tp->offset;
+		k->st.handover_skipped += (uint64_t)skipped[i];
+	}
+	free(skipped);
+}
+
 static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 		      rd_kafka_topic_partition_list_t *parts, bool coop)
 {
@@ -536,8 +615,8 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 	size_t len = 0;
 
 	/* The stored offsets read below must include the batch in flight. */
-	if (k->ninflight && !k->fatal && !wait_durable(k))
-		settle(k, TELL_ASYNC);
+	if (!k->fatal)
+		confirm_inflight(k, TELL_SYNC);
 	for (int i = 0; i < parts->cnt; i++) {
 		rd_kafka_topic_partition_t *tp = &parts->elems[i];
 		struct kpart *p = part_get(k, tp->topic, tp->partition);
@@ -562,16 +641,20 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 		p->assigned = true;
 		p->at_end = p->in_batch = false;
 		p->expected = p->committed = p->submitted = next;
-		if (len < sizeof(line) - 64) {
-			int w = next >= 0 ?
-				snprintf(line + len, sizeof(line) - len,
-					 " %s[%d]@%" PRId64, p->topic,
-					 p->partition, next) :
-				snprintf(line + len, sizeof(line) - len,
-					 " %s[%d]@%s", p->topic, p->partition,
-					 start_name[k->o.start]);
-			len += w > 0 ? (size_t)w : 0;
-		}
+	}
+	if (!k->fatal)
+		resume_after_owner(k, parts);
+	for (int i = 0; i < parts->cnt && len < sizeof(line) - 64; i++) {
+		const rd_kafka_topic_partition_t *tp = &parts->elems[i];
+		int w = tp->offset >= 0 ?
+			snprintf(line + len, sizeof(line) - len,
+				 " %s[%d]@%" PRId64, tp->topic, tp->partition,
+				 tp->offset) :
+			snprintf(line + len, sizeof(line) - len, " %s[%d]@%s",
+				 tp->topic, tp->partition,
+				 start_name[k->o.start]);
+
+		len += w > 0 ? (size_t)w : 0;
 	}
 	if (coop) {
 		rd_kafka_error_t *e = rd_kafka_incremental_assign(rk, parts);
@@ -584,6 +667,8 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 	} else {
 		rd_kafka_assign(rk, parts);
 	}
+	/* Paused when a hold took them away, they are ours again. */
+	rd_kafka_resume_partitions(rk, parts);
 	commit_stored(k, parts);
 	k->st.assigned += parts->cnt;
 	if (parts->cnt)
@@ -591,17 +676,56 @@ static void on_assign(struct ingest_kafka *k, rd_kafka_t *rk,
 		      len ? line : "");
 }
 
+/* The pending batch forgotten (the drop hook): its messages are read
+ * again by the partitions' next owner. */
+static void drop_pending(struct ingest_kafka *k)
+{
+	for (size_t i = 0; i < k->nparts; i++) {
+		struct kpart *p = &k->parts[i];
+
+		if (p->in_batch) {
+			p->expected = p->submitted;
+			p->in_batch = false;
+		}
+	}
+	k->st.handover_dropped += k->batch_msgs;
+	k->batch_msgs = k->batch_bytes = 0;
+	k->o.hooks.drop(k->o.hooks.ctx);
+}
+
+/* A lost assignment: the batch in flight is written (the group may not
+ * know of it: the one batch two databases can share), the pending one is
+ * dropped where the caller can. */
+static void give_up_lost(struct ingest_kafka *k)
+{
+	size_t n = k->batch_msgs;
+
+	if (confirm_inflight(k, TELL_NONE))
+		return;
+	if (k->o.hooks.drop) {
+		drop_pending(k);
+		log_at(k, RT_LOG_WARN, "assignment lost; %zu message(s) not "
+		       "yet written are left to the next owner", n);
+	} else if (!flush(k, TELL_NONE)) {
+		log_at(k, RT_LOG_WARN, "assignment lost; batch kept in the "
+		       "database only");
+	}
+}
+
 static void on_revoke(struct ingest_kafka *k, rd_kafka_t *rk,
 		      rd_kafka_topic_partition_list_t *parts, bool coop)
 {
 	bool lost = rd_kafka_assignment_lost(rk);
 
+	k->st.assignments_lost += lost;
 	/* The batch's effects go to the database first: whoever gets these
 	 * partitions next starts after them. A lost assignment may already
-	 * belong to someone else, so Kafka is not told then. */
-	if (!k->fatal && flush(k, lost ? TELL_NONE : TELL_SYNC) == 0 && lost)
-		log_at(k, RT_LOG_WARN, "assignment lost; batch kept in the "
-		       "database only");
+	 * belong to someone else, who starts at the group's offset: Kafka is
+	 * not told then, and the batch not yet written is left to them. */
+	if (!k->fatal && lost)
+		give_up_lost(k);
+	else if (!k->fatal)
+		flush(k, TELL_SYNC);
 	for (int i = 0; i < parts->cnt; i++) {
 		struct kpart *p = part_find(k, parts->elems[i].topic,
 					    parts->elems[i].partition);
@@ -631,10 +755,12 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 {
 	struct ingest_kafka *k = opaque;
 	bool coop = !strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE");
+	bool held = k->held;
 
 	/* Not a sign of brokers: a session that timed out with every broker
 	 * down revokes too. Only a broker's answer clears brokers_down. */
 	k->st.rebalances++;
+	k->held = false;
 	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
 		k->ever_assigned = true;
 		on_assign(k, rk, parts, coop);
@@ -643,6 +769,11 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 	} else {
 		report_error(k, err, "rebalance failed");
 		on_revoke(k, rk, parts, coop);
+	}
+	/* The rebalance said what is ours: what is left goes on. */
+	if (held) {
+		k->held = true;
+		unhold(k);
 	}
 }
 
@@ -781,13 +912,12 @@ static void kafka_commit(struct ingest_kafka *k,
 			rd_kafka_topic_partition_list_add(
 				l, parts[i].topic, parts[i].partition)->offset =
 				parts[i].next;
+	/* A failure is counted and logged by on_offset_commit, which hears
+	 * of synchronous commits too; holding cannot wait for it. */
 	e = l->cnt ? rd_kafka_commit(k->rk, l, sync ? 0 : 1) :
 		RD_KAFKA_RESP_ERR_NO_ERROR;
-	if (sync && e && e != RD_KAFKA_RESP_ERR__NO_OFFSET) {
-		k->st.kafka_commit_errors++;
-		log_at(k, RT_LOG_WARN, "offset commit failed (database is "
-		       "ahead, no loss): %s", rd_kafka_err2str(e));
-	}
+	if (sync && ingest_kafka_moved_on(e))
+		hold(k);
 	rd_kafka_topic_partition_list_destroy(l);
 }
 
@@ -830,7 +960,7 @@ static int settle_if_durable(struct ingest_kafka *k)
 	if (rc < 0)
 		return db_failed(k, rc);
 	if (rc == 1)
-		settle(k, TELL_ASYNC);
+		settle(k, TELL_SYNC);
 	return 0;
 }
 
@@ -842,6 +972,23 @@ static int wait_durable(struct ingest_kafka *k)
 	if (k->ninflight && k->o.hooks.durable &&
 	    (rc = k->o.hooks.durable(k->o.hooks.ctx, true)) < 0)
 		return db_failed(k, rc);
+	return 0;
+}
+
+/* The batch in flight written and, unless told not to, acknowledged by
+ * the group before the next one goes to the database: so a database is
+ * never more than one batch ahead of what the group knows, and a next
+ * owner that starts at the group's offset stores at most that batch
+ * again. */
+static int confirm_inflight(struct ingest_kafka *k, enum kafka_tell tell)
+{
+	int rc;
+
+	if (!k->ninflight)
+		return 0;
+	if ((rc = wait_durable(k)))
+		return rc;
+	settle(k, tell == TELL_NONE ? TELL_NONE : TELL_SYNC);
 	return 0;
 }
 
@@ -865,12 +1012,14 @@ static int flush(struct ingest_kafka *k, enum kafka_tell tell)
 			.start = p->batch_start, .next = p->expected,
 			.global = p->global };
 	}
+	if (n && (rc = confirm_inflight(k, tell)))
+		return rc;
+	if (k->held)
+		return 0;       /* the batch waits for the rebalance */
 	k->batch_msgs = k->batch_bytes = 0;
 	if (n) {
 		if ((rc = k->o.hooks.commit(k->o.hooks.ctx, k->batch, n)))
 			return db_failed(k, rc);
-		/* The commit hook waited for the batch before this one. */
-		settle(k, tell == TELL_NONE ? TELL_NONE : TELL_ASYNC);
 		for (size_t i = 0; i < k->nparts; i++) {
 			struct kpart *p = &k->parts[i];
 
@@ -886,7 +1035,7 @@ static int flush(struct ingest_kafka *k, enum kafka_tell tell)
 		return 0;
 	if ((rc = wait_durable(k)))
 		return rc;
-	settle(k, tell);
+	settle(k, tell == TELL_NONE ? TELL_NONE : TELL_SYNC);
 	return 0;
 }
 
@@ -1034,7 +1183,8 @@ int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
 		if (k->kafka_behind && !k->st.brokers_down &&
 		    now >= k->retry_ms)
 			catch_up(k);
-		if (k->batch_msgs && (k->batch_msgs >= k->o.batch_messages ||
+		if (k->batch_msgs && !k->held &&
+		    (k->batch_msgs >= k->o.batch_messages ||
 				      k->batch_bytes >= k->o.batch_bytes ||
 				      now >= k->deadline_ms ||
 				      (k->o.hooks.full &&

@@ -108,6 +108,13 @@ struct ingest_kafka_hooks {
 	 * each message.
 	 */
 	bool (*full)(void *ctx);
+	/*
+	 * Optional: forgets every record emitted since the last commit. Called
+	 * when the group took the partitions away (a lost assignment) before
+	 * the pending batch was committed: the next owner reads them, and the
+	 * database must not hold them too. Without it that batch is committed.
+	 */
+	void (*drop)(void *ctx);
 };
 
 struct ingest_kafka_opts {
@@ -144,6 +151,11 @@ struct ingest_kafka_stats {
 	uint64_t kafka_commit_errors;
 	uint64_t errors;        /* consumer errors reported */
 	uint64_t rebalances;
+	uint64_t handover_skipped;  /* offsets another owner stored: the group
+	                             * was ahead of the database at assignment */
+	uint64_t handover_dropped;  /* messages read, then left to the next
+	                             * owner: the assignment was lost first */
+	uint64_t assignments_lost;  /* revokes of a lost assignment */
 	bool brokers_down;      /* all brokers unreachable right now */
 	int assigned;           /* partitions assigned now */
 	int global_assigned;    /* global topics' partitions read */

@@ -163,6 +163,15 @@ static int durable(void *ctx, bool wait)
 	return rc ? rc : 1;
 }
 
+/* The records of the batch not committed are forgotten. */
+static void drop(void *ctx)
+{
+	struct consumer *c = ctx;
+
+	c->npending = 0;
+	rt_arena_reset(&c->arena);
+}
+
 static const char *bootstraps;
 
 static int consumer_start(struct consumer *c, struct db *db, const char *group,
@@ -185,7 +194,7 @@ static int consumer_start(struct consumer *c, struct db *db, const char *group,
 	o.arena = &c->arena;
 	o.hooks = (struct ingest_kafka_hooks){ c, stored_offset, on_record,
 					       commit, async_mode ? durable : NULL,
-					       start_full };
+					       start_full, drop };
 	c->async = async_mode;
 	if (!(c->k = ingest_kafka_new(&o, err, sizeof(err)))) {
 		printf("# new: %s\n", err);
@@ -836,7 +845,7 @@ static bool at_end_db(struct consumer *c)
 	int64_t sum = 0;
 
 	for (int p = 0; p < NPART; p++)
-		sum += c->db->stored[p];
+		sum += c->db->stored[p] > 0 ? c->db->stored[p] : 0;
 	return (uint64_t)sum >= handover_end;
 }
 
@@ -854,33 +863,56 @@ static bool both_at_end(struct consumer *c)
 }
 
 /* Each assigned partition starts at its own row of the consumer's
- * database: committed (what the stored_offset hook gave at assignment,
- * nothing consumed since) is that partition's row, not another's. */
+ * database, or at its own group offset where that is later (another
+ * instance stored up to there): committed (nothing consumed since the
+ * assignment) is that, not another partition's. */
 static void check_rows(struct consumer *c, const char *what)
 {
 	struct ingest_kafka_lag lag[NPART];
 	size_t n = ingest_kafka_lags(c->k, lag, NPART);
+	rd_kafka_topic_partition_list_t *g = kafka_committed(c);
 	int wrong = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (lag[i].committed != c->db->stored[lag[i].partition]) {
-			printf("# %s: %s[%d]@%lld, its row is %lld\n", what,
-			       lag[i].topic, (int)lag[i].partition,
+	for (size_t i = 0; i < n && g; i++) {
+		int q = lag[i].partition;
+		int64_t want = c->db->stored[q] > g->elems[q].offset ?
+			c->db->stored[q] : g->elems[q].offset;
+
+		if (lag[i].committed != want) {
+			printf("# %s: %s[%d]@%lld, its row is %lld, the "
+			       "group's %lld\n", what, lag[i].topic, q,
 			       (long long)lag[i].committed,
-			       (long long)c->db->stored[lag[i].partition]);
+			       (long long)c->db->stored[q],
+			       (long long)g->elems[q].offset);
 			wrong++;
 		}
+	}
+	if (g)
+		rd_kafka_topic_partition_list_destroy(g);
 	ok(n > 0 && wrong == 0, "%s: each of %zu partitions starts at its "
 	   "own row", what, n);
 }
 
+/* The group's offsets set to the database's less 7, 14, 21, 28. */
+static void group_behind(struct consumer *c)
+{
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(NPART);
+
+	for (int q = 0; q < NPART; q++)
+		rd_kafka_topic_partition_list_add(l, TOPIC, q)->offset =
+			c->db->stored[q] - 7 * (q + 1);
+	rd_kafka_commit(ingest_kafka_handle(c->k), l, 0);
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
 /*
- * A database whose partitions' rows all differ, behind the group's
- * offsets: each partition is resumed from its own row, at a fresh start
- * and when partitions come back to it from another instance (the field
- * report's "assigned fb[0]@1500 fb[2]@3000" where 1500 and 3000 were the
- * rows of partitions 1 and 3). A seek from another partition's row shows
- * as a batch that does not start where the database is (fenced).
+ * A database whose partitions' rows all differ from the group's offsets,
+ * which are behind: each partition is resumed from its own row, at a
+ * fresh start, and from the later of its row and its group offset when
+ * partitions come back to it from another instance (the field report's
+ * "assigned fb[0]@1500 fb[2]@3000" where 1500 and 3000 were the rows of
+ * partitions 1 and 3). A seek from another partition's row shows as a
+ * batch that does not start where the database is (fenced).
  */
 static void test_own_rows(rd_kafka_t *p)
 {
@@ -894,11 +926,11 @@ static void test_own_rows(rd_kafka_t *p)
 		goto out;
 	handover_end = topic_end(&a);
 	ok(poll_until(&a, 30, at_end_db), "A stores every partition");
+	ingest_kafka_flush(a.k);
+	group_behind(&a);                      /* behind, and all differ */
 	consumer_stop(&a);
-	for (int q = 0; q < NPART; q++)        /* rows that all differ */
-		da->stored[q] -= 7 * (q + 1);
 	if (!ok(consumer_start(&a, da, "g-rows", 50, false) == 0,
-		"A starts again, its rows behind the group") ||
+		"A starts again, the group behind its rows") ||
 	    !ok(poll_until(&a, 30, all_assigned), "A has every partition"))
 		goto out;
 	check_rows(&a, "restart");
@@ -923,6 +955,147 @@ static void test_own_rows(rd_kafka_t *p)
 	consumer_stop(&a);
 	is_int(da->fenced + dbb->fenced, 0, "no batch started anywhere but "
 	       "its partition's row");
+out:
+	free(da);
+	free(dbb);
+}
+
+/* Where each partition ended before a test produced its messages. */
+static void part_ends(struct consumer *c, int64_t *hi)
+{
+	int64_t lo;
+
+	for (int i = 0; i < NPART; i++)
+		if (rd_kafka_query_watermark_offsets(ingest_kafka_handle(c->k),
+						     TOPIC, i, &lo, &hi[i], 5000))
+			hi[i] = -1;
+}
+
+/* The union of two databases from from[] to to[] (each partition's):
+ * messages in both, and in neither. */
+static void union_of(const struct db *x, const struct db *y,
+		     const int64_t *from, const int64_t *to, int *twice,
+		     int *lost)
+{
+	*twice = *lost = 0;
+	for (int p = 0; p < NPART; p++)
+		for (int64_t o = from[p]; o < to[p] && o < MAXOFF; o++) {
+			int n = x->count[p][o] + y->count[p][o];
+
+			*twice += n > 1;
+			*lost += n == 0;
+		}
+}
+
+static int stored_sum(const struct db *db)
+{
+	int n = 0;
+
+	for (int p = 0; p < NPART; p++)
+		for (int o = 0; o < MAXOFF; o++)
+			n += db->count[p][o];
+	return n;
+}
+
+/*
+ * B stored the partitions, then A owned them for a while: B, given them
+ * back, starts at the group's offsets (A's commits), not at its own older
+ * rows, so no message is in both databases; it counts the offsets it
+ * skipped, and its first batch passes the fence (its rows are where it
+ * left them).
+ */
+static void test_handover_skip(rd_kafka_t *p)
+{
+	struct db *da = calloc(1, sizeof(*da)), *dbb = calloc(1, sizeof(*dbb));
+	struct consumer a, b;
+	int64_t from[NPART], to[NPART];
+	int twice, lost;
+
+	db_init(da);
+	db_init(dbb);
+	if (!ok(consumer_start(&b, dbb, "g-hand", 50, true) == 0, "B starts"))
+		goto out;
+	part_ends(&b, from);
+	produce(p, 30000, 400, line_fmt);
+	is_int(run_to_end(&b, 30), 1, "B alone reads the topic");
+	consumer_stop(&b);
+	produce(p, 30400, 400, line_fmt);
+	if (!ok(consumer_start(&a, da, "g-hand", 50, true) == 0, "A starts"))
+		goto out;
+	is_int(run_to_end(&a, 30), 1, "A alone reads on from B's commits");
+	consumer_stop(&a);
+	produce(p, 30800, 400, line_fmt);
+	if (!ok(consumer_start(&b, dbb, "g-hand", 50, true) == 0,
+		"B starts again"))
+		goto out;
+	is_int(run_to_end(&b, 30), 1, "B reads to the end");
+	part_ends(&b, to);
+	is_int(ingest_kafka_stats(b.k)->handover_skipped, stored_sum(da),
+	       "B skips what A stored, and says so");
+	consumer_stop(&b);
+	union_of(da, dbb, from, to, &twice, &lost);
+	is_int(twice, 0, "handover: no message in both databases");
+	is_int(lost, 0, "handover: none in neither");
+	is_int(da->fenced + dbb->fenced, 0, "B's jump passes the fence");
+out:
+	free(da);
+	free(dbb);
+}
+
+static bool lost_once(struct consumer *c)
+{
+	return ingest_kafka_stats(c->k)->assignments_lost > 0;
+}
+
+/*
+ * The group moves on while A writes (its commit is refused: illegal
+ * generation) and A dies before it rejoins; B, a new member with its own
+ * database, starts at the group's offsets. A wrote at most one batch the
+ * group had not heard of: at most that many messages are in both
+ * databases, and none in neither.
+ */
+static void test_moved_on(rd_kafka_t *p, rd_kafka_mock_cluster_t *mc)
+{
+	struct db *da = calloc(1, sizeof(*da)), *dbb = calloc(1, sizeof(*dbb));
+	struct consumer a, b;
+	int64_t from[NPART], to[NPART];
+	int twice, lost;
+	double end;
+
+	db_init(da);
+	db_init(dbb);
+	if (!ok(consumer_start(&a, da, "g-moved", 50, false) == 0, "A starts"))
+		goto out;
+	part_ends(&a, from);
+	for (int q = 0; q < NPART; q++)   /* only this test's messages */
+		da->stored[q] = from[q];
+	produce(p, 40000, 4000, line_fmt);
+	end = now_s() + 30;
+	while (now_s() < end && da->commits < 4)
+		ingest_kafka_poll(a.k, 10);
+	/* The first refusal takes 300 ms to come: A goes on reading. */
+	rd_kafka_mock_broker_push_request_error_rtts(mc, 1, API_OFFSET_COMMIT,
+		4, RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION, 300,
+		RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION, 0,
+		RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION, 0,
+		RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION, 0);
+	end = now_s() + 30;
+	while (now_s() < end && !lost_once(&a))
+		ingest_kafka_poll(a.k, 0);
+	ok(lost_once(&a), "A's assignment is lost (%d batches written)",
+	   da->commits);
+	consumer_crash(&a);
+	if (!ok(consumer_start(&b, dbb, "g-moved", 50, false) == 0, "B starts"))
+		goto out;
+	part_ends(&b, to);
+	handover_end = topic_end(&b);
+	rows_of[0] = da;
+	rows_of[1] = dbb;
+	ok(poll_until(&b, 40, both_at_end), "B reads on to the end");
+	consumer_stop(&b);
+	union_of(da, dbb, from, to, &twice, &lost);
+	ok(twice <= 50, "at most one batch in both databases (%d)", twice);
+	is_int(lost, 0, "none in neither");
 out:
 	free(da);
 	free(dbb);
@@ -1045,6 +1218,10 @@ int main(void)
 	printf("# outage batch: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_own_rows(p);
 	printf("# own rows: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_handover_skip(p);
+	printf("# handover skip: %.1f s\n", now_s() - t0), t0 = now_s();
+	test_moved_on(p, mc);
+	printf("# moved on: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_close_in_rebalance(p, db);
 	printf("# stop in a rebalance: %.1f s\n", now_s() - t0), t0 = now_s();
 	test_stop_before_assignment(mc, db);

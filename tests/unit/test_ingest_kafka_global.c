@@ -130,7 +130,7 @@ static int start(struct consumer *c, struct db *db, const char **global)
 	o.in = c->in;
 	o.arena = &c->arena;
 	o.hooks = (struct ingest_kafka_hooks){ c, stored_offset, on_record,
-					       commit, NULL, NULL };
+					       commit, NULL, NULL, NULL };
 	if (!(c->k = ingest_kafka_new(&o, err, sizeof(err))) ||
 	    ingest_kafka_set(c->k, "heartbeat.interval.ms", "100", err,
 			     sizeof(err)) ||
