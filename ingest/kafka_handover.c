@@ -62,6 +62,27 @@ rd_kafka_resp_err_t ingest_kafka_group_ahead(rd_kafka_t *rk,
 	return e;
 }
 
+rd_kafka_resp_err_t ingest_kafka_commit_wait(rd_kafka_t *rk,
+					     const rd_kafka_topic_partition_list_t *parts,
+					     int timeout_ms)
+{
+	rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
+	rd_kafka_event_t *ev;
+	rd_kafka_resp_err_t e;
+
+	if (!q)
+		return RD_KAFKA_RESP_ERR__CRIT_SYS_RESOURCE;
+	e = rd_kafka_commit_queue(rk, parts, q, NULL, NULL);
+	if (!e) {
+		ev = rd_kafka_queue_poll(q, timeout_ms);
+		e = ev ? rd_kafka_event_error(ev) : RD_KAFKA_RESP_ERR__TIMED_OUT;
+		if (ev)
+			rd_kafka_event_destroy(ev);
+	}
+	rd_kafka_queue_destroy(q);
+	return e;
+}
+
 void ingest_kafka_pause_assigned(rd_kafka_t *rk, bool pause)
 {
 	rd_kafka_topic_partition_list_t *l = NULL;

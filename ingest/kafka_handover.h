@@ -34,6 +34,17 @@ rd_kafka_resp_err_t ingest_kafka_group_ahead(rd_kafka_t *rk,
 					     rd_kafka_topic_partition_list_t *parts,
 					     int64_t *skipped, int timeout_ms);
 
+/*
+ * Commits parts and waits up to timeout_ms for the group's answer: its
+ * error, or RD_KAFKA_RESP_ERR__TIMED_OUT when none came in time (the commit
+ * may still be taken later; the consumer's offset_commit_cb hears of it
+ * either way). A coordinator that went away would otherwise hold a
+ * synchronous commit, and the poll loop, for socket.timeout.ms.
+ */
+rd_kafka_resp_err_t ingest_kafka_commit_wait(rd_kafka_t *rk,
+					     const rd_kafka_topic_partition_list_t *parts,
+					     int timeout_ms);
+
 /* Pauses (or resumes) every partition assigned now. */
 void ingest_kafka_pause_assigned(rd_kafka_t *rk, bool pause);
 

@@ -8,9 +8,16 @@
  *   turned on: the only offsets that count are the ones the caller wrote in
  *   the same transaction as the batch's effects. Kafka commits follow that
  *   transaction and serve lag tools and instances with separate databases.
- * - On assignment each partition starts at the database's next offset; a
- *   message below the next expected offset (a re-fetch after an offset
- *   reset, a redelivery) is skipped, so a batch is never applied twice.
+ * - On assignment each partition starts at the database's next offset, or
+ *   at the group's where that is later (another instance stored up to
+ *   there: kafka_handover.h); a message below the next expected offset (a
+ *   re-fetch after an offset reset, a redelivery) is skipped, so a batch is
+ *   never applied twice.
+ * - Each batch's Kafka commit is answered before the next batch goes to
+ *   the database, so a database is at most one batch ahead of the group;
+ *   a refusal that says the group moved on (or no answer) holds the
+ *   pending batch until a rebalance or an accepted commit, and a lost
+ *   assignment drops it.
  * - The caller may make a batch durable on a thread of its own (the
  *   durable hook): the next batch is read meanwhile, and Kafka hears of a
  *   batch only once the caller reports it written.
@@ -339,13 +346,13 @@ int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
  * is ours (or a retried commit goes through); the partitions are paused
  * so the pending batch stops growing.
  */
-static void hold(struct ingest_kafka *k)
+static void hold(struct ingest_kafka *k, const char *why)
 {
 	if (k->held)
 		return;
 	k->held = true;
-	log_at(k, RT_LOG_WARN, "the group moved on: holding the batch until "
-	       "the rebalance");
+	log_at(k, RT_LOG_WARN, "%s: holding the batch until the group "
+	       "answers", why);
 	ingest_kafka_pause_assigned(k->rk, true);
 }
 
@@ -373,7 +380,7 @@ static void on_offset_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 		return;
 	}
 	if (ingest_kafka_moved_on(err))
-		hold(k);
+		hold(k, "the group moved on");
 	/* A commit refused while the coordinator is still being found after
 	 * an outage would otherwise wait for the next batch or rebalance,
 	 * however long a quiet topic takes: the poll loop tells Kafka the
@@ -770,8 +777,9 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 		report_error(k, err, "rebalance failed");
 		on_revoke(k, rk, parts, coop);
 	}
-	/* The rebalance said what is ours: what is left goes on. */
-	if (held) {
+	/* The rebalance said what is ours: what is left goes on, unless a
+	 * commit in the callback held it again. */
+	if (held && !k->held) {
 		k->held = true;
 		unhold(k);
 	}
@@ -896,6 +904,21 @@ int ingest_kafka_start(struct ingest_kafka *k, char *err, size_t errsz)
 
 /* ---- batches --------------------------------------------------------- */
 
+/* How long a batch's commit waits for the group's answer. */
+#define COMMIT_WAIT_MS 3000
+
+/* The group did not answer a commit in time: until it takes one (the poll
+ * loop tells it the database's positions again, as after a refusal), no
+ * more batches are written. */
+static void no_answer(struct ingest_kafka *k)
+{
+	k->kafka_behind = true;
+	if (!k->retry_step_ms)
+		k->retry_step_ms = 1000;
+	k->retry_ms = now_ms() + k->retry_step_ms;
+	hold(k, "the group does not answer");
+}
+
 /* Tells Kafka the n positions of parts. */
 static void kafka_commit(struct ingest_kafka *k,
 			 const struct ingest_kafka_part *parts, size_t n,
@@ -904,20 +927,29 @@ static void kafka_commit(struct ingest_kafka *k,
 	rd_kafka_topic_partition_list_t *l;
 	rd_kafka_resp_err_t e;
 
-	if (hold_commit(k))
-		return;
 	l = rd_kafka_topic_partition_list_new((int)n);
 	for (size_t i = 0; i < n; i++)
 		if (!parts[i].global)
 			rd_kafka_topic_partition_list_add(
 				l, parts[i].topic, parts[i].partition)->offset =
 				parts[i].next;
+	/* A batch of global topics alone has nothing to tell the group, nor
+	 * to hold for it. */
+	if (!l->cnt || hold_commit(k)) {
+		if (l->cnt && sync)
+			hold(k, "no broker answers");
+		rd_kafka_topic_partition_list_destroy(l);
+		return;
+	}
 	/* A failure is counted and logged by on_offset_commit, which hears
-	 * of synchronous commits too; holding cannot wait for it. */
-	e = l->cnt ? rd_kafka_commit(k->rk, l, sync ? 0 : 1) :
-		RD_KAFKA_RESP_ERR_NO_ERROR;
-	if (sync && ingest_kafka_moved_on(e))
-		hold(k);
+	 * of these commits too; holding cannot wait for it. */
+	if (!sync)
+		rd_kafka_commit(k->rk, l, 1);
+	else if ((e = ingest_kafka_commit_wait(k->rk, l, COMMIT_WAIT_MS)) ==
+		 RD_KAFKA_RESP_ERR__TIMED_OUT)
+		no_answer(k);
+	else if (ingest_kafka_moved_on(e))
+		hold(k, "the group moved on");
 	rd_kafka_topic_partition_list_destroy(l);
 }
 
