@@ -92,6 +92,9 @@ final=$(db_offsets "$DB" backlog)
 diag "offsets stored at the hold: $at_hold, at exit: $final"
 ok test "$final" -le $((at_hold + 20))
 ok test "$final" -lt 30000
-is "$(jq -r 'select(.msg | test("holding the batch")) | .msg' "$T/out.err" | wc -l)" 1 \
-	"the hold is said once"
+# Once, or again after a late answer let a batch through: not once a batch.
+holds=$(jq -r 'select(.msg | test("holding the batch")) | .msg' "$T/out.err" | wc -l)
+diag "hold lines: $holds"
+ok test "$holds" -ge 1
+ok test "$holds" -le 3
 done_testing

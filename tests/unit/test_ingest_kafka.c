@@ -1073,7 +1073,11 @@ static void test_moved_on(rd_kafka_t *p, rd_kafka_mock_cluster_t *mc)
 	end = now_s() + 30;
 	while (now_s() < end && da->commits < 4)
 		ingest_kafka_poll(a.k, 10);
-	rd_kafka_mock_push_request_errors(mc, API_OFFSET_COMMIT, 1,
+	/* Three: a refusal met while the group still rebalances only makes
+	 * the member rejoin; a later one finds the assignment lost. */
+	rd_kafka_mock_push_request_errors(mc, API_OFFSET_COMMIT, 3,
+		RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION,
+		RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION,
 		RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION);
 	end = now_s() + 30;
 	while (now_s() < end && !lost_once(&a))
