@@ -78,21 +78,6 @@ static int set_prop(void *ctx, const char *key, const char *val, char *err,
 	return 0;
 }
 
-static int set_kv(rd_kafka_conf_t *conf, const char *kv, char *err,
-		  size_t errsz)
-{
-	const char *eq = strchr(kv, '=');
-	char key[256];
-
-	if (!eq || (size_t)(eq - kv) >= sizeof(key)) {
-		snprintf(err, errsz, "expected KEY=VALUE, got '%s'", kv);
-		return RT_EINVAL;
-	}
-	memcpy(key, kv, (size_t)(eq - kv));
-	key[eq - kv] = '\0';
-	return set_prop(conf, key, eq + 1, err, errsz);
-}
-
 static void on_log(const rd_kafka_t *rk, int level, const char *fac,
 		   const char *buf)
 {
@@ -109,7 +94,8 @@ static rd_kafka_conf_t *client_conf(const struct fleet *f, char *err,
 
 	for (int i = 0; i < f->nprops && !rc; i++)
 		rc = f->prop_kind[i] == 'X' ?
-			set_kv(conf, f->prop[i], err, errsz) :
+			ingest_kafka_prop_kv(f->prop[i], set_prop, conf, err,
+					     errsz) :
 			ingest_kafka_props_file(f->prop[i], set_prop, conf,
 						err, errsz);
 	if (!rc)

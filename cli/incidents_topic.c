@@ -198,21 +198,6 @@ static int set_prop(void *ctx, const char *key, const char *val, char *err,
 	return 0;
 }
 
-static int set_kv(rd_kafka_conf_t *conf, const char *kv, char *err,
-		  size_t errsz)
-{
-	const char *eq = strchr(kv, '=');
-	char key[256];
-
-	if (!eq || (size_t)(eq - kv) >= sizeof(key)) {
-		snprintf(err, errsz, "expected KEY=VALUE, got '%s'", kv);
-		return RT_EINVAL;
-	}
-	memcpy(key, kv, (size_t)(eq - kv));
-	key[eq - kv] = '\0';
-	return set_prop(conf, key, eq + 1, err, errsz);
-}
-
 static rd_kafka_conf_t *producer_conf(struct itopic *t, const char *brokers,
 				      const struct itopic_prop *props,
 				      int nprops, char *err, size_t errsz)
@@ -226,7 +211,8 @@ static rd_kafka_conf_t *producer_conf(struct itopic *t, const char *brokers,
 			      sizeof(sub));
 	for (int i = 0; i < nprops && !rc; i++)
 		rc = props[i].kind == 'X' ?
-			set_kv(conf, props[i].arg, sub, sizeof(sub)) :
+			ingest_kafka_prop_kv(props[i].arg, set_prop, conf, sub,
+					     sizeof(sub)) :
 			ingest_kafka_props_file(props[i].arg, set_prop, conf,
 						sub, sizeof(sub));
 	/* Last, so no property undoes them. */

@@ -17,9 +17,8 @@ bool ingest_kafka_moved_on(rd_kafka_resp_err_t err)
 	}
 }
 
-/* The partitions of parts the database has an offset for, with it. */
-static rd_kafka_topic_partition_list_t *
-stored_only(const rd_kafka_topic_partition_list_t *parts)
+rd_kafka_topic_partition_list_t *
+ingest_kafka_stored_only(const rd_kafka_topic_partition_list_t *parts)
 {
 	rd_kafka_topic_partition_list_t *l =
 		rd_kafka_topic_partition_list_new(parts->cnt);
@@ -37,7 +36,7 @@ rd_kafka_resp_err_t ingest_kafka_group_ahead(rd_kafka_t *rk,
 					     rd_kafka_topic_partition_list_t *parts,
 					     int64_t *skipped, int timeout_ms)
 {
-	rd_kafka_topic_partition_list_t *l = stored_only(parts);
+	rd_kafka_topic_partition_list_t *l = ingest_kafka_stored_only(parts);
 	rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
 
 	for (int i = 0; i < parts->cnt; i++)

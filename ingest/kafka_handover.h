@@ -19,6 +19,11 @@
 
 #include <librdkafka/rdkafka.h>
 
+/* The partitions of parts the database has an offset for (>= 0), with
+ * it; the caller destroys the list. */
+rd_kafka_topic_partition_list_t *
+ingest_kafka_stored_only(const rd_kafka_topic_partition_list_t *parts);
+
 /* The group's answer to a commit says this member may no longer own its
  * partitions: it has moved to a new generation or is rebalancing. */
 bool ingest_kafka_moved_on(rd_kafka_resp_err_t err);

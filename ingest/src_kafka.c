@@ -256,8 +256,8 @@ int ingest_kafka_set(struct ingest_kafka *k, const char *key, const char *val,
 	return 0;
 }
 
-int ingest_kafka_set_kv(struct ingest_kafka *k, const char *kv, char *err,
-			size_t errsz)
+int ingest_kafka_prop_kv(const char *kv, ingest_kafka_prop_fn fn, void *ctx,
+			 char *err, size_t errsz)
 {
 	const char *eq = strchr(kv, '=');
 	char key[256];
@@ -274,7 +274,7 @@ int ingest_kafka_set_kv(struct ingest_kafka *k, const char *kv, char *err,
 	}
 	memcpy(key, kv, n);
 	key[n] = '\0';
-	return ingest_kafka_set(k, key, eq + 1, err, errsz);
+	return fn(ctx, key, eq + 1, err, errsz);
 }
 
 static char *trim(char *s)
@@ -334,6 +334,12 @@ int ingest_kafka_load_file(struct ingest_kafka *k, const char *path,
 			   char *err, size_t errsz)
 {
 	return ingest_kafka_props_file(path, set_prop, k, err, errsz);
+}
+
+int ingest_kafka_set_kv(struct ingest_kafka *k, const char *kv, char *err,
+			size_t errsz)
+{
+	return ingest_kafka_prop_kv(kv, set_prop, k, err, errsz);
 }
 
 /* ---- callbacks ------------------------------------------------------- */
@@ -539,13 +545,7 @@ static void commit_stored(struct ingest_kafka *k,
 
 	if (hold_commit(k))
 		return;
-	l = rd_kafka_topic_partition_list_new(parts->cnt);
-	for (int i = 0; i < parts->cnt; i++)
-		if (parts->elems[i].offset >= 0)
-			rd_kafka_topic_partition_list_add(
-				l, parts->elems[i].topic,
-				parts->elems[i].partition)->offset =
-				parts->elems[i].offset;
+	l = ingest_kafka_stored_only(parts);
 	if (l->cnt)
 		rd_kafka_commit(k->rk, l, 1);
 	rd_kafka_topic_partition_list_destroy(l);

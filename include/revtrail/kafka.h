@@ -204,6 +204,9 @@ typedef int (*ingest_kafka_prop_fn)(void *ctx, const char *key,
 				    const char *val, char *err, size_t errsz);
 int ingest_kafka_props_file(const char *path, ingest_kafka_prop_fn fn,
 			    void *ctx, char *err, size_t errsz);
+/* One "key=value" (an -X argument) for another client, the same way. */
+int ingest_kafka_prop_kv(const char *kv, ingest_kafka_prop_fn fn, void *ctx,
+			 char *err, size_t errsz);
 
 /* Creates the consumer and subscribes. Returns 0 or RT_EKAFKA/RT_EINVAL. */
 int ingest_kafka_start(struct ingest_kafka *k, char *err, size_t errsz);
