@@ -383,7 +383,7 @@ void corr_revision_row(const struct corr_release *rel, const struct corr_rev *r,
 	*out = (struct plan_revision){
 		rel->ns, rel->name, r->revision, r->status, r->chart,
 		r->app_version, r->description, r->updated_ns, r->evidence,
-		r->hooks, r->ranks, r->life,
+		r->hooks, r->ranks, r->life, false,
 	};
 }
 

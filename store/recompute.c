@@ -505,6 +505,39 @@ int store_write_lives(struct store *st, const struct plan_revision *revs,
 	return err;
 }
 
+static int timeless_put(struct store *st, const struct plan_revision *r)
+{
+	sqlite3_stmt *s = store_stmt(st, S_TL_PUT);
+
+	store_bind_cstr(s, 1, r->ns);
+	store_bind_cstr(s, 2, r->rel);
+	sqlite3_bind_int(s, 3, r->revision);
+	store_bind_cstr(s, 4, r->status);
+	store_bind_cstr(s, 5, r->chart);
+	store_bind_cstr(s, 6, r->app_version);
+	store_bind_cstr(s, 7, r->description);
+	sqlite3_bind_int64(s, 8, r->updated_ns);
+	sqlite3_bind_int(s, 9, (int)r->evidence);
+	store_bind_cstr(s, 10, r->hooks ? r->hooks : "");
+	sqlite3_bind_int64(s, 11, r->ranks);
+	return store_db_done(st, s, "timeless revision");
+}
+
+int store_write_timeless(struct store *st, const struct plan_revision *u,
+			 const struct plan_revision *own)
+{
+	sqlite3_stmt *s = store_stmt(st, S_TL_CLEAR);
+	int err;
+
+	store_bind_cstr(s, 1, u->ns);
+	store_bind_cstr(s, 2, u->rel);
+	sqlite3_bind_int(s, 3, u->revision);
+	if ((err = store_db_done(st, s, "timeless revision")) ||
+	    (err = timeless_put(st, u)))
+		return err;
+	return own ? timeless_put(st, own) : 0;
+}
+
 int store_write_summary(struct store *st, const char *ns, const char *rel,
 			int revision, int life, struct rt_str summary)
 {

@@ -17,7 +17,7 @@
 #define REVTRAIL_STORE_SQL_H
 
 /* PRAGMA user_version after the last migration. */
-#define STORE_SCHEMA_VERSION 15
+#define STORE_SCHEMA_VERSION 16
 
 /* ISO-8601 of an _ns integer expression X, in SQL (microseconds, Z). */
 #define SQL_ISO(X) "(strftime('%Y-%m-%dT%H:%M:%S', (" X ") / 1000000000, " \
@@ -357,6 +357,19 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	SQL_MIGRATE_FLEET,
 	/* 14 -> 15 */
 	SQL_MIGRATE_CLASSES,
+	/* 15 -> 16: statements of a revision without a time, kept apart
+	 * (correlate.h corr_loose); a revision stored before holds them
+	 * merged in, as it did */
+	"CREATE TABLE revision_timeless("
+	" cluster TEXT NOT NULL DEFAULT '', namespace TEXT NOT NULL,"
+	" release TEXT NOT NULL, revision INTEGER NOT NULL,"
+	" updated_ns INTEGER NOT NULL,"
+	" status TEXT, chart TEXT, app_version TEXT, description TEXT,"
+	" evidence_bits INTEGER NOT NULL DEFAULT 0,"
+	" hooks TEXT NOT NULL DEFAULT '',"
+	" merge_ranks INTEGER NOT NULL DEFAULT 0,"
+	" PRIMARY KEY(cluster, namespace, release, revision, updated_ns))"
+	" WITHOUT ROWID;",
 };
 
 /* An event update's columns that no index holds (EV_UPDATE*). An UPDATE
@@ -417,6 +430,17 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 		" AND cluster = :cluster") \
 	X(REV_DROP_ASIDE, "DELETE FROM revisions WHERE namespace = ?1" \
 		" AND release = ?2 AND life < 0 AND cluster = :cluster") \
+	X(TL_ALL, "SELECT namespace, release, revision, status, chart," \
+		" app_version, description, updated_ns, evidence_bits, hooks," \
+		" merge_ranks FROM revision_timeless" \
+		" WHERE cluster = :cluster") \
+	X(TL_CLEAR, "DELETE FROM revision_timeless WHERE namespace = ?1" \
+		" AND release = ?2 AND revision = ?3 AND cluster = :cluster") \
+	X(TL_PUT, "INSERT INTO revision_timeless(namespace, release," \
+		" revision, status, chart, app_version, description," \
+		" updated_ns, evidence_bits, hooks, merge_ranks, cluster)" \
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11," \
+		" :cluster)") \
 	X(EV_LOOKUP, "SELECT id, incident_id, first_ns, ts_ns, count, tags," \
 		" severity, via, release_namespace, release, message, reason," \
 		" object_kind, object_name, pod, container, type, times" \

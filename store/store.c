@@ -162,6 +162,38 @@ static int read_aliases(struct store *st,
 	return rc == SQLITE_DONE ? 0 : store_db_fail(st, "loading workload releases");
 }
 
+/* The halves of the releases' corr_loose (revision_timeless), to rev as
+ * plan_revision.loose rows. */
+static int read_timeless(struct store *st,
+			 int (*rev)(void *ctx, const struct plan_revision *r),
+			 void *ctx)
+{
+	sqlite3_stmt *s = store_stmt(st, S_TL_ALL);
+	int rc, err = 0;
+
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct plan_revision r = { .loose = true };
+
+		r.ns = store_col_text(s, 0);
+		r.rel = store_col_text(s, 1);
+		r.revision = sqlite3_column_int(s, 2);
+		r.status = store_col_text(s, 3);
+		r.chart = store_col_text(s, 4);
+		r.app_version = store_col_text(s, 5);
+		r.description = store_col_text(s, 6);
+		r.updated_ns = sqlite3_column_int64(s, 7);
+		r.evidence = (unsigned)sqlite3_column_int(s, 8);
+		r.hooks = store_col_text(s, 9);
+		r.ranks = (uint32_t)sqlite3_column_int64(s, 10);
+		err = rev(ctx, &r);
+	}
+	sqlite3_reset(s);
+	if (err)
+		return err;
+	return rc == SQLITE_DONE ? 0 :
+	       store_db_fail(st, "loading timeless revisions");
+}
+
 int store_read_registry(struct store *st,
 			int (*rev)(void *ctx, const struct plan_revision *r),
 			int (*alias)(void *ctx, const struct plan_alias *a),
@@ -194,6 +226,8 @@ int store_read_registry(struct store *st,
 		return err;
 	if (rc != SQLITE_DONE)
 		return store_db_fail(st, "loading revisions");
+	if ((err = read_timeless(st, rev, ctx)))
+		return err;
 	return read_aliases(st, alias, ctx);
 }
 

@@ -181,6 +181,8 @@ struct plan_revision {
 	const char *hooks;               /* "a,b" */
 	uint32_t ranks;
 	int life;                        /* corr_rev.life: which install */
+	bool loose;                      /* a half of a corr_loose (table
+	                                  * revision_timeless), not a row */
 };
 
 /* ---- what to write --------------------------------------------------- */

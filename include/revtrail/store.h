@@ -193,6 +193,11 @@ int64_t store_watermark(const struct store *st);
 int store_write_summary(struct store *st, const char *ns, const char *rel,
 			int revision, int life, struct rt_str summary);
 int store_write_revision(struct store *st, const struct plan_revision *r);
+/* A number's timeless statements (correlate.h corr_loose) in place of
+ * what revision_timeless held of it: u (updated_ns 0) and own, the fields
+ * of the revision holding u without it (NULL: none holds it). */
+int store_write_timeless(struct store *st, const struct plan_revision *u,
+			 const struct plan_revision *own);
 /* Every revision of one release (revs[0].ns, .rel), after its lives were
  * numbered again (CORR_REG_RELIFE): stored rows move to their revision's
  * new life, matched by number and a time within slack_ns (their manifest

@@ -11,7 +11,7 @@ is "$RC" 0 "ingest"
 for sql in "DELETE FROM incidents" "DROP TABLE events" \
 	"INSERT INTO revisions(namespace, release, revision) VALUES('a','b',1)" \
 	"UPDATE incidents SET status = 'closed'" "SELECT 1; DELETE FROM events" \
-	"PRAGMA user_version = 15" "CREATE TABLE x(y)"; do
+	"PRAGMA user_version = 16" "CREATE TABLE x(y)"; do
 	run_rt query --db "$DB" "$sql"
 	is "$RC" 2 "refused: $sql"
 	like "$(cat "$ERR")" 'readonly|read-only' "clear error for: $sql"
@@ -19,7 +19,7 @@ done
 run_rt query --db "$DB" -o json "SELECT count(*) AS n FROM incidents"
 is "$(jq -r '.[0].n' "$OUT")" 1 "nothing was deleted"
 run_rt query --db "$DB" -o json "PRAGMA user_version"
-is "$(jq -r ".[0].user_version" "$OUT")" 15 "schema version 15"
+is "$(jq -r ".[0].user_version" "$OUT")" 16 "schema version 16"
 
 run_rt query --db "$T/missing.db" "SELECT 1"
 is "$RC" 1 "a missing database is an error"

@@ -42,7 +42,7 @@ is "$(sqlite3 "$DB" 'PRAGMA user_version')" 4 "and they leave it at version 4"
 
 run_rt ingest --db "$DB" </dev/null
 is "$RC" 0 "ingest of nothing migrates"
-is "$(sqlite3 "$DB" 'PRAGMA user_version')" 15 "to the current version, 15"
+is "$(sqlite3 "$DB" 'PRAGMA user_version')" 16 "to the current version, 16"
 sqlite3 -json "$DB" "$INC" >"$T/inc.after"
 sqlite3 -json "$DB" "$EV" >"$T/ev.after"
 sqlite3 -json "$DB" "$TL" >"$T/tl.after"
