@@ -403,6 +403,8 @@ int corr_registry_load_row(struct corr_registry *reg,
 		.life = row->life,
 	};
 
+	if (row->loose)
+		return corr_registry_load_loose(reg, row->ns, row->rel, &r);
 	return corr_registry_load(reg, row->ns, row->rel, &r);
 }
 

@@ -223,7 +223,12 @@ void corr_registry_free(struct corr_registry *reg)
 
 		for (size_t j = 0; j < rel->nrevs; j++)
 			rev_release(reg, &rel->revs[j]);
+		for (size_t j = 0; j < rel->nloose; j++) {
+			rev_release(reg, &rel->loose[j].u);
+			rev_release(reg, &rel->loose[j].own);
+		}
 		free(rel->revs);
+		free(rel->loose);
 		free(rel->ns);
 		free(rel->name);
 		free(rel);
@@ -723,24 +728,256 @@ static int merge_fields(struct corr_registry *reg, struct corr_rev *r,
 	return any | c;
 }
 
+
+/* ---- statements without a time ------------------------------------- */
+
+static int load_str(struct corr_registry *reg, char **dst, const char *s)
+{
+	char *p;
+
+	if (!s || !*s)
+		return 0;
+	if (!(p = strdup(s)))
+		return RT_ENOMEM;
+	return swap_str(reg, dst, p);
+}
+
+/* *dst becomes a copy of src; its life stays. */
+static int rev_copy(struct corr_registry *reg, struct corr_rev *dst,
+		    const struct corr_rev *src)
+{
+	int life = dst->life, err;
+
+	rev_release(reg, dst);
+	memset(dst, 0, sizeof(*dst));
+	dst->revision = src->revision;
+	dst->updated_ns = src->updated_ns;
+	dst->evidence = src->evidence;
+	dst->ranks = src->ranks;
+	dst->life = life;
+	if ((err = load_str(reg, &dst->status, src->status)) ||
+	    (err = load_str(reg, &dst->chart, src->chart)) ||
+	    (err = load_str(reg, &dst->app_version, src->app_version)) ||
+	    (err = load_str(reg, &dst->description, src->description)))
+		return err;
+	return load_str(reg, &dst->hooks, src->hooks);
+}
+
+static struct corr_loose *loose_find(const struct corr_release *rel, int n)
+{
+	for (size_t i = 0; i < rel->nloose; i++)
+		if (rel->loose[i].u.revision == n)
+			return &rel->loose[i];
+	return NULL;
+}
+
+const struct corr_loose *corr_release_loose(const struct corr_release *rel,
+					    int revision)
+{
+	return rel ? loose_find(rel, revision) : NULL;
+}
+
+/* The corr_loose of number n, made when missing (at most one a revision
+ * the release may hold). */
+static int loose_get(struct corr_registry *reg, struct corr_release *rel,
+		     int n, struct corr_loose **out, bool *created)
+{
+	struct corr_loose *p;
+	int err;
+
+	*created = false;
+	if ((*out = loose_find(rel, n)))
+		return 0;
+	if (rel->nloose == CORR_RELEASE_REVS) {
+		reg->refused++;
+		return RT_ELIMIT;
+	}
+	if ((err = charge(reg, sizeof(*p))))
+		return err;
+	if (!(p = realloc(rel->loose, (rel->nloose + 1) * sizeof(*p))))
+		return RT_ENOMEM;
+	rel->loose = p;
+	*out = &p[rel->nloose++];
+	memset(*out, 0, sizeof(**out));
+	(*out)->u.revision = (*out)->own.revision = n;
+	*created = true;
+	return 0;
+}
+
+/* The revision number n's timeless statements go to: its timed entry of
+ * the latest time, else its untimed one. NULL when none. */
+static struct corr_rev *holder(struct corr_release *rel, int n)
+{
+	struct corr_rev *best = NULL;
+
+	for (size_t i = 0; i < rel->nrevs; i++) {
+		struct corr_rev *r = &rel->revs[i];
+
+		if (r->revision == n &&
+		    (!best || r->updated_ns > best->updated_ns))
+			best = r;
+	}
+	return best;
+}
+
+/* src's fields into dst, each with the rank src holds it with (the max
+ * rule of merge_fields, for a join rather than one statement). */
+static int merge_rev(struct corr_registry *reg, struct corr_rev *dst,
+		     const struct corr_rev *src)
+{
+	char *const *from[] = { &src->status, &src->chart, &src->app_version,
+				&src->description };
+	char **to[] = { &dst->status, &dst->chart, &dst->app_version,
+			&dst->description };
+	int c, any = 0;
+
+	for (int f = F_STATUS; f <= F_DESC; f++) {
+		const char *v = *from[f];
+
+		c = merge_str(reg, to[f], &dst->ranks, f,
+			      rt_str_make(v, v ? strlen(v) : 0),
+			      rank_get(src->ranks, f), f == F_STATUS);
+		if (c < 0)
+			return c;
+		any |= c;
+	}
+	if ((src->evidence | dst->evidence) != dst->evidence) {
+		dst->evidence |= src->evidence;
+		any = 1;
+	}
+	c = merge_hooks(reg, &dst->hooks,
+			rt_str_make(src->hooks, src->hooks ?
+				    strlen(src->hooks) : 0));
+	return c < 0 ? c : any | c;
+}
+
+/* A statement without a time: into its number's join, and into the
+ * revision that holds it (made untimed when the number has none); own
+ * takes the holder's fields first when the join is new. */
+static int merge_timeless(struct corr_registry *reg, struct corr_release *rel,
+			  const struct rt_revision *rv, struct corr_rev **out,
+			  bool *new_rev)
+{
+	struct corr_loose *l;
+	struct corr_rev *h;
+	bool created;
+	int c, err;
+
+	if ((err = loose_get(reg, rel, rv->revision, &l, &created)))
+		return err;
+	h = holder(rel, rv->revision);
+	if (created && h && h->updated_ns &&
+	    (err = rev_copy(reg, &l->own, h)))
+		return err;
+	if ((c = merge_fields(reg, &l->u, rv)) < 0)
+		return c;
+	*new_rev = false;
+	if (!h && (err = rev_get(reg, rel, rv->revision, 0, &h, new_rev)))
+		return err;
+	*out = h;
+	return merge_fields(reg, h, rv);
+}
+
+/* The holder of l (time held) goes back to its own fields. */
+static int loose_unhold(struct corr_registry *reg, struct corr_release *rel,
+			struct corr_loose *l, const struct corr_rev *r,
+			int64_t held)
+{
+	for (size_t i = 0; held && i < rel->nrevs; i++) {
+		struct corr_rev *a = &rel->revs[i];
+
+		if (a != r && a->revision == r->revision && a->updated_ns == held)
+			return rev_copy(reg, a, &l->own);
+	}
+	return 0;
+}
+
+/* A timed statement rv merged into r (was_ns: r's time before, 0 for an
+ * entry made or untimed until now) of a number with timeless statements
+ * l, whose holder had the time held (0: none). Keeps own the holder's
+ * fields without l->u: a revision newer than the holder takes l->u over
+ * and the holder goes back to its own fields (*moved). */
+static int merge_loose(struct corr_registry *reg, struct corr_release *rel,
+		       struct corr_loose *l, struct corr_rev *r,
+		       const struct rt_revision *rv, int64_t was_ns,
+		       bool new_rev, int64_t held, bool *moved)
+{
+	int err, c;
+
+	*moved = false;
+	if (was_ns)
+		return was_ns == held ? merge_fields(reg, &l->own, rv) : 0;
+	if (new_rev && held && r->updated_ns <= held)
+		return 0;    /* an older life's revision: its own fields */
+	if (new_rev) {
+		if ((err = loose_unhold(reg, rel, l, r, held)))
+			return err;
+		*moved = held != 0;
+	}
+	rev_release(reg, &l->own);
+	memset(&l->own, 0, sizeof(l->own));
+	l->own.revision = r->revision;
+	if ((c = merge_fields(reg, &l->own, rv)) < 0)
+		return c;
+	return new_rev ? merge_rev(reg, r, &l->u) : 0;
+}
+
+/* rv into its entry *out of rel: a timeless statement through its
+ * number's join, a timed one keeping the join's holder. *flags gets
+ * CORR_REG_TIMELESS when the number has timeless statements, and
+ * CORR_REG_RELIFE when another revision gave their join up. Returns
+ * whether a field changed, or an error (*out NULL when none was found). */
+static int merge_into(struct corr_registry *reg, struct corr_release *rel,
+		      const struct rt_revision *rv, struct corr_rev **out,
+		      bool *new_rev, unsigned *flags)
+{
+	struct corr_loose *l;
+	struct corr_rev *h;
+	int64_t was, held;
+	bool moved;
+	int c, k;
+
+	*flags = 0;
+	if (!rv->updated_ns) {
+		*flags = CORR_REG_TIMELESS;
+		return merge_timeless(reg, rel, rv, out, new_rev);
+	}
+	l = loose_find(rel, rv->revision);
+	h = l ? holder(rel, rv->revision) : NULL;
+	held = h ? h->updated_ns : 0;
+	if ((c = rev_get(reg, rel, rv->revision, rv->updated_ns, out,
+			 new_rev)))
+		return c;
+	was = *new_rev ? 0 : (*out)->updated_ns;
+	if ((c = merge_fields(reg, *out, rv)) < 0 || !l)
+		return c;
+	if ((k = merge_loose(reg, rel, l, *out, rv, was, *new_rev, held,
+			     &moved)) < 0)
+		return k;
+	*flags = CORR_REG_TIMELESS | (moved ? CORR_REG_RELIFE : 0);
+	return c | k;
+}
+
 int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
 			unsigned *changed, const struct corr_release **relp,
 			const struct corr_rev **out)
 {
 	struct corr_release *rel;
-	struct corr_rev *r;
-	bool new_rel, new_rev;
+	struct corr_rev *r = NULL;
+	bool new_rel, new_rev = false;
+	unsigned flags;
 	int64_t t;
 	int c;
 
 	*changed = 0;
 	if (rv->release.n == 0 || rv->revision <= 0)
 		return RT_EINVAL;
-	if ((c = release_get(reg, rv->ns, rv->release, &rel, &new_rel)) ||
-	    (c = rev_get(reg, rel, rv->revision, rv->updated_ns, &r,
-			 &new_rev)))
+	if ((c = release_get(reg, rv->ns, rv->release, &rel, &new_rel)))
 		return c;
-	c = merge_fields(reg, r, rv);
+	c = merge_into(reg, rel, rv, &r, &new_rev, &flags);
+	if (!r)
+		return c;
+	*changed |= flags;
 	t = r->updated_ns;
 	if (relife(rel))
 		*changed |= CORR_REG_RELIFE;
@@ -757,17 +994,6 @@ int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
 	if (out)
 		*out = r;
 	return 0;
-}
-
-static int load_str(struct corr_registry *reg, char **dst, const char *s)
-{
-	char *p;
-
-	if (!s || !*s)
-		return 0;
-	if (!(p = strdup(s)))
-		return RT_ENOMEM;
-	return swap_str(reg, dst, p);
 }
 
 int corr_registry_load(struct corr_registry *reg, const char *ns,
@@ -802,6 +1028,24 @@ int corr_registry_load(struct corr_registry *reg, const char *ns,
 	    (err = load_str(reg, &r->description, src->description)))
 		return err;
 	return load_str(reg, &r->hooks, src->hooks);
+}
+
+int corr_registry_load_loose(struct corr_registry *reg, const char *ns,
+			     const char *name, const struct corr_rev *src)
+{
+	struct corr_release *rel;
+	struct corr_loose *l;
+	bool created;
+	int err;
+
+	if (!name || !*name || src->revision <= 0)
+		return RT_EINVAL;
+	if ((err = release_get(reg, rt_str_make(ns, strlen(ns)),
+			       rt_str_make(name, strlen(name)), &rel,
+			       &created)) ||
+	    (err = loose_get(reg, rel, src->revision, &l, &created)))
+		return err;
+	return rev_copy(reg, src->updated_ns ? &l->own : &l->u, src);
 }
 
 const struct corr_release *

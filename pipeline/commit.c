@@ -172,6 +172,22 @@ static int lives_write(struct pipeline_db *db, const struct corr_release *rel)
 	return err;
 }
 
+/* The timeless statements of rel's number n, and the fields of the
+ * revision holding them without them. */
+static int timeless_write(struct pipeline_db *db,
+			  const struct corr_release *rel, int n)
+{
+	const struct corr_loose *l = corr_release_loose(rel, n);
+	struct plan_revision u, own;
+
+	if (!l)
+		return 0;
+	corr_revision_row(rel, &l->u, &u);
+	corr_revision_row(rel, &l->own, &own);
+	return store_write_timeless(db->st, &u,
+				    l->own.updated_ns ? &own : NULL);
+}
+
 /* A revision deployed while an incident of its release was open: the
  * pods it made since may be failures of its own (correlate/revclass.c),
  * which only a rebuild tells apart. */
@@ -220,6 +236,8 @@ static int revisions_merge(struct pipeline_db *db, const struct corr_batch *b)
 			corr_revision_row(rel, r, &row);
 			err = store_write_revision(db->st, &row);
 		}
+		if (!err && (chg & CORR_REG_TIMELESS))
+			err = timeless_write(db, rel, r->revision);
 		if (!err && b->revs[i].manifest_summary.n)
 			err = store_write_summary(db->st, rel->ns, rel->name,
 						  r->revision, r->life,

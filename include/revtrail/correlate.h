@@ -54,10 +54,28 @@ struct corr_rev {
 	                             * reinstall reuses the numbers */
 };
 
+/*
+ * The statements of one revision number that carry no time (a `helm
+ * status` block cut before LAST DEPLOYED, a release Secret without a
+ * creation time): their join u is a fact of its own, applied to the
+ * number's newest life only (its timed revision of the latest time, else
+ * a revision of u alone). own keeps that revision's fields without u, so
+ * that a newer life's revision, however late it is learnt, takes u over
+ * and the older one goes back to own: every arrival order gives the same
+ * revisions.
+ */
+struct corr_loose {
+	struct corr_rev u;          /* u.revision: the number; no time */
+	struct corr_rev own;        /* own.updated_ns: the holder's time,
+	                             * 0 while no timed revision holds u */
+};
+
 struct corr_release {
 	char *ns, *name;
 	struct corr_rev *revs;      /* sorted by (life, revision number) */
 	size_t nrevs, cap;
+	struct corr_loose *loose;   /* per number stated without a time */
+	size_t nloose;
 	bool by_time;               /* every revision has a time, and they
 	                             * never go down: corr_release_at may
 	                             * search rather than scan */
@@ -90,6 +108,7 @@ enum {
 	CORR_REG_NEW_RELEASE = 1u << 1,  /* first revision of this release */
 	CORR_REG_RELIFE = 1u << 2,       /* a revision held changed life:
 	                                  * every revision is written again */
+	CORR_REG_TIMELESS = 1u << 3,     /* the number's corr_loose changed */
 };
 
 /*
@@ -172,6 +191,13 @@ size_t corr_registry_alias_count(const struct corr_registry *reg);
  * updated_ns <= ts + CORR_SKEW_NS. NULL when none (or rel is NULL). */
 const struct corr_rev *corr_release_at(const struct corr_release *rel,
 				       int64_t ts);
+/* The timeless statements of number revision, NULL when none. */
+const struct corr_loose *corr_release_loose(const struct corr_release *rel,
+					    int revision);
+/* Restores a stored corr_loose half: src->updated_ns 0 is u, else own.
+ * Errors as for corr_registry_load. */
+int corr_registry_load_loose(struct corr_registry *reg, const char *ns,
+			     const char *name, const struct corr_rev *src);
 /* Revision number revision of the newest life that has one, or of life
  * life (0: any). NULL when none. */
 const struct corr_rev *corr_release_rev(const struct corr_release *rel,

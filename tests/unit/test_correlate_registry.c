@@ -521,6 +521,49 @@ static void test_lives(void)
 	       "old life readable, numbered apart");
 }
 
+/* The same histories and a statement of revision 1 without a time (a
+ * `helm status` block cut before LAST DEPLOYED): in every order it is
+ * the newest life's revision 1 only, and no revision of its own. */
+static void test_timeless(void)
+{
+	int ord[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct rt_revision all[8];
+	char first[512] = "", got[512];
+	int orders = 0, same = 0, right = 0;
+
+	fill_lives();
+	memcpy(all, lives, sizeof(lives));
+	all[7] = rev("prod", "web", 1, "failed", "Timeless note", 0);
+	do {
+		struct corr_registry *reg = corr_registry_new();
+		const struct corr_release *rel;
+		const struct corr_rev *r1, *r2;
+		unsigned chg;
+
+		for (int i = 0; i < 8; i++)
+			corr_registry_merge(reg, &all[ord[i]], &chg, NULL,
+					    NULL);
+		rel = corr_registry_find(reg, S("prod"), S("web"));
+		lives_snapshot(rel, got, sizeof(got));
+		if (!orders)
+			snprintf(first, sizeof(first), "%s", got);
+		same += !strcmp(first, got);
+		r1 = corr_release_rev_life(rel, 1, 1);
+		r2 = corr_release_rev_life(rel, 1, 2);
+		right += r1 && r2 && !strcmp(r1->description, "Upgrade") &&
+			 !strcmp(r2->description, "Timeless note");
+		orders++;
+		corr_registry_free(reg);
+	} while (next_perm(ord, 8));
+	is_int(same, orders, "a timeless statement: the same revisions in "
+	       "every order");
+	is_int(right, orders, "its fields on the new life's revision 1 only");
+	is_str(first, "1.1:superseded:86400 1.2:superseded:172800 "
+	       "1.3:superseded:259200 1.4:superseded:345600 "
+	       "1.5:deployed:432000 2.1:failed:604800 ",
+	       "two lives, the timeless failure on the new revision 1");
+}
+
 static void test_relife_flag(void)
 {
 	struct corr_registry *reg = corr_registry_new();
@@ -539,6 +582,7 @@ static void test_relife_flag(void)
 int main(void)
 {
 	test_lives();
+	test_timeless();
 	test_relife_flag();
 	test_first_ns_growth();
 	test_revision_cap();
