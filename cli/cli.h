@@ -263,9 +263,11 @@ struct cli_topics {
 	const char *last_src;                 /* the last lookup, by pointer */
 	struct rt_str last;
 };
-/* Adds -t ARG: TOPIC or TOPIC@CLUSTER. 0, or CLI_USAGE after printing
- * why (too many, too long, a bad cluster name). */
-int cli_topics_add(struct cli_topics *t, const char *arg);
+/* Adds ARG of option (-t, --helm-topic): TOPIC or TOPIC@CLUSTER. 0, or
+ * CLI_USAGE after printing why (too many, too long, a bad cluster name),
+ * naming option as the user typed it. */
+int cli_topics_add(struct cli_topics *t, const char *option,
+		   const char *arg);
 /* The cluster of a record read from topic source (rt_record.cluster).
  * A subscription by pattern (^...) takes --cluster's. */
 struct rt_str cli_topics_cluster(struct cli_topics *t, const char *source);

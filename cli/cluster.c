@@ -3,6 +3,7 @@
  * consume's -t TOPIC@CLUSTER), and which cluster a consumed record
  * belongs to. The store keys every release by its cluster (pipeline/cluster.c).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -39,17 +40,20 @@ int cli_cluster_filter(const char *cmd, const char *name)
 	return *name ? cli_cluster_check(cmd, "--cluster", name) : 0;
 }
 
-int cli_topics_add(struct cli_topics *t, const char *arg)
+int cli_topics_add(struct cli_topics *t, const char *option,
+		   const char *arg)
 {
 	const char *at = strchr(arg, '@');   /* never in a Kafka topic */
 	size_t n = at ? (size_t)(at - arg) : strlen(arg);
+	char what[32];
 
 	if (t->n == CLI_MAX_TOPICS)
-		return cli_usage_error("consume", "too many -t");
+		return cli_usage_error("consume", "too many %s", option);
 	if (n > CLI_TOPIC_MAX)
-		return cli_usage_error("consume", "-t: topic name longer than "
-				       "%d characters", CLI_TOPIC_MAX);
-	if (at && cli_cluster_check("consume", "-t TOPIC@CLUSTER", at + 1))
+		return cli_usage_error("consume", "%s: topic name longer than "
+				       "%d characters", option, CLI_TOPIC_MAX);
+	snprintf(what, sizeof(what), "%s TOPIC@CLUSTER", option);
+	if (at && cli_cluster_check("consume", what, at + 1))
 		return CLI_USAGE;
 	memcpy(t->name[t->n], arg, n);
 	t->name[t->n][n] = '\0';

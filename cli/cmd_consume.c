@@ -753,12 +753,12 @@ static int parse_opt(struct consume_args *a, int opt, const char *arg)
 	case OPT_KEEP: a->keep = true; return -1;
 	case OPT_STATS_JSON: return -1;   /* parse_args keeps the path */
 	case 't':
-		return cli_topics_add(&a->topics, arg) ? CLI_USAGE : -1;
+		return cli_topics_add(&a->topics, "-t", arg) ? CLI_USAGE : -1;
 	case OPT_HELM_TOPIC:
 		if (arg[0] == '^')
 			return cli_usage_error("consume", "--helm-topic takes "
 					       "a topic name, not a pattern");
-		return cli_topics_add(&a->helm, arg) ? CLI_USAGE : -1;
+		return cli_topics_add(&a->helm, "--helm-topic", arg) ? CLI_USAGE : -1;
 	case OPT_CLUSTER:
 		if (cli_cluster_check("consume", "--cluster", arg))
 			return CLI_USAGE;

@@ -50,6 +50,25 @@ run_rt consume -t t -G g --db "$T/x.db"
 is "$RC" 2 "no brokers is a usage error"
 like "$(cat "$ERR")" 'bootstrap\.servers' "and says which setting is missing"
 
+# --helm-topic's errors name --helm-topic, not -t (its list is parsed alike).
+long=$(printf 'h%.0s' $(seq 256))
+run_rt consume -b 127.0.0.1:1 -t t -G g --helm-topic "$long" --db "$T/x.db"
+is "$RC" 2 "a --helm-topic name over 255 characters is refused"
+like "$(cat "$ERR")" '^revtrail consume: --helm-topic: topic name longer' "naming --helm-topic"
+run_rt consume -b 127.0.0.1:1 -t t -G g --helm-topic 'h@a/b' --db "$T/x.db"
+is "$RC" 2 "--helm-topic with a bad cluster is refused"
+like "$(cat "$ERR")" '^revtrail consume: --helm-topic TOPIC@CLUSTER: ' "naming --helm-topic"
+many=()
+for i in $(seq 65); do many+=(--helm-topic "h$i"); done
+run_rt consume -b 127.0.0.1:1 -t t -G g "${many[@]}" --db "$T/x.db"
+is "$RC" 2 "65 --helm-topic's are refused"
+like "$(cat "$ERR")" '^revtrail consume: too many --helm-topic$' "naming --helm-topic"
+unlike "$(cat "$ERR")" ' -t' "and not -t"
+many=()
+for i in $(seq 65); do many+=(-t "t$i"); done
+run_rt consume -b 127.0.0.1:1 -G g "${many[@]}" --db "$T/x.db"
+like "$(cat "$ERR")" '^revtrail consume: too many -t$' "65 -t's still name -t"
+
 run_rt consume --help
 is "$RC" 0 "consume --help exits 0"
 like "$(cat "$OUT")" '-X, --property PROP=VALUE' "help lists -X"
