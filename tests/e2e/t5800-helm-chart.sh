@@ -64,6 +64,8 @@ is "$(q default '.[] | select(.kind == "StatefulSet") | [.spec.replicas, .spec.v
 	'[1,"db"]' "one instance, its database on a claim template"
 is "$(q default "$ARGS | index(\"group.instance.id=\$(POD_NAME)\") > 0")" true \
 	"a static group member named after its pod"
+is "$(q default "$ARGS | index(\"--helm-topic\")")" null \
+	"no --helm-topic unless kafka.helmTopics names one"
 is "$(q default "$ARGS | [.[index(\"--http\") + 1], .[index(\"--db\") + 1]]")" \
 	'[":8080","/var/lib/revtrail/revtrail.db"]' "--http :PORT, the database on the volume"
 is "$(q default '.[] | select(.kind == "StatefulSet") | .spec.template.spec | [.securityContext.runAsUser, .securityContext.runAsNonRoot, .containers[0].securityContext.readOnlyRootFilesystem, (.volumes[] | select(.name == "tmp") | .emptyDir != null)]')" \
@@ -83,6 +85,8 @@ is "$(q fleet '.[] | select(.kind == "StatefulSet") | [.spec.replicas, .spec.vol
 	'[3,"50Gi","fast-ssd"]' "three instances, a volume each"
 is "$(q fleet "$ARGS | [index(\"prod-events@prod\"), index(\"prod-logs@prod\")] | map(. > 0)")" \
 	'[true,true]' "-t TOPIC@CLUSTER"
+is "$(q fleet "$ARGS | [.[index(\"prod-helm@prod\") - 1], .[index(\"shared-helm\") - 1]]")" \
+	'["--helm-topic","--helm-topic"]' "--helm-topic TOPIC[@CLUSTER] from kafka.helmTopics"
 for o in "-G revtrail-prod" "--retain 30d" "--max-registry 512M" \
 	"--batch-messages 5000" "--batch-ms 2000" \
 	"--incidents-topic revtrail-incidents" "--ready-lag 10000" \
@@ -111,9 +115,10 @@ unlike "$(q made "$ARGS")" 'SECRET|KEY|sasl\.' "and never in the arguments"
 
 # Values that cannot work fail the rendering, with the key to fix.
 for bad in "kafka.existingSecret=x,kafka.secretProperties.a=b" \
-	"kafka.ca.existingSecret=x,kafka.ca.pem=y" "kafka.topics[0].name=a@b"; do
+	"kafka.ca.existingSecret=x,kafka.ca.pem=y" "kafka.topics[0].name=a@b" \
+	"kafka.helmTopics[0].name=h@c" "kafka.helmTopics[0].name=k8s-events"; do
 	"$H" template revtrail "$CHART" --set "$bad" >/dev/null 2>"$T/bad.err"
-	like "$?:$(cat "$T/bad.err")" '^1:.*kafka\.(existingSecret|ca|topics)' "refused: $bad"
+	like "$?:$(cat "$T/bad.err")" '^1:.*kafka\.(existingSecret|ca|topics|helmTopics)' "refused: $bad"
 done
 "$H" template revtrail "$CHART" --set-string 'kafka.secretProperties.a=x
 b=y' >/dev/null 2>"$T/bad.err"

@@ -101,6 +101,19 @@ ca.crt
 - -t
 - {{ ternary (printf "%s@%s" .name .cluster) .name (not (empty .cluster)) | quote }}
 {{- end }}
+{{- range $v.kafka.helmTopics }}
+{{- if or (not .name) (contains "@" (toString .name)) }}
+{{- fail (printf "kafka.helmTopics: a topic needs a name without '@', got %q" (.name | toString)) }}
+{{- end }}
+{{- $helm := toString .name }}
+{{- range $v.kafka.topics }}
+{{- if eq (toString .name) $helm }}
+{{- fail (printf "kafka.helmTopics: %q is in kafka.topics too (every instance reads a Helm topic whole: the group must not split it)" $helm) }}
+{{- end }}
+{{- end }}
+- --helm-topic
+- {{ ternary (printf "%s@%s" .name .cluster) .name (not (empty .cluster)) | quote }}
+{{- end }}
 - -G
 - {{ required "kafka.group" $v.kafka.group | quote }}
 {{- if $v.kafka.staticMembership }}
