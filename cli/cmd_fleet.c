@@ -31,6 +31,7 @@
 #define MAX_PARTITIONS 4096
 #define POLL_MS 100
 #define REFUSED_LOGGED 10           /* refused messages named in the log */
+#define STATS_MS 1000               /* --stats-json at most this often */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -41,7 +42,7 @@ static void on_signal(int sig)
 }
 
 struct fleet {
-	const char *brokers, *topic, *db;
+	const char *brokers, *topic, *db, *stats_path;
 	char prop_kind[MAX_PROPS];
 	const char *prop[MAX_PROPS];
 	int nprops;
@@ -56,8 +57,8 @@ struct fleet {
 	bool *eof;
 	bool *moved;                    /* read in the open batch */
 	long pending;                   /* messages in the open batch */
-	int64_t batch_start_ms;
-	uint64_t messages, tombstones, refused, batches;
+	int64_t batch_start_ms, stats_ms;
+	uint64_t messages, parts, tombstones, refused, batches, recomputed;
 };
 
 static int64_t now_ms(void)
@@ -217,6 +218,43 @@ static int start(struct fleet *f, char *err, size_t errsz)
 	return assign(f, err, errsz);
 }
 
+/* ---- --stats-json ------------------------------------------------------ */
+
+static void json_num(FILE *out, const char *key, uint64_t v)
+{
+	fprintf(out, ",\"%s\":%" PRIu64, key, v);
+}
+
+/* The counters and each partition's next offset (0: never read), after a
+ * commit, written whole as consume writes its own: a fresh temporary
+ * beside the file, created exclusively and never through a symlink,
+ * renamed over it, so a reader never sees half. */
+static void stats_json(struct fleet *f, bool final)
+{
+	char tmp[4096];
+	FILE *out;
+
+	f->stats_ms = now_ms();
+	if (!f->stats_path ||
+	    !(out = rt_replace_open(f->stats_path, tmp, sizeof(tmp))))
+		return;
+	fprintf(out, "{\"time\":%lld,\"final\":%s,\"topic\":",
+		(long long)time(NULL), final ? "true" : "false");
+	cli_json_str(out, f->topic, strlen(f->topic));
+	json_num(out, "messages", f->messages);
+	json_num(out, "parts_stored", f->parts);
+	json_num(out, "tombstones", f->tombstones);
+	json_num(out, "refused", f->refused);
+	json_num(out, "incidents_recomputed", f->recomputed);
+	json_num(out, "batches", f->batches);
+	fputs(",\"partitions\":[", out);
+	for (int p = 0; p < f->nparts; p++)
+		fprintf(out, "%s{\"partition\":%d,\"next_offset\":%" PRId64
+			"}", p ? "," : "", p, f->next[p]);
+	fputs("]}\n", out);
+	rt_replace_commit(out, tmp, f->stats_path);
+}
+
 /* ---- batches ----------------------------------------------------------- */
 
 /* The open batch: its releases refolded, the offsets of the partitions
@@ -226,7 +264,7 @@ static int commit(struct fleet *f)
 {
 	struct plan_batch_pos pos[64];
 	size_t n = 0;
-	int err = store_fleet_fold(f->st);
+	int err = store_fleet_fold(f->st, &f->recomputed);
 
 	for (int p = 0; p < f->nparts && !err; p++) {
 		if (f->moved[p])
@@ -249,6 +287,8 @@ static int commit(struct fleet *f)
 	f->pending = 0;
 	f->batches++;
 	memset(f->moved, 0, (size_t)f->nparts * sizeof(*f->moved));
+	if (now_ms() - f->stats_ms >= STATS_MS)
+		stats_json(f, false);
 	return 0;
 }
 
@@ -285,6 +325,8 @@ static int message(struct fleet *f, const rd_kafka_message_t *m)
 	rc = store_fleet_put(f->st, m->key, m->key_len, m->payload, m->len);
 	if (rc == 1)
 		refused(f, m);
+	else if (!rc && m->payload && m->len)
+		f->parts++;
 	return rc < 0 ? rc : 0;
 }
 
@@ -351,7 +393,8 @@ static void release(struct fleet *f)
 
 /* ---- options ----------------------------------------------------------- */
 
-enum { OPT_BATCH_MSGS = CLI_OPT_FIRST_FREE, OPT_BATCH_MS, OPT_GAP };
+enum { OPT_BATCH_MSGS = CLI_OPT_FIRST_FREE, OPT_BATCH_MS, OPT_GAP,
+       OPT_STATS_JSON };
 
 static const struct cli_opt opts[] = {
 	{ "brokers", 'b', "BROKERS", "bootstrap.servers (required)", NULL },
@@ -370,6 +413,9 @@ static const struct cli_opt opts[] = {
 	  "message", "1000" },
 	{ "gap", OPT_GAP, "DURATION", "parts within the gap of each other "
 	  "are one incident (as the instances')", "15m, or the database's" },
+	{ "stats-json", OPT_STATS_JSON, "FILE", "the counters and each "
+	  "partition's next offset as JSON, rewritten after commits and at "
+	  "exit", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -405,6 +451,7 @@ static int parse_opt(struct fleet *f, int opt, const char *arg)
 	case 't': f->topic = arg; return -1;
 	case 'd': f->db = arg; return -1;
 	case 'e': f->exit_at_end = true; return -1;
+	case OPT_STATS_JSON: f->stats_path = arg; return -1;
 	case 'X':
 	case 'F':
 		if (f->nprops == MAX_PROPS)
@@ -478,9 +525,11 @@ int cmd_fleet(int argc, char **argv)
 		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
 	rc = run(&f);
+	stats_json(&f, true);
 	fprintf(stderr, "revtrail fleet: %" PRIu64 " messages (%" PRIu64
-		" tombstones, %" PRIu64 " refused) in %" PRIu64 " batches\n",
-		f.messages, f.tombstones, f.refused, f.batches);
+		" tombstones, %" PRIu64 " refused) in %" PRIu64 " batches, %"
+		PRIu64 " incidents recomputed\n", f.messages, f.tombstones,
+		f.refused, f.batches, f.recomputed);
 	release(&f);
 	return rc;
 }

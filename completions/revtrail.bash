@@ -36,7 +36,8 @@ _revtrail()
 		--max-registry --retain $input --help" ;;
 	prune) opts="--db --retain --help" ;;
 	fleet) opts="-b --brokers -t --topic -X --property -F --properties-file
-		--db -e --exit-at-end --batch-messages --batch-ms --gap --help" ;;
+		--db -e --exit-at-end --batch-messages --batch-ms --gap --stats-json
+		--help" ;;
 	classify) opts="--all $input --help" ;;
 	rules) opts="list check test --rules --no-default-rules -v --verbose
 		--help" ;;

@@ -375,7 +375,7 @@ out:
 
 /* The parts of one release and revision, in window order, into islands. */
 static int fold_release(struct store *st, const char *const key[3],
-			int64_t revision)
+			int64_t revision, uint64_t *written)
 {
 	struct island is = { 0 };
 	sqlite3_stmt *s;
@@ -398,8 +398,10 @@ static int fold_release(struct store *st, const char *const key[3],
 			break;
 		}
 		if (is.nparts &&
-		    sqlite3_column_int64(s, 2) > is.last_ns + st->gap_ns)
+		    sqlite3_column_int64(s, 2) > is.last_ns + st->gap_ns) {
+			(*written)++;
 			err = island_end(st, &is, key, revision);
+		}
 		if (!err)
 			err = island_add(&is, sqlite3_column_int64(s, 0),
 					 sqlite3_column_int64(s, 2),
@@ -409,15 +411,17 @@ static int fold_release(struct store *st, const char *const key[3],
 	if (!err && rc != SQLITE_DONE)
 		err = store_db_fail(st, "folding the incidents topic");
 	sqlite3_finalize(s);
-	if (!err)
+	if (!err && is.nparts) {
+		(*written)++;
 		err = island_end(st, &is, key, revision);
+	}
 	island_release(&is);
 	return err;
 }
 
 /* Deletes a release's incidents and makes them again from its parts. */
 static int refold(struct store *st, const char *const key[3],
-		  int64_t revision)
+		  int64_t revision, uint64_t *written)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -433,11 +437,12 @@ static int refold(struct store *st, const char *const key[3],
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return store_db_fail(st, "folding the incidents topic");
-	return fold_release(st, key, revision);
+	return fold_release(st, key, revision, written);
 }
 
-int store_fleet_fold(struct store *st)
+int store_fleet_fold(struct store *st, uint64_t *incidents)
 {
+	uint64_t written = 0;
 	sqlite3_stmt *s;
 	int rc, err = 0;
 
@@ -449,7 +454,7 @@ int store_fleet_fold(struct store *st)
 
 		for (int i = 0; i < 3; i++)
 			key[i] = (const char *)sqlite3_column_text(s, i);
-		err = refold(st, key, sqlite3_column_int64(s, 3));
+		err = refold(st, key, sqlite3_column_int64(s, 3), &written);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = store_db_fail(st, "folding the incidents topic");
@@ -457,6 +462,8 @@ int store_fleet_fold(struct store *st)
 	if (!err && sqlite3_exec(st->db, "DELETE FROM temp.fleet_dirty", NULL,
 				 NULL, NULL))
 		err = store_db_fail(st, "folding the incidents topic");
+	if (!err && incidents)
+		*incidents += written;
 	return err;
 }
 

@@ -43,8 +43,9 @@ int store_fleet_put(struct store *st, const char *key, size_t klen,
 		    const char *value, size_t vlen);
 
 /* Recomputes the incidents of every release and revision the puts since
- * the last fold touched. 0, RT_EDB or RT_ENOMEM. */
-int store_fleet_fold(struct store *st);
+ * the last fold touched, and adds to *incidents (unless NULL) how many
+ * it wrote. 0, RT_EDB or RT_ENOMEM. */
+int store_fleet_fold(struct store *st, uint64_t *incidents);
 
 /*
  * The parts of incident id of a fleet database, earliest first: columns

@@ -101,9 +101,17 @@ run_rt incidents --db "$T/i0.db" --db "$T/i1.db" --db "$T/i2.db" --db "$T/i3.db"
 	--db "$T/i9.db" --db "$T/i10.db"
 is "$RC" 2 "eleven files are past --db's limit"
 
-run_rt fleet -b "$BS" -t incidents --db "$FDB" -e
+before=$(db_offsets "$FDB" incidents)
+run_rt fleet -b "$BS" -t incidents --db "$FDB" -e --stats-json "$T/fstats.json"
 is "$RC" 0 "restarted with -e, it folds the rest and exits"
 is "$(db_offsets "$FDB" incidents)" "$ends" "every message folded"
+# --stats-json: what this run read, and where each partition stands.
+is "$(jq -c '[.final, .topic, .messages, ([.partitions[].next_offset] | add), (.partitions | length)]' "$T/fstats.json")" \
+	"[true,\"incidents\",$((ends - before)),$ends,3]" \
+	"--stats-json: final, the messages of this run, each partition's next offset"
+is "$(jq '.parts_stored + .tombstones + .refused - .messages' "$T/fstats.json")" 0 \
+	"each message a part, a tombstone or refused"
+ok test "$(jq .incidents_recomputed "$T/fstats.json")" -gt 0
 run_rt incidents --db "$FDB" -o json
 cp "$OUT" "$T/fleet.json"
 jq -c "$proj" "$OUT" >"$T/got.json"
@@ -141,10 +149,19 @@ is "$(jq -r '.fleet_parts' "$OUT")" null "an instance's incident has no fleet pa
 k1=$(awk -F'\t' '$1 ~ "^/shop/web-1/" && $2 != "NULL" { last[$1] = $2 } END { for (k in last) print k }' "$T/topic.tsv" |
 	grep "/$(sqlite3 "$T/i1.db" "SELECT value FROM meta WHERE key = 'instance_id'")/")
 like "$k1" '^/shop/web-1/' "instance 1 has a web-1 incident"
-printf '%s\t\n' "$k1" >"$T/tomb.tsv"
+# and a message that is no incident, refused.
+printf '%s\t\nnot/an/incident\tnot json\n' "$k1" >"$T/tomb.tsv"
 timeout 30 kcat -P -b "$BS" -t incidents -K '	' -Z -l "$T/tomb.tsv"
-run_rt fleet -b "$BS" -t incidents --db "$FDB" -e
+run_rt fleet -b "$BS" -t incidents --db "$FDB" -e --stats-json "$T/fstats.json"
 is "$RC" 0 "the tombstone is folded"
+# The fold rewrites every incident of the release and revision the
+# tombstone touched: web-1's of every pair.
+rev1=$(sqlite3 "$T/i1.db" "SELECT revision FROM incidents WHERE id = ${k1##*/}")
+web1=$(db_count "$FDB" "SELECT count(*) FROM incidents WHERE namespace = 'shop' AND release = 'web-1' AND revision = ${rev1:-0}")
+ok test "$web1" -gt 1
+is "$(jq -c '[.messages, .parts_stored, .tombstones, .refused, .incidents_recomputed]' "$T/fstats.json")" \
+	"[2,0,1,1,$web1]" "--stats-json: two messages, a tombstone and one refused, web-1's incidents recomputed"
+is "$(find "$T" -name 'fstats.json.tmp*' | wc -l)" 0 "no temporary left beside it"
 run_rt incidents --db "$T/i0.db" -o json
 jq -c "$proj | map(select(.release == \"web-1\"))" "$OUT" >"$T/want1.json"
 run_rt incidents --db "$FDB" -o json
