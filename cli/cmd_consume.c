@@ -593,6 +593,10 @@ static void publish(struct consume *c, int64_t now)
 		.wal_bytes = c->wal_path ? metrics_file_bytes(c->wal_path) : -1,
 		.brokers_down = s->brokers_down,
 	};
+	m->helm_lag = -1;
+	if (c->helm_topics->n)
+		m->helm_partitions = ingest_kafka_global_lag(c->k,
+							     &m->helm_lag);
 	fill_parts(m, c);
 	metrics_publish(c->m, m);
 }

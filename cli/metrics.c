@@ -30,6 +30,7 @@ void metrics_init(struct metrics *m, int64_t ready_lag)
 	pthread_mutex_init(&m->mu, NULL);
 	m->snap.incidents_open = -1;
 	m->snap.wal_bytes = -1;
+	m->snap.helm_lag = -1;
 	m->ready_lag = ready_lag;
 }
 
@@ -276,6 +277,14 @@ static void gauges(FILE *f, const struct metrics_snap *s,
 	     "write-ahead log (-wal), read when the figures were published.");
 	if (s->wal_bytes >= 0)
 		fprintf(f, "revtrail_wal_bytes %" PRId64 "\n", s->wal_bytes);
+	one(f, "revtrail_helm_topic_partitions", "gauge",
+	    "Partitions of the --helm-topic topics read in full.",
+	    (uint64_t)s->helm_partitions);
+	head(f, "revtrail_helm_topic_lag", "gauge", "Messages of the "
+	     "--helm-topic topics behind their high watermarks, summed.");
+	if (s->helm_lag >= 0)
+		fprintf(f, "revtrail_helm_topic_lag %" PRId64 "\n",
+			s->helm_lag);
 	one(f, "revtrail_brokers_down", "gauge",
 	    "1 while every broker is unreachable.", s->brokers_down);
 	head(f, "revtrail_build_info", "gauge",

@@ -57,6 +57,8 @@ struct metrics_snap {
 	int64_t incidents_open; /* -1 unknown */
 	int64_t wal_bytes;      /* the database's -wal file, -1 unknown */
 	bool brokers_down;
+	int helm_partitions;    /* the --helm-topic's partitions read */
+	int64_t helm_lag;       /* theirs summed, -1 unknown */
 	size_t assigned;        /* may exceed nparts */
 	size_t nparts;
 	struct metrics_part parts[METRICS_MAX_PARTS];

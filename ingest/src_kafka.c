@@ -1490,6 +1490,30 @@ static int handle_global(struct ingest_kafka *k, const rd_kafka_message_t *m)
 	return take(k, m, p);
 }
 
+int ingest_kafka_global_lag(struct ingest_kafka *k, int64_t *lag)
+{
+	rd_kafka_t *rk = kglobal_handle(k->g);
+	int64_t sum = 0, lo, hi, pos;
+
+	for (size_t i = 0; i < k->nparts && rk; i++) {
+		struct kpart *p = &k->parts[i];
+
+		if (!p->global)
+			continue;
+		pos = p->committed >= 0 ? p->committed : p->expected;
+		if (rd_kafka_get_watermark_offsets(
+			    rk, p->topic + INGEST_KAFKA_GLOBAL_PREFIX_LEN,
+			    p->partition, &lo, &hi) || hi < 0) {
+			sum = -1;
+			break;
+		}
+		/* Read from the beginning, nothing stored yet: all of it. */
+		sum += hi - (pos >= 0 ? pos : lo >= 0 ? lo : 0);
+	}
+	*lag = rk ? sum : -1;
+	return kglobal_assigned(k->g);
+}
+
 /* Every global partition assigned has been read to its end. */
 static bool global_at_end(const struct ingest_kafka *k)
 {

@@ -232,6 +232,12 @@ const struct ingest_kafka_stats *ingest_kafka_stats(const struct ingest_kafka *k
 size_t ingest_kafka_lags(struct ingest_kafka *k, struct ingest_kafka_lag *out,
 			 size_t max);
 
+/* The global topics' (opts' global_topics) partitions read, and in *lag
+ * their messages behind the high watermarks the global handle last
+ * fetched, from the next offset of each, summed; -1 while one of them is
+ * not known. */
+int ingest_kafka_global_lag(struct ingest_kafka *k, int64_t *lag);
+
 /* The rd_kafka_t, for tests (NULL before start). */
 struct rd_kafka_s *ingest_kafka_handle(struct ingest_kafka *k);
 

@@ -47,13 +47,22 @@ helm_pos() { db_count "$1" "SELECT coalesce(sum(offset), 0) FROM sources WHERE p
 union() { sqlite3 "$B" "ATTACH '$C' AS c; SELECT count(*) FROM (SELECT ukey FROM main.events UNION SELECT ukey FROM c.events)" 2>/dev/null || echo 0; }
 union_ge() { [ "$(union)" -ge "$1" ]; }
 
-consume_bg a "${args[@]}" --db "$A" --stats-json "$T/a.json"
+consume_bg a "${args[@]}" --db "$A" --stats-json "$T/a.json" --http 127.0.0.1:0
 consume_bg b "${args[@]}" --db "$B"
 wait_until 60 revs_ge "$A" 2
 wait_until 60 revs_ge "$B" 2
 is "$(revs "$A")" 2 "A holds web-0's two revisions, of cluster prod-eu"
 is "$(revs "$B")" 2 "B holds them too: the Helm topic is read in full by each"
 is "$(helm_pos "$B")" 3 "B's Helm positions are in sources, under global:helm"
+# /metrics: the Helm topic's partitions, and its lag once A stored all.
+metric() {   # NAME: its value in A's /metrics
+	curl -s --max-time 5 "http://127.0.0.1:$(sed -n 's/.* http: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$T/a.err")/metrics" |
+		sed -n "s/^$1 //p"
+}
+helm_lag_0() { [ "$(metric revtrail_helm_topic_lag)" = 0 ]; }
+wait_until 30 helm_lag_0
+is "$(metric revtrail_helm_topic_partitions):$(metric revtrail_helm_topic_lag)" 2:0 \
+	"/metrics: the Helm topic's 2 partitions, read to their end (lag 0)"
 is "$(db_count "$B" "SELECT count(*) FROM sources WHERE path = 'helm'")" 0 \
 	"no row under the bare topic name: a group partition's are never confused with them"
 wait_until 60 grep -q 'assigned [1-9] partition' "$T/a.err"

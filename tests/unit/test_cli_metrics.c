@@ -220,6 +220,38 @@ static void test_probes(void)
 
 /* What the consume loop publishes as the WAL's size: the file's bytes, 0
  * when there is none (a checkpoint truncated it away, or not WAL mode). */
+/* The Helm topics (consume --helm-topic): their partitions, and their lag
+ * summed, left out while a partition's is unknown. */
+static void test_helm_topic(void)
+{
+	struct metrics_snap *s = malloc(sizeof(*s));
+	struct metrics_hist h = { 0 };
+	size_t len;
+	char *text;
+
+	fill(s);
+	s->helm_partitions = 3;
+	s->helm_lag = 41;
+	text = metrics_render(s, &h, &build, &len);
+	is_int(sample(text, "revtrail_helm_topic_partitions"), 3,
+	       "the Helm topics' partitions");
+	is_int(sample(text, "revtrail_helm_topic_lag"), 41,
+	       "their lag, summed");
+	is_int(untyped_samples(text), 0, "each with its TYPE");
+	free(text);
+	s->helm_partitions = 0;
+	s->helm_lag = -1;
+	text = metrics_render(s, &h, &build, &len);
+	is_int(sample(text, "revtrail_helm_topic_partitions"), 0,
+	       "none without --helm-topic");
+	ok(sample(text, "revtrail_helm_topic_lag") < 0,
+	   "an unknown lag is left out");
+	ok(strstr(text, "# TYPE revtrail_helm_topic_lag gauge") != NULL,
+	   "its TYPE stays");
+	free(text);
+	free(s);
+}
+
 static void test_wal_bytes(void)
 {
 	char dir[] = "/tmp/revtrail-metrics.XXXXXX", path[64];
@@ -244,5 +276,6 @@ int main(void)
 	test_wal_bytes();
 	test_render();
 	test_probes();
+	test_helm_topic();
 	return done_testing();
 }
