@@ -392,6 +392,9 @@ static bool controller_release(struct span s, struct span *rel,
  * --namespace of the command the job traces. */
 static bool helm_controller_job(const struct rt_record *rec)
 {
+	/* Every container line asks: the first byte answers most. */
+	if (rec->pod.n < 12 || rec->pod.p[0] != 'h')
+		return false;
 	return rt_str_has_prefix(rec->pod, "helm-install-") ||
 	       rt_str_has_prefix(rec->pod, "helm-delete-");
 }
@@ -510,14 +513,18 @@ static void job_namespace(struct dec_ctx *d, struct rt_record *rec,
 void dec_helm_op_apply(struct dec_ctx *d, struct dec_helm_state *st,
 		       struct rt_record *rec, struct rt_str line)
 {
-	struct span s = trim(line.p, line.n), rel = { 0 }, ns = { 0 }, cmd;
+	struct span s = { line.p, line.n }, rel = { 0 }, ns = { 0 }, cmd;
 	bool named;
 
 	if (helm_controller_job(rec)) {
-		job_namespace(d, rec, s);
+		job_namespace(d, rec, trim(s.p, s.n));
 		return;
 	}
+	/* No space is part of "helm" or "elease": the line holds one exactly
+	 * when its trimmed text does, and only the few that do are trimmed. */
 	named = may_name_release(s);
+	if (named)
+		s = trim(s.p, s.n);
 	if (named && helm_command(s, &rel, &ns, &cmd)) {
 		if (!rel.n || !runs_operation(cmd))
 			return;

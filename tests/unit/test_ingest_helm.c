@@ -830,6 +830,46 @@ static void test_operation_memory(void)
 	base.pod = RT_STR_NULL;
 }
 
+/* The release a command line names, as dec_helm_op_apply reads it from a
+ * container line: through the whitespace around the command, and in a pod
+ * that is a helm-controller job only when the job is its release's. */
+static const char *op_release(const char *pod, const char *text)
+{
+	static char out[64];
+	struct dec_ctx d = ctx();
+	struct rt_record rec;
+
+	memset(&hst, 0, sizeof(hst));
+	rt_record_init(&rec);
+	rec.pod = rt_str_make(pod, strlen(pod));
+	dec_helm_op_apply(&d, &hst, &rec, rt_str_make(text, strlen(text)));
+	snprintf(out, sizeof(out), "%.*s/%.*s", (int)rec.release.n,
+		 rec.release.p ? rec.release.p : "", (int)rec.release_ns.n,
+		 rec.release_ns.p ? rec.release_ns.p : "");
+	return out;
+}
+
+static void test_operation_line(void)
+{
+	const char *up = "\t  $ helm upgrade --install web ./c -n shop \r\n";
+	const char *job = "  + helm_v3 upgrade --namespace cache cache /c.tgz\n";
+
+	is_str(op_release("shop-7d9c8b6f5-x2k4p", up), "web/shop",
+	       "op: a command with whitespace around it");
+	is_str(op_release("h", up), "web/shop", "op: a one-byte pod");
+	is_str(op_release("helm-instal", up), "web/shop",
+	       "op: a pod one byte short of a job's prefix");
+	is_str(op_release("helm-delete-", up), "/",
+	       "op: the shortest job pod is a job, not the release's");
+	is_str(op_release("helm-install-cache-x7k2p", job), "cache/cache",
+	       "op: a job's command names its namespace, spaces around");
+	is_str(op_release("helm-install-cache-x7k2p", up), "/",
+	       "op: a job's command for another release names nothing");
+	is_str(op_release("web-1", "   \t\r\n"), "/", "op: whitespace only");
+	is_str(op_release("web-1", "  the helm chart  "), "/",
+	       "op: helm in a sentence names nothing");
+}
+
 /* The objects of a rendered manifest: kind, metadata name and namespace
  * only, not names nested deeper or inside data. */
 static void test_manifest_objects(void)
@@ -902,6 +942,7 @@ int main(void)
 	test_kubectl_describe();
 	test_cli_lines();
 	test_operation_memory();
+	test_operation_line();
 	test_release_anywhere();
 	test_manifest_objects();
 	rt_arena_release(&arena);
