@@ -339,6 +339,28 @@ static size_t digits8(const char *p, int64_t *out)
 }
 
 /*
+ * The layout containerd writes (RFC3339Nano: 1 to 9 digits, trailing
+ * zeros dropped, then 'Z') after a second already read as base, with at
+ * least 10 bytes from p + 20 to read: the time's length, or 0 for any other
+ * form, which the general reading below then takes whole.
+ */
+static size_t rfc3339_nano_z(const char *p, int64_t base, int64_t *ns)
+{
+	static const int64_t scale[10] = { 0, 100000000, 10000000, 1000000,
+		100000, 10000, 1000, 100, 10, 1 };
+	int64_t frac;
+	size_t m = digits8(p + 20, &frac);
+
+	if (m == 8 && p[28] >= '0' && p[28] <= '9') {
+		frac = frac * 10 + (p[28] - '0');
+		m = 9;
+	}
+	if (!m || p[20 + m] != 'Z')
+		return 0;
+	return rfc3339_end(base + frac * scale[m], 21 + m, ns);
+}
+
+/*
  * YYYY-MM-DDThh:mm:ss[.f](Z|+hh:mm). Written here rather than calling
  * rt_time_parse because it sits on the CRI hot path: no locale, no
  * scanning for alternatives, and consecutive lines mostly share their
@@ -367,6 +389,9 @@ size_t ing_rfc3339(const char *p, size_t n, int64_t *ns)
 	if (!last.ok)
 		return 0;
 	base = last.ns;
+	if (n >= 30 && p[k] == '.' && (k = rfc3339_nano_z(p, base, ns)) != 0)
+		return k;
+	k = 19;
 	if (p[k] == '.') {
 		size_t d = ++k;
 
