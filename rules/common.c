@@ -108,18 +108,25 @@ static void build(void)
 	build_rarity();
 }
 
-/* p: 3 or 4 lower-case bytes. */
-bool lit_common(const unsigned char *p, size_t n)
+/* The tables once built: lit_score asks for every window of every
+ * candidate, and a call_once each time cost more than the look-up. */
+static bool common_in(const unsigned char *p, size_t n)
 {
 	uint32_t key = gram(p, n), h = slot_of(key);
 
-	call_once(&built, build);
 	while (slots[h]) {
 		if (slots[h] == key)
 			return true;
 		h = (h + 1) & (COMMON_SLOTS - 1);
 	}
 	return false;
+}
+
+/* p: 3 or 4 lower-case bytes. */
+bool lit_common(const unsigned char *p, size_t n)
+{
+	call_once(&built, build);
+	return common_in(p, n);
 }
 
 /* A table rather than a search of the tiers: pf_build and the literal
@@ -138,18 +145,19 @@ unsigned lit_score(const char *s, size_t n)
 	unsigned score = 0;
 	size_t covered = 0;     /* bytes [0, covered) are counted */
 
+	call_once(&built, build);
 	if (n < 4) {
-		if (n == 3 && lit_common(u, n))
+		if (n == 3 && common_in(u, n))
 			return 0;
 		for (size_t k = 0; k < n; k++)
-			score += lit_rarity(u[k]);
+			score += rarity[u[k]];
 		return score;
 	}
 	for (size_t i = 0; i + 4 <= n; i++) {
-		if (lit_common(u + i, 4))
+		if (common_in(u + i, 4))
 			continue;
 		for (size_t k = i > covered ? i : covered; k < i + 4; k++)
-			score += lit_rarity(u[k]);
+			score += rarity[u[k]];
 		covered = i + 4;
 	}
 	return score;

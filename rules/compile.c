@@ -9,6 +9,7 @@
  * instead of making pcre2_match fail. Limits keep a catastrophic pattern
  * from stalling ingestion: the match is abandoned and counted.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,7 +197,6 @@ static int first_set(struct rules *r, uint32_t i, struct lit_cnf *cnf)
 	const struct rules_rule *ru = &r->rules[p->rule];
 	unsigned fields = ru->fields;
 
-	lit_derive_cnf(p->src, strlen(p->src), cnf);
 	p->derived = cnf->n > 0;
 	p->nconj = 1;
 	p->nchecks = 0;
@@ -229,7 +229,6 @@ static int further_sets(struct rules *r, uint32_t i, struct lit_cnf *cnf)
 
 	if (!p->derived)
 		return 0;
-	lit_derive_cnf(p->src, strlen(p->src), cnf);
 	for (unsigned k = 1; k < cnf->n; k++) {
 		if (!worth_adding(r, fields, &cnf->set[0], &cnf->set[k])) {
 			if (cnf->set[k].n > CHECK_MAX)
@@ -248,31 +247,71 @@ static int further_sets(struct rules *r, uint32_t i, struct lit_cnf *cnf)
 	return 0;
 }
 
-static int build_prefilter(struct rules *r)
+/* A pattern's further required sets, kept from the one derivation that
+ * first_set made until further_sets needs them: deriving is most of what
+ * compiling the rules costs. */
+static int keep_further(struct lit_cnf **kept, const struct lit_cnf *cnf)
+{
+	size_t size;
+
+	*kept = NULL;
+	if (cnf->n < 2)
+		return 0;
+	size = offsetof(struct lit_cnf, set) + cnf->n * sizeof(cnf->set[0]);
+	if (!(*kept = malloc(size)))
+		return RT_ENOMEM;
+	memcpy(*kept, cnf, size);
+	return 0;
+}
+
+static void free_kept(struct lit_cnf **kept, size_t n)
+{
+	for (size_t i = 0; kept && i < n; i++)
+		free(kept[i]);
+	free(kept);
+}
+
+static int derive_first_sets(struct rules *r, struct lit_cnf **kept)
 {
 	struct lit_cnf *cnf = malloc(sizeof(*cnf));
-	size_t n = r->npats;
-	int rc = RT_ENOMEM;
+	int rc = 0;
 
 	if (!cnf)
+		return RT_ENOMEM;
+	for (uint32_t i = 0; i < r->npats && !rc; i++) {
+		const char *src = r->pats[i].src;
+
+		lit_derive_cnf(src, strlen(src), cnf);
+		if (!(rc = first_set(r, i, cnf)))
+			rc = keep_further(&kept[i], cnf);
+		r->field_mask |= r->rules[r->pats[i].rule].fields;
+	}
+	free(cnf);
+	return rc;
+}
+
+static int build_prefilter(struct rules *r)
+{
+	size_t n = r->npats;
+	struct lit_cnf **kept = calloc(n + 1, sizeof(*kept));
+	int rc = RT_ENOMEM;
+
+	if (!kept)
 		return RT_ENOMEM;
 	for (int f = 0; f < FIELD_COUNT; f++)
 		if (!(r->pf[f] = pf_new()) ||
 		    !(r->always[f] = malloc((n + 1) * sizeof(uint32_t))))
 			goto out;
-	for (uint32_t i = 0; i < n; i++) {
-		if ((rc = first_set(r, i, cnf)))
-			goto out;
-		r->field_mask |= r->rules[r->pats[i].rule].fields;
-	}
+	if ((rc = derive_first_sets(r, kept)))
+		goto out;
 	for (uint32_t i = 0; i < n; i++)
-		if ((rc = further_sets(r, i, cnf)))
+		if (kept[i] && (rc = further_sets(r, i, kept[i])))
 			goto out;
 	for (int f = 0; f < FIELD_COUNT; f++)
 		if ((rc = pf_build(r->pf[f])))
 			goto out;
 out:
-	free(cnf);
+	free_kept(kept, n);
 	return rc;
 }
 
