@@ -138,7 +138,7 @@ unsigned lit_rarity(unsigned char c)
 }
 
 /* Sum of the byte rarities, counting only bytes that some uncommon window
- * covers: "code" and "status" score 0, "503" scores 15. */
+ * covers: "code" and "status" score 0, "503" scores 6. */
 unsigned lit_score(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
