@@ -996,6 +996,19 @@ int corr_registry_merge(struct corr_registry *reg, const struct rt_revision *rv,
 	return 0;
 }
 
+/* The release a stored row names, made if new. */
+static int load_release(struct corr_registry *reg, const char *ns,
+			const char *name, const struct corr_rev *src,
+			struct corr_release **rel)
+{
+	bool created;
+
+	if (!name || !*name || src->revision <= 0)
+		return RT_EINVAL;
+	return release_get(reg, rt_str_make(ns, strlen(ns)),
+			   rt_str_make(name, strlen(name)), rel, &created);
+}
+
 int corr_registry_load(struct corr_registry *reg, const char *ns,
 		       const char *name, const struct corr_rev *src)
 {
@@ -1004,30 +1017,16 @@ int corr_registry_load(struct corr_registry *reg, const char *ns,
 	bool created;
 	int err;
 
-	if (!name || !*name || src->revision <= 0)
-		return RT_EINVAL;
-	if ((err = release_get(reg, rt_str_make(ns, strlen(ns)),
-			       rt_str_make(name, strlen(name)), &rel,
-			       &created)) ||
+	if ((err = load_release(reg, ns, name, src, &rel)) ||
 	    (err = rev_get(reg, rel, src->revision, src->updated_ns, &r,
-			   &created)))
+			   &created)) ||
+	    (err = rev_copy(reg, r, src)))
 		return err;
-	rev_release(reg, r);
-	memset(r, 0, sizeof(*r));
-	r->revision = src->revision;
-	r->updated_ns = src->updated_ns;
-	r->evidence = src->evidence;
-	r->ranks = src->ranks;
+	/* As stored; relife numbers the lives again from the whole set. */
 	r->life = src->life;
 	relife(rel);
-	r = rev_locate(rel, src->revision, src->updated_ns);
 	note_order(rel);
-	if ((err = load_str(reg, &r->status, src->status)) ||
-	    (err = load_str(reg, &r->chart, src->chart)) ||
-	    (err = load_str(reg, &r->app_version, src->app_version)) ||
-	    (err = load_str(reg, &r->description, src->description)))
-		return err;
-	return load_str(reg, &r->hooks, src->hooks);
+	return 0;
 }
 
 int corr_registry_load_loose(struct corr_registry *reg, const char *ns,
@@ -1038,11 +1037,7 @@ int corr_registry_load_loose(struct corr_registry *reg, const char *ns,
 	bool created;
 	int err;
 
-	if (!name || !*name || src->revision <= 0)
-		return RT_EINVAL;
-	if ((err = release_get(reg, rt_str_make(ns, strlen(ns)),
-			       rt_str_make(name, strlen(name)), &rel,
-			       &created)) ||
+	if ((err = load_release(reg, ns, name, src, &rel)) ||
 	    (err = loose_get(reg, rel, src->revision, &l, &created)))
 		return err;
 	return rev_copy(reg, src->updated_ns ? &l->own : &l->u, src);

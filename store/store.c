@@ -162,6 +162,22 @@ static int read_aliases(struct store *st,
 	return rc == SQLITE_DONE ? 0 : store_db_fail(st, "loading workload releases");
 }
 
+/* The columns S_REV_ALL and S_TL_ALL share, in the same places; the
+ * hooks (9) are read by each, the revisions table's being JSON. */
+static void rev_cols(sqlite3_stmt *s, struct plan_revision *r)
+{
+	r->ns = store_col_text(s, 0);
+	r->rel = store_col_text(s, 1);
+	r->revision = sqlite3_column_int(s, 2);
+	r->status = store_col_text(s, 3);
+	r->chart = store_col_text(s, 4);
+	r->app_version = store_col_text(s, 5);
+	r->description = store_col_text(s, 6);
+	r->updated_ns = sqlite3_column_int64(s, 7);
+	r->evidence = (unsigned)sqlite3_column_int(s, 8);
+	r->ranks = (uint32_t)sqlite3_column_int64(s, 10);
+}
+
 /* The halves of the releases' corr_loose (revision_timeless), to rev as
  * plan_revision.loose rows. */
 static int read_timeless(struct store *st,
@@ -174,17 +190,8 @@ static int read_timeless(struct store *st,
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct plan_revision r = { .loose = true };
 
-		r.ns = store_col_text(s, 0);
-		r.rel = store_col_text(s, 1);
-		r.revision = sqlite3_column_int(s, 2);
-		r.status = store_col_text(s, 3);
-		r.chart = store_col_text(s, 4);
-		r.app_version = store_col_text(s, 5);
-		r.description = store_col_text(s, 6);
-		r.updated_ns = sqlite3_column_int64(s, 7);
-		r.evidence = (unsigned)sqlite3_column_int(s, 8);
+		rev_cols(s, &r);
 		r.hooks = store_col_text(s, 9);
-		r.ranks = (uint32_t)sqlite3_column_int64(s, 10);
 		err = rev(ctx, &r);
 	}
 	sqlite3_reset(s);
@@ -206,18 +213,9 @@ int store_read_registry(struct store *st,
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct plan_revision r = { 0 };
 
-		r.ns = store_col_text(s, 0);
-		r.rel = store_col_text(s, 1);
-		r.revision = sqlite3_column_int(s, 2);
-		r.status = store_col_text(s, 3);
-		r.chart = store_col_text(s, 4);
-		r.app_version = store_col_text(s, 5);
-		r.description = store_col_text(s, 6);
-		r.updated_ns = sqlite3_column_int64(s, 7);
-		r.evidence = (unsigned)sqlite3_column_int(s, 8);
+		rev_cols(s, &r);
 		hooks_csv(store_col_text(s, 9), hooks, sizeof(hooks));
 		r.hooks = hooks;
-		r.ranks = (uint32_t)sqlite3_column_int64(s, 10);
 		r.life = sqlite3_column_int(s, 11);
 		err = rev(ctx, &r);
 	}
