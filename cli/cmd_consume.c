@@ -590,6 +590,7 @@ static void publish(struct consume *c, int64_t now)
 		.handover_skipped = s->handover_skipped,
 		.handover_dropped = s->handover_dropped,
 		.assignments_lost = s->assignments_lost,
+		.helm_topic_skipped = s->global_skipped,
 		.wal_bytes = c->wal_path ? metrics_file_bytes(c->wal_path) : -1,
 		.brokers_down = s->brokers_down,
 	};

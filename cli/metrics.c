@@ -239,6 +239,9 @@ static void counters(FILE *f, const struct metrics_snap *s)
 	one(f, "revtrail_assignments_lost_total", "counter",
 	    "Assignments the group took away before they were revoked.",
 	    s->assignments_lost);
+	one(f, "revtrail_helm_topic_skipped_total", "counter",
+	    "Records of the --helm-topic topics without Helm state, skipped.",
+	    s->helm_topic_skipped);
 }
 
 static void histogram(FILE *f, const struct metrics_hist *h)

@@ -59,6 +59,7 @@ struct metrics_snap {
 	bool brokers_down;
 	int helm_partitions;    /* the --helm-topic's partitions read */
 	int64_t helm_lag;       /* theirs summed, -1 unknown */
+	uint64_t helm_topic_skipped;  /* their records without Helm state */
 	size_t assigned;        /* may exceed nparts */
 	size_t nparts;
 	struct metrics_part parts[METRICS_MAX_PARTS];

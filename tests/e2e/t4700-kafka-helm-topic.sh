@@ -63,6 +63,8 @@ helm_lag_0() { [ "$(metric revtrail_helm_topic_lag)" = 0 ]; }
 wait_until 30 helm_lag_0
 is "$(metric revtrail_helm_topic_partitions):$(metric revtrail_helm_topic_lag)" 2:0 \
 	"/metrics: the Helm topic's 2 partitions, read to their end (lag 0)"
+is "$(metric revtrail_helm_topic_skipped_total)" 1 \
+	"/metrics counts the record without Helm state, skipped"
 is "$(db_count "$B" "SELECT count(*) FROM sources WHERE path = 'helm'")" 0 \
 	"no row under the bare topic name: a group partition's are never confused with them"
 wait_until 60 grep -q 'assigned [1-9] partition' "$T/a.err"

@@ -232,9 +232,12 @@ static void test_helm_topic(void)
 	fill(s);
 	s->helm_partitions = 3;
 	s->helm_lag = 41;
+	s->helm_topic_skipped = 7;
 	text = metrics_render(s, &h, &build, &len);
 	is_int(sample(text, "revtrail_helm_topic_partitions"), 3,
 	       "the Helm topics' partitions");
+	is_int(sample(text, "revtrail_helm_topic_skipped_total"), 7,
+	       "their records without Helm state, skipped");
 	is_int(sample(text, "revtrail_helm_topic_lag"), 41,
 	       "their lag, summed");
 	is_int(untyped_samples(text), 0, "each with its TYPE");
