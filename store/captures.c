@@ -18,6 +18,10 @@
 
 #include "store_int.h"
 
+/* The rows a diagnosis reads of an incident: INC_CAPTURE_ROWS's and
+ * INC_TAG_ROWS's LIMIT. */
+#define FIRST_ROWS 4096
+
 /* The rows of s as captures: (tag, field, value, pods, times) when
  * withfield, else (tag, pods, times) with field and value NULL. */
 static int capture_rows(struct store *st, sqlite3_stmt *s, bool withfield,
@@ -49,6 +53,234 @@ static int capture_rows(struct store *st, sqlite3_stmt *s, bool withfield,
 	return *n < max && rc != SQLITE_DONE ? store_db_fail(st, "captures") : 0;
 }
 
+/* ---- captures (INC_CAPTURES, without json_each) ---------------------- */
+
+static int nullcmp(const char *a, const char *b)
+{
+	return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}
+
+/* One (tag, field, value) of a row, with the row's pod and count. */
+struct capitem {
+	struct rt_str tag, key, val;
+	const char *pod;                /* NULL: none */
+	double count;
+};
+
+/* The fields INC_CAPTURES names: the words a remedy is made of. */
+static bool capture_key(struct rt_str k)
+{
+	static const char *const keys[] = {
+		"configmap", "secret", "path", "key", "volume", "image",
+		"user", "host", "probe", "container", "storageclass",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+		if (strlen(keys[i]) == k.n && !memcmp(keys[i], k.p, k.n))
+			return true;
+	return false;
+}
+
+/* A JSON string without escapes at *p (past it after); false: not one. */
+static bool plain_string(const char **p, struct rt_str *out)
+{
+	const char *q;
+
+	if (**p != '"' || !(q = strchr(*p + 1, '"')))
+		return false;
+	*out = rt_str_make(*p + 1, (size_t)(q - *p - 1));
+	*p = q + 1;
+	return true;
+}
+
+/* The strings of a JSON array of strings, or the names and string values
+ * of an object (obj), as the store writes them: no spaces, no escapes.
+ * Returns how many (at most max), -1 for anything else. */
+static int plain_json(const char *p, bool obj, struct rt_str *k,
+		      struct rt_str *v, int max)
+{
+	int n = 0;
+
+	if (strchr(p, '\\') || *p++ != (obj ? '{' : '['))
+		return -1;
+	if (*p == (obj ? '}' : ']'))
+		return p[1] ? -1 : 0;
+	for (;; p++) {
+		if (n == max || !plain_string(&p, &k[n]) ||
+		    (obj && (*p++ != ':' || !plain_string(&p, &v[n]))))
+			return -1;
+		n++;
+		if (*p != ',')
+			break;
+	}
+	return *p == (obj ? '}' : ']') && !p[1] ? n : -1;
+}
+
+/* SQLite's BINARY collation. */
+static int str_cmp(struct rt_str a, struct rt_str b)
+{
+	int c = memcmp(a.p, b.p, a.n < b.n ? a.n : b.n);
+
+	return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+/* GROUP BY tag, field, value; within a group, by pod (count DISTINCT). */
+static int capitem_cmp(const void *x, const void *y)
+{
+	const struct capitem *a = x, *b = y;
+	int c = str_cmp(a->tag, b->tag);
+
+	if (!c)
+		c = str_cmp(a->key, b->key);
+	if (!c)
+		c = str_cmp(a->val, b->val);
+	return c ? c : nullcmp(a->pod, b->pod);
+}
+
+/* A group: its first item, distinct pods and total. */
+struct capsum {
+	const struct capitem *it;
+	int64_t pods, times;
+	double total;
+};
+
+/* ORDER BY times DESC, field, value; ties (one value under two tags) by
+ * tag descending, as SQLite hands them over. */
+static int capsum_cmp(const void *x, const void *y)
+{
+	const struct capsum *a = x, *b = y;
+	int c;
+
+	if (a->times != b->times)
+		return a->times > b->times ? -1 : 1;
+	if ((c = str_cmp(a->it->key, b->it->key)) ||
+	    (c = str_cmp(a->it->val, b->it->val)))
+		return c;
+	return str_cmp(b->it->tag, a->it->tag);
+}
+
+/* A column's text copied to the scratch arena (the row's strings live
+ * until the next step). */
+static const char *col_dup(struct store *st, sqlite3_stmt *s, int i)
+{
+	return store_scratch_dup(st, store_col_text(s, i),
+				 (size_t)sqlite3_column_bytes(s, i));
+}
+
+/* Appends row s's items (tags x captured fields); 1: not plain JSON, or
+ * more items than MAX_ITEMS (SQLite's sorter takes any number). */
+static int capitem_add(struct store *st, sqlite3_stmt *s, struct capitem **it,
+		       size_t *n, size_t *cap)
+{
+	enum { MAX_TAGS = 64, MAX_FIELDS = 64, MAX_ITEMS = 1 << 16 };
+	struct rt_str tag[MAX_TAGS], key[MAX_FIELDS], val[MAX_FIELDS];
+	bool nopod = sqlite3_column_type(s, 2) == SQLITE_NULL;
+	const char *tags = col_dup(st, s, 0), *fields = col_dup(st, s, 1);
+	const char *pod = nopod ? NULL : col_dup(st, s, 2);
+	int nt, nf;
+
+	if (!tags || !fields || (!nopod && !pod))
+		return RT_ENOMEM;
+	nt = plain_json(tags, false, tag, NULL, MAX_TAGS);
+	nf = plain_json(fields, true, key, val, MAX_FIELDS);
+	if (nt < 0 || nf < 0)
+		return 1;
+	for (int f = 0; f < nf; f++) {
+		if (!capture_key(key[f]))
+			continue;
+		if (*n + (size_t)nt > MAX_ITEMS)
+			return 1;
+		for (int t = 0; t < nt; t++) {
+			if (RT_GROW(*it, *n + 1, *cap))
+				return RT_ENOMEM;
+			(*it)[(*n)++] = (struct capitem){
+				.tag = tag[t], .key = key[f], .val = val[f],
+				.pod = pod, .count = sqlite3_column_double(s, 3),
+			};
+		}
+	}
+	return 0;
+}
+
+/* The items of the incident's first rows with captures; 1: a row is not
+ * plain JSON. */
+static int capitem_rows(struct store *st, int64_t id, struct capitem **it,
+			size_t *n, bool *full)
+{
+	sqlite3_stmt *s = store_stmt(st, S_INC_CAPTURE_ROWS);
+	size_t cap = 0, rows = 0;
+	int rc, err = 0;
+
+	*it = NULL;
+	*n = 0;
+	sqlite3_bind_int64(s, 1, id);
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		err = capitem_add(st, s, it, n, &cap);
+		rows++;
+	}
+	sqlite3_reset(s);
+	*full = rows == FIRST_ROWS;
+	return err ? err : rc != SQLITE_DONE ? store_db_fail(st, "captures") : 0;
+}
+
+/* The items grouped, counted and ordered; the first 48 become captures. */
+static int capsum_emit(struct store *st, struct capitem *it, size_t n,
+		       struct corr_capture *c, size_t max, size_t *nc)
+{
+	struct capsum *g = n ? calloc(n, sizeof(*g)) : NULL;
+	size_t ng = 0;
+	int err = 0;
+
+	if (n && !g)
+		return RT_ENOMEM;
+	qsort(it, n, sizeof(*it), capitem_cmp);
+	for (size_t i = 0; i < n; i++) {
+		bool same = i && !str_cmp(it[i].tag, it[i - 1].tag) &&
+			    !str_cmp(it[i].key, it[i - 1].key) &&
+			    !str_cmp(it[i].val, it[i - 1].val);
+		struct capsum *x = same ? &g[ng - 1] : &g[ng++];
+
+		if (!same)
+			x->it = &it[i];
+		x->total += it[i].count;
+		x->pods += it[i].pod && (!same || nullcmp(it[i].pod,
+							  it[i - 1].pod));
+	}
+	for (size_t i = 0; i < ng; i++)
+		g[i].times = g[i].total >= 9223372036854775807.0 ? INT64_MAX :
+			(int64_t)g[i].total;
+	qsort(g, ng, sizeof(*g), capsum_cmp);
+	for (size_t i = 0; !err && i < ng && i < 48 && *nc < max; i++) {
+		struct corr_capture *x = &c[(*nc)++];
+
+		memset(x, 0, sizeof(*x));
+		x->tag = store_scratch_dup(st, g[i].it->tag.p, g[i].it->tag.n);
+		x->field = store_scratch_dup(st, g[i].it->key.p, g[i].it->key.n);
+		x->value = store_scratch_dup(st, g[i].it->val.p, g[i].it->val.n);
+		x->pods = g[i].pods;
+		x->times = g[i].times;
+		if (!x->tag || !x->field || !x->value)
+			err = RT_ENOMEM;
+	}
+	free(g);
+	return err;
+}
+
+/* INC_CAPTURES's rows, aggregated here; 1: a row is not plain JSON.
+ * *full: the read reached FIRST_ROWS. */
+static int captures(struct store *st, int64_t id, struct corr_capture *c,
+		    size_t max, size_t *nc, bool *full)
+{
+	struct capitem *it;
+	size_t n;
+	int err = capitem_rows(st, id, &it, &n, full);
+
+	if (!err)
+		err = capsum_emit(st, it, n, c, max, nc);
+	free(it);
+	return err;
+}
+
 /* ---- tag counts (INC_TAG_COUNTS, without json_each) ------------------ */
 
 /* One of an incident's first rows: its tags' JSON, its pod (NULL: none). */
@@ -65,11 +297,6 @@ struct tagsum {
 	double total;
 	size_t group;                   /* the last pod group counted + 1 */
 };
-
-static int nullcmp(const char *a, const char *b)
-{
-	return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
-}
 
 static int tagrow_cmp(const void *x, const void *y)
 {
@@ -97,16 +324,17 @@ static int tagsum_cmp(const void *x, const void *y)
 static int tag_rows(struct store *st, int64_t id, struct tagrow **out,
 		    size_t *n)
 {
-	enum { MAX_ROWS = 4096 };
 	sqlite3_stmt *s = store_stmt(st, S_INC_TAG_ROWS);
-	struct tagrow *r = rt_arena_alloc(&st->scratch, MAX_ROWS * sizeof(*r));
+	struct tagrow *r = rt_arena_alloc(&st->scratch,
+					  FIRST_ROWS * sizeof(*r));
 	int rc, err = 0;
 
 	if (!r)
 		return RT_ENOMEM;
 	*n = 0;
 	sqlite3_bind_int64(s, 1, id);
-	while (!err && *n < MAX_ROWS && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while (!err && *n < FIRST_ROWS &&
+	       (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *tags = store_col_text(s, 0);
 		struct tagrow *x = &r[(*n)++];
 
@@ -122,7 +350,7 @@ static int tag_rows(struct store *st, int64_t id, struct tagrow **out,
 			err = RT_ENOMEM;
 	}
 	sqlite3_reset(s);
-	if (!err && *n < MAX_ROWS && rc != SQLITE_DONE)
+	if (!err && *n < FIRST_ROWS && rc != SQLITE_DONE)
 		err = store_db_fail(st, "tag counts");
 	qsort(r, *n, sizeof(*r), tagrow_cmp);
 	*out = r;
@@ -169,13 +397,14 @@ static int tag_add(struct tagsum **t, size_t *n, size_t *cap,
 /* Each tag of the incident's first rows: count(DISTINCT pod), the
  * saturated total of count, the most first (INC_TAG_COUNTS). */
 static int tag_counts(struct store *st, int64_t id, struct corr_capture *c,
-		      size_t max, size_t *nc)
+		      size_t max, size_t *nc, bool *full)
 {
 	struct tagsum *t = NULL;
 	struct tagrow *r;
 	size_t n, nt = 0, cap = 0, group = 0;
 	int err = tag_rows(st, id, &r, &n);
 
+	*full = n == FIRST_ROWS;
 	for (size_t i = 0; !err && i < n; i++) {
 		if (r[i].pod && (!i || nullcmp(r[i].pod, r[i - 1].pod)))
 			group++;
@@ -222,6 +451,151 @@ static int sick_revisions(struct store *st, int64_t id,
 		store_db_fail(st, "incident revisions") : 0;
 }
 
+/* ---- the cache ----------------------------------------------------- */
+
+/*
+ * Once an incident has FIRST_ROWS rows, a diagnosis reads the same ones at
+ * every commit: new rows get larger ids and never enter them. Only an
+ * events row updated or deleted (a repeat counted, a move, a merge, a
+ * deletion) or a rollback can change them, and each of those moves
+ * st->ev_changes. So a part read in full is kept, per incident, until
+ * then. Bounded: CACHE_SLOTS incidents (direct-mapped by id), a part of
+ * more than CACHE_BYTES not kept.
+ */
+#define CACHE_SLOTS 64
+#define CACHE_BYTES 65536
+
+enum { PART_CAPTURES, PART_TAGS, PARTS };
+
+struct capslot {
+	int64_t id;
+	uint64_t changes;               /* st->ev_changes when read */
+	size_t n;
+	struct corr_capture *c;         /* n, and their strings after */
+};
+
+struct capcache {
+	struct capslot slot[CACHE_SLOTS][PARTS];
+};
+
+void store_capcache_free(struct store *st)
+{
+	if (!st->capcache)
+		return;
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		for (size_t k = 0; k < PARTS; k++)
+			free(st->capcache->slot[i][k].c);
+	free(st->capcache);
+	st->capcache = NULL;
+}
+
+static struct capslot *slot_of(struct store *st, int64_t id, int part)
+{
+	if (!st->capcache && !(st->capcache = calloc(1, sizeof(*st->capcache))))
+		return NULL;
+	return &st->capcache->slot[(uint64_t)id % CACHE_SLOTS][part];
+}
+
+static size_t strsize(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+static char *keep(char **to, const char *s)
+{
+	size_t n = strsize(s);
+
+	if (!s)
+		return NULL;
+	memcpy(*to, s, n);
+	*to += n;
+	return *to - n;
+}
+
+static void cache_put(struct store *st, int64_t id, int part,
+		      const struct corr_capture *c, size_t n)
+{
+	struct capslot *x = slot_of(st, id, part);
+	size_t bytes = n * sizeof(*c);
+	char *p;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += strsize(c[i].tag) + strsize(c[i].field) +
+			 strsize(c[i].value);
+	if (!x || bytes > CACHE_BYTES)
+		return;
+	free(x->c);
+	if (!(x->c = malloc(bytes ? bytes : 1)))
+		return;
+	x->id = id;
+	x->changes = st->ev_changes;
+	x->n = n;
+	p = (char *)(x->c + n);
+	for (size_t i = 0; i < n; i++) {
+		x->c[i] = c[i];
+		x->c[i].tag = keep(&p, c[i].tag);
+		x->c[i].field = keep(&p, c[i].field);
+		x->c[i].value = keep(&p, c[i].value);
+	}
+}
+
+static const char *dup(struct store *st, const char *s)
+{
+	return s ? store_scratch_dup(st, s, strlen(s)) : NULL;
+}
+
+/* The part kept for the incident, appended to c; false: none. */
+static bool cache_get(struct store *st, int64_t id, int part,
+		      struct corr_capture *c, size_t max, size_t *nc)
+{
+	struct capslot *x = slot_of(st, id, part);
+
+	if (!x || !x->c || x->id != id || x->changes != st->ev_changes ||
+	    *nc + x->n > max)
+		return false;
+	for (size_t i = 0; i < x->n; i++) {
+		struct corr_capture *y = &c[*nc + i];
+
+		*y = x->c[i];     /* its strings: the commit's, as if read */
+		y->tag = dup(st, x->c[i].tag);
+		y->field = dup(st, x->c[i].field);
+		y->value = dup(st, x->c[i].value);
+		if ((x->c[i].tag && !y->tag) || (x->c[i].field && !y->field) ||
+		    (x->c[i].value && !y->value))
+			return false;
+	}
+	*nc += x->n;
+	return true;
+}
+
+/* One part (captures or tag counts) into c: kept, or read and then kept
+ * if the read was in full. A row that is not plain JSON hands the part
+ * to its SQL statement. */
+static int read_part(struct store *st, int64_t id, int part,
+		     struct corr_capture *c, size_t max, size_t *nc)
+{
+	size_t from = *nc;
+	bool full = false;
+	int err;
+
+	if (cache_get(st, id, part, c, max, nc))
+		return 0;
+	err = part == PART_CAPTURES ? captures(st, id, c, max, nc, &full) :
+		tag_counts(st, id, c, max, nc, &full);
+	if (err == 1) {
+		sqlite3_stmt *s = store_stmt(st, part == PART_CAPTURES ?
+					     S_INC_CAPTURES : S_INC_TAG_COUNTS);
+
+		sqlite3_bind_int64(s, 1, id);
+		*nc = from;
+		full = false;
+		err = capture_rows(st, s, part == PART_CAPTURES, c, max, nc);
+	}
+	if (!err && full)
+		cache_put(st, id, part, c + from, *nc - from);
+	return err;
+}
+
 /*
  * What an incident's events captured (the objects and paths its rules
  * named), per tag, and the revisions of its release that had incidents
@@ -233,23 +607,13 @@ int store_read_captures(struct store *st, int64_t id, struct plan_incrow *row)
 	enum { MAX_CAPS = 48 + 64 };
 	struct corr_capture *c = rt_arena_alloc(&st->scratch,
 						MAX_CAPS * sizeof(*c));
-	sqlite3_stmt *s;
 	size_t n = 0;
 	int err;
 
 	if (!c)
 		return RT_ENOMEM;
-	s = store_stmt(st, S_INC_CAPTURES);
-	sqlite3_bind_int64(s, 1, id);
-	if ((err = capture_rows(st, s, true, c, MAX_CAPS, &n)))
-		return err;
-	err = tag_counts(st, id, c, MAX_CAPS, &n);
-	if (err == 1) {   /* escaped tags: SQLite's JSON reads them */
-		s = store_stmt(st, S_INC_TAG_COUNTS);
-		sqlite3_bind_int64(s, 1, id);
-		err = capture_rows(st, s, false, c, MAX_CAPS, &n);
-	}
-	if (err)
+	if ((err = read_part(st, id, PART_CAPTURES, c, MAX_CAPS, &n)) ||
+	    (err = read_part(st, id, PART_TAGS, c, MAX_CAPS, &n)))
 		return err;
 	row->caps = c;
 	row->ncaps = n;

@@ -1,7 +1,8 @@
 /*
  * changes.c: which incidents a batch changed, for consume --incidents-topic.
  *
- * SQLite says it, so no step of the commit has to: the update hook sees
+ * SQLite says it, so no step of the commit has to: the update hook (set
+ * for every writer, store_watch_rows) sees
  * every row of incidents a transaction inserts or updates (opened,
  * extended, merged into, diagnosed, closed), and a TEMP trigger on the
  * writer's connection (nothing is added to the file) hands over the key of
@@ -51,15 +52,29 @@ static int changes_add(struct store_changes *c, int64_t id, const char *cl,
 	return store_changes_add(c, id, cl, ns, rel);
 }
 
+/* Every row a writer's statement inserts, updates or deletes in a rowid
+ * table (SQLite's update hook; one per connection, so one for both its
+ * uses): an events row changed or gone retires the captures cached of
+ * incidents' first rows (captures.c), which new rows never enter; an
+ * incidents row inserted or updated is a change to publish. */
 static void on_update(void *ctx, int op, const char *db, const char *table,
 		      sqlite3_int64 rowid)
 {
 	struct store *st = ctx;
 
-	if (op != SQLITE_DELETE && !strcmp(table, "incidents") &&
-	    !strcmp(db, "main") &&
-	    changes_add(st->chg, rowid, NULL, NULL, NULL))
+	if (strcmp(db, "main"))
+		return;
+	if (op != SQLITE_INSERT && !strcmp(table, "events"))
+		st->ev_changes++;
+	else if (st->chg && op != SQLITE_DELETE &&
+		 !strcmp(table, "incidents") &&
+		 changes_add(st->chg, rowid, NULL, NULL, NULL))
 		st->chg_oom = true;
+}
+
+void store_watch_rows(struct store *st)
+{
+	sqlite3_update_hook(st->db, on_update, st);
 }
 
 /* rt_incident_gone(id, cluster, namespace, release), from the trigger. */
@@ -90,10 +105,7 @@ int store_track_incidents(struct store *st)
 			 " BEGIN SELECT rt_incident_gone(old.id, old.cluster,"
 			 " old.namespace, old.release); END", NULL, NULL, NULL))
 		return store_db_fail(st, "tracking incidents");
-	if (store_outbox_track(st))
-		return RT_EDB;
-	sqlite3_update_hook(st->db, on_update, st);
-	return 0;
+	return store_outbox_track(st) ? RT_EDB : 0;
 }
 
 int store_changes_settle(struct store *st, struct store_changes *to)

@@ -572,5 +572,6 @@ void store_abort(struct store *st)
 {
 	RT_ASSERT(store_owned(st));
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->ev_changes++;          /* what the batch read may be undone */
 	st->txn_open = false;
 }

@@ -46,6 +46,7 @@ void store_close(struct store *st)
 	free(st->near);
 	free(st->objlist.o);
 	store_seen_free(&st->seen);
+	store_capcache_free(st);
 	if (st->chg) {
 		store_changes_free(st->chg);
 		free(st->chg);

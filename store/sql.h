@@ -591,6 +591,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * diagnosis's read */ \
 	X(INC_TAG_ROWS, "SELECT tags, pod, count FROM events" \
 		" WHERE incident_id = ?1 LIMIT 4096") \
+	/* the rows INC_CAPTURES aggregates, which store_read_captures
+	 * aggregates itself (captures.c) */ \
+	X(INC_CAPTURE_ROWS, "SELECT tags, fields, pod, count FROM events" \
+		" WHERE incident_id = ?1 AND fields <> '{}' LIMIT 4096") \
 	X(INC_SICK_REVS, "SELECT DISTINCT revision FROM incidents" \
 		" WHERE namespace = ?1 AND release = ?2 AND id <> ?3" \
 		" AND revision > 0 AND cluster = :cluster" \

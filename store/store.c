@@ -356,6 +356,7 @@ static int open_writer(struct store *st, const struct store_opts *o)
 			"PRAGMA cache_size = -16384;")))
 		return err;
 	sqlite3_wal_hook(st->db, on_wal, st);
+	store_watch_rows(st);
 	if (sqlite3_create_function(st->db, "rt_workload", 2,
 				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, st,
 				    sql_workload, NULL, NULL) != SQLITE_OK)

@@ -54,6 +54,11 @@ struct store {
 	bool obj_stored;                  /* util.c: the last object written
 	                                   * was in the table already */
 	struct seen seen;                 /* seen.c */
+	/* captures.c: what a diagnosis read of incidents whose first rows
+	 * can no longer change, and the count of events rows updated or
+	 * deleted (the row hook, changes.c), which retires it */
+	struct capcache *capcache;
+	uint64_t ev_changes;
 	/* events.workload for the migration that fills it */
 	struct rt_str (*workload)(struct rt_str kind, struct rt_str name);
 
@@ -101,6 +106,8 @@ int store_objects_write(struct store *st, const struct plan_object *o, size_t n,
  * objects of two incidents overlap or were all replaced). */
 int store_incident_count_pods(struct store *st, int64_t incident);
 const char *store_scratch_dup(struct store *st, const char *p, size_t n);
+void store_capcache_free(struct store *st);
+void store_watch_rows(struct store *st);
 
 /* seen.c. store_seen_check: *maybe is false only when the database holds no
  * event of that identity (the filter is built at the first call). */
