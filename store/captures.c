@@ -227,11 +227,13 @@ static int capitem_rows(struct store *st, int64_t id, struct capitem **it,
 static int capsum_emit(struct store *st, struct capitem *it, size_t n,
 		       struct corr_capture *c, size_t max, size_t *nc)
 {
-	struct capsum *g = n ? calloc(n, sizeof(*g)) : NULL;
+	struct capsum *g;
 	size_t ng = 0;
 	int err = 0;
 
-	if (n && !g)
+	if (!n)
+		return 0;        /* qsort takes no NULL, even of none */
+	if (!(g = calloc(n, sizeof(*g))))
 		return RT_ENOMEM;
 	qsort(it, n, sizeof(*it), capitem_cmp);
 	for (size_t i = 0; i < n; i++) {
@@ -413,7 +415,7 @@ static int tag_counts(struct store *st, int64_t id, struct corr_capture *c,
 	for (size_t i = 0; i < nt; i++)
 		t[i].times = t[i].total >= 9223372036854775807.0 ? INT64_MAX :
 			(int64_t)t[i].total;
-	if (!err)
+	if (!err && nt)
 		qsort(t, nt, sizeof(*t), tagsum_cmp);
 	for (size_t i = 0; !err && i < nt && i < 64 && *nc < max; i++) {
 		struct corr_capture *x = &c[(*nc)++];
