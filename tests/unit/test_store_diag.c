@@ -118,22 +118,84 @@ static void bounded(void)
 	store_close(st);
 }
 
-/* The tag counts as INC_TAG_COUNTS computes them, in its order. */
-static size_t sql_tag_counts(struct store *st, int64_t id,
-			     struct corr_capture *c, size_t max)
+/* What SQLite's statement computes, in its order: INC_CAPTURES (tag,
+ * field, value, pods, times) when withfield, else INC_TAG_COUNTS (tag,
+ * pods, times), as store_read_captures gives them. */
+static size_t sql_caps(struct store *st, int64_t id, bool withfield,
+		       struct corr_capture *c, size_t max)
 {
-	sqlite3_stmt *s = store_stmt(st, S_INC_TAG_COUNTS);
+	sqlite3_stmt *s = store_stmt(st, withfield ? S_INC_CAPTURES :
+				     S_INC_TAG_COUNTS);
+	int k = withfield ? 3 : 1;
 	size_t n = 0;
 
 	sqlite3_bind_int64(s, 1, id);
 	while (n < max && sqlite3_step(s) == SQLITE_ROW) {
+		memset(&c[n], 0, sizeof(c[n]));
 		c[n].tag = strdup((const char *)sqlite3_column_text(s, 0));
-		c[n].pods = sqlite3_column_int64(s, 1);
-		c[n].times = sqlite3_column_int64(s, 2);
+		if (withfield) {
+			c[n].field = strdup((const char *)
+					    sqlite3_column_text(s, 1));
+			c[n].value = strdup((const char *)
+					    sqlite3_column_text(s, 2));
+		}
+		c[n].pods = sqlite3_column_int64(s, k);
+		c[n].times = sqlite3_column_int64(s, k + 1);
 		n++;
 	}
 	sqlite3_reset(s);
 	return n;
+}
+
+static void free_caps(struct corr_capture *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)c[i].tag);
+		free((char *)c[i].field);
+		free((char *)c[i].value);
+	}
+}
+
+static bool nullsame(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static void print_cap(const char *who, const struct corr_capture *c)
+{
+	printf("%s%s %s=%s %lld %lld", who, c->tag, c->field ? c->field : "-",
+	       c->value ? c->value : "-", (long long)c->pods,
+	       (long long)c->times);
+}
+
+/* The row's captures of one kind (with a field, or tag counts) against
+ * SQLite's, in order; prints the first difference. */
+static bool caps_match(const struct plan_incrow *row, bool withfield,
+		       const struct corr_capture *want, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < row->ncaps; i++) {
+		const struct corr_capture *c = &row->caps[i];
+
+		if (!c->field != !withfield)
+			continue;
+		if (k >= n || strcmp(c->tag, want[k].tag) ||
+		    !nullsame(c->field, want[k].field) ||
+		    !nullsame(c->value, want[k].value) ||
+		    c->pods != want[k].pods || c->times != want[k].times) {
+			printf("# %zu: ", k);
+			print_cap("", c);
+			if (k < n)
+				print_cap(", SQLite ", &want[k]);
+			printf("\n");
+			return false;
+		}
+		k++;
+	}
+	if (k != n)
+		printf("# %zu read, SQLite %zu\n", k, n);
+	return k == n;
 }
 
 /* Rows of several tags, ties of counts, pods shared, rows without a
@@ -150,7 +212,7 @@ static void same_as_sql(void)
 	struct corr_capture want[64];
 	char err[256];
 	int64_t id = 0;
-	size_t n, k = 0;
+	size_t n;
 	bool same = true;
 
 	fresh();
@@ -172,94 +234,14 @@ static void same_as_sql(void)
 			same = false;
 	}
 	ok(same, "300 rows of 7 tag sets written");
-	n = sql_tag_counts(st, id, want, 64);
+	n = sql_caps(st, id, false, want, 64);
 	ok(n == 9, "SQLite counts 9 tags (the incident's first two rows' too)");
 	ok(store_read_captures(st, id, &row) == 0, "the captures read");
-	for (size_t i = 0; i < row.ncaps; i++) {
-		const struct corr_capture *c = &row.caps[i];
-
-		if (c->field)
-			continue;
-		same = same && k < n && !strcmp(c->tag, want[k].tag) &&
-		       c->pods == want[k].pods && c->times == want[k].times;
-		if (k < n && (strcmp(c->tag, want[k].tag) ||
-			      c->pods != want[k].pods ||
-			      c->times != want[k].times))
-			printf("# %zu: %s %lld %lld, SQLite %s %lld %lld\n", k,
-			       c->tag, (long long)c->pods, (long long)c->times,
-			       want[k].tag, (long long)want[k].pods,
-			       (long long)want[k].times);
-		k++;
-	}
-	ok(same && k == n, "each tag's pods and occurrences, in SQLite's "
-	   "order, ties included");
-	for (size_t i = 0; i < n; i++)
-		free((char *)want[i].tag);
+	ok(caps_match(&row, false, want, n), "each tag's pods and "
+	   "occurrences, in SQLite's order, ties included");
+	free_caps(want, n);
 	store_abort(st);
 	store_close(st);
-}
-
-/* The captures as INC_CAPTURES computes them, in its order. */
-static size_t sql_captures(struct store *st, int64_t id,
-			   struct corr_capture *c, size_t max)
-{
-	sqlite3_stmt *s = store_stmt(st, S_INC_CAPTURES);
-	size_t n = 0;
-
-	sqlite3_bind_int64(s, 1, id);
-	while (n < max && sqlite3_step(s) == SQLITE_ROW) {
-		c[n].tag = strdup((const char *)sqlite3_column_text(s, 0));
-		c[n].field = strdup((const char *)sqlite3_column_text(s, 1));
-		c[n].value = strdup((const char *)sqlite3_column_text(s, 2));
-		c[n].pods = sqlite3_column_int64(s, 3);
-		c[n].times = sqlite3_column_int64(s, 4);
-		n++;
-	}
-	sqlite3_reset(s);
-	return n;
-}
-
-/* The captures read (row's, with a field) against SQLite's; prints the
- * first difference. */
-static bool captures_match(const struct plan_incrow *row,
-			   const struct corr_capture *want, size_t n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < row->ncaps; i++) {
-		const struct corr_capture *c = &row->caps[i];
-
-		if (!c->field)
-			continue;
-		if (k >= n || strcmp(c->tag, want[k].tag) ||
-		    strcmp(c->field, want[k].field) ||
-		    strcmp(c->value, want[k].value) ||
-		    c->pods != want[k].pods || c->times != want[k].times) {
-			printf("# %zu: %s %s=%s %lld %lld", k, c->tag, c->field,
-			       c->value, (long long)c->pods,
-			       (long long)c->times);
-			if (k < n)
-				printf(", SQLite %s %s=%s %lld %lld",
-				       want[k].tag, want[k].field,
-				       want[k].value, (long long)want[k].pods,
-				       (long long)want[k].times);
-			printf("\n");
-			return false;
-		}
-		k++;
-	}
-	if (k != n)
-		printf("# %zu captures, SQLite %zu\n", k, n);
-	return k == n;
-}
-
-static void free_caps(struct corr_capture *c, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free((char *)c[i].tag);
-		free((char *)c[i].field);
-		free((char *)c[i].value);
-	}
 }
 
 /* A row (count count) capturing field=value: the captures read are
@@ -280,9 +262,9 @@ static void escaped_value(struct store *st, int64_t id, uint64_t ukey,
 	e.count = count;
 	ok(store_write_event(st, &e, &x, id) == 0, "a row capturing %s=%s",
 	   field, value);
-	n = sql_captures(st, id, want, 64);
+	n = sql_caps(st, id, true, want, 64);
 	ok(store_read_captures(st, id, &row) == 0 &&
-	   captures_match(&row, want, n) && n && row.caps[0].field &&
+	   caps_match(&row, true, want, n) && n && row.caps[0].field &&
 	   !strcmp(row.caps[0].value, value),
 	   "%s is read as SQLite reads it, first by count", value);
 	free_caps(want, n);
@@ -333,11 +315,11 @@ static void captures_same_as_sql(void)
 		same = store_write_event(st, &e, &x, id) == 0;
 	}
 	ok(same, "600 rows of 6 tag sets and 3 field sets written");
-	n = sql_captures(st, id, want, 64);
+	n = sql_caps(st, id, true, want, 64);
 	if (!ok(n == 48, "SQLite keeps 48 captures of more"))
 		printf("# %zu\n", n);
 	ok(store_read_captures(st, id, &row) == 0 &&
-	   captures_match(&row, want, n),
+	   caps_match(&row, true, want, n),
 	   "each capture's pods and occurrences, in SQLite's order, ties "
 	   "included");
 	free_caps(want, n);
@@ -350,24 +332,19 @@ static void captures_same_as_sql(void)
 	store_close(st);
 }
 
-/* The captures read equal SQLite's, both parts. */
+/* The captures read equal SQLite's, both kinds. */
 static bool read_as_sql(struct store *st, int64_t id)
 {
 	struct plan_incrow row = { .ns = "prod", .rel = "web" };
-	struct corr_capture want[128];
-	size_t n = sql_captures(st, id, want, 64), k;
-	bool same = store_read_captures(st, id, &row) == 0 &&
-		    captures_match(&row, want, n);
+	bool same = store_read_captures(st, id, &row) == 0;
 
-	free_caps(want, n);
-	k = sql_tag_counts(st, id, want, 64);
-	for (size_t i = 0, j = 0; same && i < row.ncaps; i++)
-		if (!row.caps[i].field)
-			same = j < k && !strcmp(row.caps[i].tag, want[j].tag) &&
-			       row.caps[i].times == want[j].times &&
-			       row.caps[i].pods == want[j].pods && ++j;
-	for (size_t i = 0; i < k; i++)
-		free((char *)want[i].tag);
+	for (int k = 0; k < 2; k++) {
+		struct corr_capture want[64];
+		size_t n = sql_caps(st, id, k == 0, want, 64);
+
+		same = same && caps_match(&row, k == 0, want, n);
+		free_caps(want, n);
+	}
 	return same;
 }
 
