@@ -83,35 +83,36 @@ int store_clear_replicasets(struct store *st, struct rt_str ns,
 	return store_db_done(st, s, "replicasets");
 }
 
+/* 1 when bound statement s has a row, 0 when none, < 0 on failure. */
+static int any_row(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+	int found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 :
+		store_db_fail(st, what);        /* its message before reset */
+
+	sqlite3_reset(s);
+	return found;
+}
+
 int store_class0_in(struct store *st, struct rt_str ns, struct rt_str rel,
 		    int64_t from, int64_t to)
 {
 	sqlite3_stmt *s = store_stmt(st, S_RS_CLASS0_IN);
-	int rc, found;
 
 	bind_key(s, ns, rel);
 	sqlite3_bind_int64(s, 3, from);
 	sqlite3_bind_int64(s, 4, to);
-	rc = sqlite3_step(s);
-	found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 :
-		store_db_fail(st, "replicaset lookup");
-	sqlite3_reset(s);
-	return found;
+	return any_row(st, s, "replicaset lookup");
 }
 
 int store_open0_at(struct store *st, struct rt_str ns, struct rt_str rel,
 		   int64_t start, int64_t t, int64_t gap_ns)
 {
 	sqlite3_stmt *s = store_stmt(st, S_INC_OPEN0_AT);
-	int rc, found;
 
 	bind_key(s, ns, rel);
 	sqlite3_bind_int64(s, 3, start);
 	sqlite3_bind_int64(s, 4, t);
 	sqlite3_bind_int64(s, 5, gap_ns);
-	rc = sqlite3_step(s);
-	found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 :
-		store_db_fail(st, "open incident lookup");
-	sqlite3_reset(s);
-	return found;
+	return any_row(st, s, "open incident lookup");
 }
