@@ -1170,6 +1170,18 @@ static int take(struct ingest_kafka *k, const rd_kafka_message_t *m,
 	return 0;
 }
 
+/* Every bound of a batch but its age: messages, value bytes, and the
+ * caller's (stored events). Both the group's messages and the global
+ * topics' stop at it, so a batch held for a rebalance stays inside the
+ * bounds too: records of the Helm topic (megabytes each, at times) wait
+ * in librdkafka's read-ahead, which has a bound of its own. */
+static bool batch_full(struct ingest_kafka *k)
+{
+	return k->batch_msgs >= k->o.batch_messages ||
+		k->batch_bytes >= k->o.batch_bytes ||
+		(k->o.hooks.full && k->o.hooks.full(k->o.hooks.ctx));
+}
+
 static bool all_at_end(const struct ingest_kafka *k)
 {
 	int n = 0;
@@ -1216,11 +1228,7 @@ int ingest_kafka_poll(struct ingest_kafka *k, int timeout_ms)
 		    now >= k->retry_ms)
 			catch_up(k);
 		if (k->batch_msgs && !k->held &&
-		    (k->batch_msgs >= k->o.batch_messages ||
-				      k->batch_bytes >= k->o.batch_bytes ||
-				      now >= k->deadline_ms ||
-				      (k->o.hooks.full &&
-				       k->o.hooks.full(k->o.hooks.ctx))) &&
+		    (batch_full(k) || now >= k->deadline_ms) &&
 		    (rc = flush(k, TELL_ASYNC)))
 			return rc;
 		if (k->o.exit_at_end && all_at_end(k))
@@ -1551,8 +1559,8 @@ static void global_step(struct ingest_kafka *k, int timeout_ms)
 		return;
 	}
 	k->st.global_assigned = rc;
-	for (int i = 0; i < GLOBAL_DRAIN && !k->fatal &&
-	     k->batch_msgs < k->o.batch_messages; i++) {
+	for (int i = 0; i < GLOBAL_DRAIN && !k->fatal && !batch_full(k);
+	     i++) {
 		rd_kafka_message_t *m = kglobal_poll(k->g, i ? 0 : timeout_ms);
 
 		if (!m)
