@@ -6,7 +6,9 @@
  *
  * One folder reads every partition of the topic (assigned, no group: the
  * database's lock already keeps a second folder out), from the offsets
- * its database stored, else from the beginning. Each batch -- its
+ * its database stored, else from the beginning; the partitions are looked
+ * up again every FLEET_REFRESH_MS, so one added to the topic is read
+ * without a restart (from its beginning). Each batch -- its
  * messages put into fleet_parts, the touched releases refolded, the next
  * offsets in sources -- is one transaction (store/fleet.c), so a kill at
  * any point resumes exactly after the last committed batch and every
@@ -32,6 +34,10 @@
 #define POLL_MS 100
 #define REFUSED_LOGGED 10           /* refused messages named in the log */
 #define STATS_MS 1000               /* --stats-json at most this often */
+/* How often the topic's partitions are looked up again, and how long a
+ * lookup may take then (the first one, at start, may take 30 s). */
+#define FLEET_REFRESH_MS 30000
+#define FLEET_LOOKUP_MS 500
 
 static volatile sig_atomic_t stop_flag;
 
@@ -57,7 +63,7 @@ struct fleet {
 	bool *eof;
 	bool *moved;                    /* read in the open batch */
 	long pending;                   /* messages in the open batch */
-	int64_t batch_start_ms, stats_ms;
+	int64_t batch_start_ms, stats_ms, refresh_ms;
 	uint64_t messages, parts, tombstones, refused, batches, recomputed;
 };
 
@@ -120,8 +126,9 @@ static rd_kafka_conf_t *client_conf(const struct fleet *f, char *err,
 	return conf;
 }
 
-/* The topic's partition count, from the brokers. */
-static int partitions(struct fleet *f, char *err, size_t errsz)
+/* The topic's partition count, from the brokers, in *n. */
+static int partitions(struct fleet *f, int timeout_ms, int *n, char *err,
+		      size_t errsz)
 {
 	const struct rd_kafka_metadata *md;
 	rd_kafka_topic_t *t = rd_kafka_topic_new(f->rk, f->topic, NULL);
@@ -132,7 +139,7 @@ static int partitions(struct fleet *f, char *err, size_t errsz)
 			 rd_kafka_err2str(rd_kafka_last_error()));
 		return RT_EKAFKA;
 	}
-	e = rd_kafka_metadata(f->rk, 0, t, &md, 30000);
+	e = rd_kafka_metadata(f->rk, 0, t, &md, timeout_ms);
 	rd_kafka_topic_destroy(t);
 	if (e) {
 		snprintf(err, errsz, "topic %s: %s", f->topic,
@@ -147,46 +154,94 @@ static int partitions(struct fleet *f, char *err, size_t errsz)
 		rd_kafka_metadata_destroy(md);
 		return RT_EKAFKA;
 	}
-	f->nparts = md->topics[0].partition_cnt;
-	if (f->nparts > MAX_PARTITIONS)
-		f->nparts = MAX_PARTITIONS;
+	*n = md->topics[0].partition_cnt;
+	if (*n > MAX_PARTITIONS)
+		*n = MAX_PARTITIONS;
 	rd_kafka_metadata_destroy(md);
 	return 0;
 }
 
-/* Every partition, from the offset the database stored, else the first. */
-static int assign(struct fleet *f, char *err, size_t errsz)
+static int grow(struct fleet *f, int n)
+{
+	int64_t *next = realloc(f->next, (size_t)n * sizeof(*next));
+	bool *eof, *moved;
+
+	if (next)
+		f->next = next;
+	eof = realloc(f->eof, (size_t)n * sizeof(*eof));
+	if (eof)
+		f->eof = eof;
+	moved = realloc(f->moved, (size_t)n * sizeof(*moved));
+	if (moved)
+		f->moved = moved;
+	if (!next || !eof || !moved)
+		return RT_ENOMEM;
+	for (int p = f->nparts; p < n; p++) {
+		f->next[p] = 0;
+		f->eof[p] = f->moved[p] = false;
+	}
+	return 0;
+}
+
+/*
+ * Partitions up to n: the new ones start where the database stored, else
+ * at the first offset; then all are assigned at once (a consumer without
+ * a group has no incremental assign), each one already read at its next
+ * offset, so a re-assign neither skips nor repeats a message.
+ */
+static int assign(struct fleet *f, int n, char *err, size_t errsz)
 {
 	rd_kafka_topic_partition_list_t *l;
 	rd_kafka_resp_err_t e;
+	int rc;
 
-	f->next = calloc((size_t)f->nparts, sizeof(*f->next));
-	f->eof = calloc((size_t)f->nparts, sizeof(*f->eof));
-	f->moved = calloc((size_t)f->nparts, sizeof(*f->moved));
-	if (!f->next || !f->eof || !f->moved) {
+	if ((rc = grow(f, n))) {
 		snprintf(err, errsz, "out of memory");
-		return RT_ENOMEM;
+		return rc;
 	}
-	l = rd_kafka_topic_partition_list_new(f->nparts);
-	for (int p = 0; p < f->nparts; p++) {
-		int rc = store_position(f->st, f->topic, p, &f->next[p]);
-
+	for (; f->nparts < n; f->nparts++) {
+		rc = store_position(f->st, f->topic, f->nparts,
+				    &f->next[f->nparts]);
 		if (rc < 0) {
 			snprintf(err, errsz, "%s", store_errmsg(f->st));
-			rd_kafka_topic_partition_list_destroy(l);
 			return rc;
 		}
 		if (rc == 1)
-			f->next[p] = 0;
-		rd_kafka_topic_partition_list_add(l, f->topic, p)->offset =
-			rc == 1 ? RD_KAFKA_OFFSET_BEGINNING : f->next[p];
+			f->next[f->nparts] = 0;
 	}
+	l = rd_kafka_topic_partition_list_new(f->nparts);
+	for (int p = 0; p < f->nparts; p++)
+		rd_kafka_topic_partition_list_add(l, f->topic, p)->offset =
+			f->next[p] ? f->next[p] : RD_KAFKA_OFFSET_BEGINNING;
 	e = rd_kafka_assign(f->rk, l);
 	rd_kafka_topic_partition_list_destroy(l);
 	if (e) {
 		snprintf(err, errsz, "assign: %s", rd_kafka_err2str(e));
 		return RT_EKAFKA;
 	}
+	f->refresh_ms = now_ms() + FLEET_REFRESH_MS;
+	return 0;
+}
+
+/* When due: partitions added to the topic since the last look, assigned.
+ * A lookup that fails (no broker now) is tried again when next due. */
+static int refresh(struct fleet *f)
+{
+	char err[RT_ERRLEN];
+	int n, was = f->nparts, rc;
+
+	if (now_ms() < f->refresh_ms)
+		return 0;
+	f->refresh_ms = now_ms() + FLEET_REFRESH_MS;
+	if (partitions(f, FLEET_LOOKUP_MS, &n, err, sizeof(err)) ||
+	    n <= f->nparts)
+		return 0;
+	if ((rc = assign(f, n, err, sizeof(err)))) {
+		rt_log(RT_LOG_ERROR, "kafka", "%s", err);
+		return rc;
+	}
+	rt_log(RT_LOG_INFO, "kafka", "%s has %d partitions now (%d before): "
+	       "the new ones are read from their beginning", f->topic, n, was);
 	return 0;
 }
 
@@ -195,7 +250,7 @@ static int start(struct fleet *f, char *err, size_t errsz)
 	struct store_opts so = { .gap_ns = f->gap_ns };
 	char sub[512];
 	rd_kafka_conf_t *conf;
-	int rc;
+	int rc, n;
 
 	if ((rc = store_open(f->db, 0, &so, &f->st, err, errsz)) ||
 	    (rc = store_fleet_init(f->st))) {
@@ -213,9 +268,9 @@ static int start(struct fleet *f, char *err, size_t errsz)
 		snprintf(err, errsz, "%s", sub);
 		return RT_EKAFKA;
 	}
-	if ((rc = partitions(f, err, errsz)))
+	if ((rc = partitions(f, 30000, &n, err, errsz)))
 		return rc;
-	return assign(f, err, errsz);
+	return assign(f, n, err, errsz);
 }
 
 /* ---- --stats-json ------------------------------------------------------ */
@@ -360,7 +415,7 @@ static int step(struct fleet *f)
 		rc = commit(f);
 	if (!rc && f->exit_at_end && !f->pending && all_eof(f))
 		return 1;
-	return rc;
+	return rc ? rc : refresh(f);
 }
 
 static int run(struct fleet *f)

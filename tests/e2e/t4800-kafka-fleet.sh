@@ -169,6 +169,27 @@ jq -c "$proj | map(select(.release == \"web-1\" and .opened_at < \"2024-11-03T15
 is "$(cat "$T/got1.json")" "$(cat "$T/want1.json")" "after a tombstone, web-1 of the first pair is instance 0's alone"
 is "$(jq length "$OUT")" "$want" "and no incident more or less"
 
+# A partition added to the topic while the fold follows it is found
+# (within 30 s) and read from its beginning: there, an incident of an
+# instance not seen before (a live value of the topic under a new key).
+fleet_bg
+ok wait_until 60 offs_ge "$(kafka_ends incidents)"
+timeout 180 "$KD/broker.sh" partitions "$BROKER_DIR" incidents 4 ||
+	_result 1 "the incidents topic gets a fourth partition"
+newkey=/shop/web-2/00000000000000ff/1
+val=$(awk -F'\t' '$1 ~ "^/shop/web-2/" && $2 != "NULL" { v = $2 } END { print v }' "$T/topic.tsv")
+printf '%s\t%s\n' "$newkey" "$val" >"$T/new.tsv"
+timeout 60 kcat -P -b "$BS" -t incidents -p 3 -K '	' -l "$T/new.tsv"
+new_part() { [ "$(db_count "$FDB" "SELECT count(*) FROM fleet_parts WHERE key = '$newkey'")" = 1 ]; }
+ok wait_until 90 new_part
+like "$(cat "$T/fleet.err")" 'incidents has 4 partitions now \(3 before\)' \
+	"the fold says it found the new partition"
+is "$(db_count "$FDB" "SELECT offset FROM sources WHERE path = 'incidents' AND partition = 3")" 1 \
+	"the new partition is folded from its beginning, its position stored"
+consume_kill fleet TERM
+consume_wait fleet 20
+is "$RC" 0 "the fold exits 0 on SIGTERM"
+
 run_rt fleet -b "$BS" --db "$FDB" -e
 is "$RC" 2 "fleet without -t is a usage error"
 
