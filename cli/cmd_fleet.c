@@ -13,6 +13,10 @@
  * offsets in sources -- is one transaction (store/fleet.c), so a kill at
  * any point resumes exactly after the last committed batch and every
  * message counts once. Kafka's committed offsets are not used.
+ *
+ * With --http it serves /metrics, /healthz and /readyz as consume does
+ * (cli/http.c), from figures the loop publishes: the fold's counters and
+ * each partition's stored offset, high watermark and lag.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +28,8 @@
 #include <librdkafka/rdkafka.h>
 
 #include "cli.h"
+#include "http.h"
+#include "metrics.h"
 #include "revtrail/kafka.h"
 #include "revtrail/log.h"
 #include "revtrail/store.h"
@@ -38,6 +44,7 @@
  * lookup may take then (the first one, at start, may take 30 s). */
 #define FLEET_REFRESH_MS 30000
 #define FLEET_LOOKUP_MS 500
+#define PUBLISH_MS 1000             /* --http: figures at most this often */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -60,11 +67,20 @@ struct fleet {
 	struct store *st;
 	int nparts;
 	int64_t *next;                  /* per partition: next to fold */
+	int64_t *stored;                /* ... next in the database */
 	bool *eof;
 	bool *moved;                    /* read in the open batch */
 	long pending;                   /* messages in the open batch */
 	int64_t batch_start_ms, stats_ms, refresh_ms;
 	uint64_t messages, parts, tombstones, refused, batches, recomputed;
+
+	const char *http_addr;          /* --http */
+	long ready_lag;                 /* -1: twice --batch-messages */
+	struct http *http;
+	struct metrics *m;
+	struct metrics_snap *snap;
+	char *wal_path;
+	int64_t publish_ms;
 };
 
 static int64_t now_ms(void)
@@ -163,7 +179,7 @@ static int partitions(struct fleet *f, int timeout_ms, int *n, char *err,
 
 static int grow(struct fleet *f, int n)
 {
-	int64_t *next = realloc(f->next, (size_t)n * sizeof(*next));
+	int64_t *next = realloc(f->next, (size_t)n * sizeof(*next)), *stored;
 	bool *eof, *moved;
 
 	if (next)
@@ -174,10 +190,13 @@ static int grow(struct fleet *f, int n)
 	moved = realloc(f->moved, (size_t)n * sizeof(*moved));
 	if (moved)
 		f->moved = moved;
-	if (!next || !eof || !moved)
+	stored = realloc(f->stored, (size_t)n * sizeof(*stored));
+	if (stored)
+		f->stored = stored;
+	if (!next || !eof || !moved || !stored)
 		return RT_ENOMEM;
 	for (int p = f->nparts; p < n; p++) {
-		f->next[p] = 0;
+		f->next[p] = f->stored[p] = 0;
 		f->eof[p] = f->moved[p] = false;
 	}
 	return 0;
@@ -208,6 +227,7 @@ static int assign(struct fleet *f, int n, char *err, size_t errsz)
 		}
 		if (rc == 1)
 			f->next[f->nparts] = 0;
+		f->stored[f->nparts] = f->next[f->nparts];
 	}
 	l = rd_kafka_topic_partition_list_new(f->nparts);
 	for (int p = 0; p < f->nparts; p++)
@@ -310,6 +330,96 @@ static void stats_json(struct fleet *f, bool final)
 	rt_replace_commit(out, tmp, f->stats_path);
 }
 
+/* ---- --http ------------------------------------------------------------ */
+
+/* A partition as /metrics and /readyz see it: the offset the database
+ * holds, the high watermark librdkafka last fetched (-1 before a fetch),
+ * and the messages between; a partition never read counts from its first
+ * kept offset. */
+static void fill_part(struct fleet *f, int p, struct metrics_part *mp)
+{
+	int64_t lo = -1, hi = -1, from;
+
+	snprintf(mp->topic, sizeof(mp->topic), "%s", f->topic);
+	mp->partition = p;
+	mp->committed = f->stored[p];
+	mp->high = mp->lag = -1;
+	if (rd_kafka_get_watermark_offsets(f->rk, f->topic, p, &lo, &hi) ||
+	    hi < 0)
+		return;
+	from = f->stored[p] || lo < 0 ? f->stored[p] : lo;
+	mp->high = hi;
+	mp->lag = hi > from ? hi - from : 0;
+}
+
+/* The figures, for the server's thread to copy; the WAL's size is read
+ * here, so a scrape never touches the database's files. */
+static void publish(struct fleet *f)
+{
+	struct metrics_snap *m = f->snap;
+
+	*m = (struct metrics_snap){
+		.fleet = true, .messages = f->messages, .batches = f->batches,
+		.fleet_parts = f->parts, .fleet_tombstones = f->tombstones,
+		.fleet_refused = f->refused,
+		.fleet_recomputed = f->recomputed,
+		.wal_bytes = f->wal_path ? metrics_file_bytes(f->wal_path) : -1,
+		.incidents_open = -1, .helm_lag = -1,
+		.assigned = (size_t)f->nparts,
+	};
+	m->nparts = f->nparts < METRICS_MAX_PARTS ? (size_t)f->nparts :
+		METRICS_MAX_PARTS;
+	for (size_t i = 0; i < m->nparts; i++)
+		fill_part(f, (int)i, &m->parts[i]);
+	metrics_publish(f->m, m);
+}
+
+/* Each turn of the loop: the heartbeat /healthz reads, and now and then
+ * the figures. */
+static void metrics_tick(struct fleet *f)
+{
+	int64_t now = now_ms();
+
+	if (!f->m)
+		return;
+	metrics_progress(f->m, now);
+	if (now >= f->publish_ms) {
+		publish(f);
+		f->publish_ms = now + PUBLISH_MS;
+	}
+}
+
+/* Before the database opens (a migration can take a while): /healthz
+ * answers while the fold starts. */
+static int start_http(struct fleet *f, char *err, size_t errsz)
+{
+	size_t n = strlen(f->db) + sizeof("-wal");
+
+	if (!(f->m = malloc(sizeof(*f->m)))) {
+		snprintf(err, errsz, "out of memory");
+		return RT_ENOMEM;
+	}
+	metrics_init(f->m, f->ready_lag >= 0 ? f->ready_lag :
+		     2 * f->batch_messages);
+	metrics_progress(f->m, now_ms());
+	if (!(f->snap = malloc(sizeof(*f->snap))) ||
+	    !(f->wal_path = malloc(n))) {
+		snprintf(err, errsz, "out of memory");
+		return RT_ENOMEM;
+	}
+	snprintf(f->wal_path, n, "%s-wal", f->db);
+	return http_start(f->http_addr, f->m, &f->http, err, errsz);
+}
+
+static void set_state(struct fleet *f, enum metrics_state state)
+{
+	if (f->m) {
+		if (state == METRICS_RUNNING)
+			publish(f);
+		metrics_set_state(f->m, state);
+	}
+}
+
 /* ---- batches ----------------------------------------------------------- */
 
 /* The open batch: its releases refolded, the offsets of the partitions
@@ -319,6 +429,7 @@ static int commit(struct fleet *f)
 {
 	struct plan_batch_pos pos[64];
 	size_t n = 0;
+	int64_t start = now_ms();
 	int err = store_fleet_fold(f->st, &f->recomputed);
 
 	for (int p = 0; p < f->nparts && !err; p++) {
@@ -341,7 +452,12 @@ static int commit(struct fleet *f)
 	}
 	f->pending = 0;
 	f->batches++;
+	for (int p = 0; p < f->nparts; p++)
+		if (f->moved[p])
+			f->stored[p] = f->next[p];
 	memset(f->moved, 0, (size_t)f->nparts * sizeof(*f->moved));
+	if (f->m)
+		metrics_observe_commit(f->m, (double)(now_ms() - start) / 1e3);
 	if (now_ms() - f->stats_ms >= STATS_MS)
 		stats_json(f, false);
 	return 0;
@@ -399,6 +515,7 @@ static int step(struct fleet *f)
 	rd_kafka_message_t *m = rd_kafka_consumer_poll(f->rk, POLL_MS);
 	int rc = 0;
 
+	metrics_tick(f);
 	if (m && m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 		if (m->partition >= 0 && m->partition < f->nparts)
 			f->eof[m->partition] = true;
@@ -442,14 +559,21 @@ static void release(struct fleet *f)
 	}
 	store_close(f->st);
 	free(f->next);
+	free(f->stored);
 	free(f->eof);
 	free(f->moved);
+	free(f->wal_path);
+	free(f->snap);
+	if (f->m) {
+		metrics_release(f->m);
+		free(f->m);
+	}
 }
 
 /* ---- options ----------------------------------------------------------- */
 
 enum { OPT_BATCH_MSGS = CLI_OPT_FIRST_FREE, OPT_BATCH_MS, OPT_GAP,
-       OPT_STATS_JSON };
+       OPT_STATS_JSON, OPT_HTTP, OPT_READY_LAG };
 
 static const struct cli_opt opts[] = {
 	{ "brokers", 'b', "BROKERS", "bootstrap.servers (required)", NULL },
@@ -471,6 +595,10 @@ static const struct cli_opt opts[] = {
 	{ "stats-json", OPT_STATS_JSON, "FILE", "the counters and each "
 	  "partition's next offset as JSON, rewritten after commits and at "
 	  "exit", NULL },
+	{ "http", OPT_HTTP, "ADDR:PORT", "serve /metrics, /healthz and "
+	  "/readyz (as consume --http)", NULL },
+	{ "ready-lag", OPT_READY_LAG, "N", "the most lag /readyz answers 200 "
+	  "to", "twice --batch-messages" },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -522,6 +650,10 @@ static int parse_opt(struct fleet *f, int opt, const char *arg)
 				  &f->batch_ms) ? CLI_USAGE : -1;
 	case OPT_GAP:
 		return cli_gap_opt("fleet", arg, &f->gap_ns) ? CLI_USAGE : -1;
+	case OPT_HTTP: f->http_addr = arg; return -1;
+	case OPT_READY_LAG:
+		return parse_long("--ready-lag", arg, 0, 1000000000,
+				  &f->ready_lag) ? CLI_USAGE : -1;
 	case 'h':
 		cli_help(stdout, &cmd);
 		return CLI_OK;
@@ -565,7 +697,7 @@ static void catch_signals(void)
 int cmd_fleet(int argc, char **argv)
 {
 	struct fleet f = { .batch_messages = INGEST_KAFKA_BATCH_MESSAGES,
-			   .batch_ms = INGEST_KAFKA_BATCH_MS };
+			   .batch_ms = INGEST_KAFKA_BATCH_MS, .ready_lag = -1 };
 	char err[RT_ERRLEN];
 	int rc;
 
@@ -574,17 +706,22 @@ int cmd_fleet(int argc, char **argv)
 	rt_log_setup(RT_LOG_TEXT, NULL);
 	stop_flag = 0;
 	catch_signals();
-	if ((rc = start(&f, err, sizeof(err)))) {
+	if ((f.http_addr && (rc = start_http(&f, err, sizeof(err)))) ||
+	    (rc = start(&f, err, sizeof(err)))) {
 		fprintf(stderr, "revtrail fleet: %s\n", err);
+		http_stop(f.http);
 		release(&f);
 		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
+	set_state(&f, METRICS_RUNNING);
 	rc = run(&f);
+	set_state(&f, METRICS_STOPPING);
 	stats_json(&f, true);
 	fprintf(stderr, "revtrail fleet: %" PRIu64 " messages (%" PRIu64
 		" tombstones, %" PRIu64 " refused) in %" PRIu64 " batches, %"
 		PRIu64 " incidents recomputed\n", f.messages, f.tombstones,
 		f.refused, f.batches, f.recomputed);
+	http_stop(f.http);              /* it reads f.m */
 	release(&f);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /*
- * metrics.c: the figures `consume --http` serves (metrics.h): the snapshot
- * the consume loop publishes, the commit-duration histogram, their
+ * metrics.c: the figures `consume --http` and `fleet --http` serve
+ * (metrics.h): the snapshot the loop publishes, the commit-duration
+ * histogram, their
  * Prometheus text exposition, and the health and readiness verdicts.
  *
  * Every metric has its # HELP and # TYPE, counters end in _total, and the
@@ -244,6 +245,27 @@ static void counters(FILE *f, const struct metrics_snap *s)
 	    s->helm_topic_skipped);
 }
 
+/* The fleet fold's: what it read and what the folds did. */
+static void fleet_counters(FILE *f, const struct metrics_snap *s)
+{
+	one(f, "revtrail_messages_total", "counter",
+	    "Messages of the incidents topic folded.", s->messages);
+	one(f, "revtrail_batches_total", "counter",
+	    "Batches committed to the database.", s->batches);
+	one(f, "revtrail_fleet_parts_stored_total", "counter",
+	    "Messages that became an instance's part of an incident.",
+	    s->fleet_parts);
+	one(f, "revtrail_fleet_tombstones_total", "counter",
+	    "Tombstones folded (an instance's part removed).",
+	    s->fleet_tombstones);
+	one(f, "revtrail_fleet_refused_total", "counter",
+	    "Messages that are no instance's incident, skipped.",
+	    s->fleet_refused);
+	one(f, "revtrail_fleet_incidents_recomputed_total", "counter",
+	    "Fleet incidents written again by the folds.",
+	    s->fleet_recomputed);
+}
+
 static void histogram(FILE *f, const struct metrics_hist *h)
 {
 	const char *name = "revtrail_commit_duration_seconds";
@@ -258,8 +280,9 @@ static void histogram(FILE *f, const struct metrics_hist *h)
 		h->count);
 }
 
-static void gauges(FILE *f, const struct metrics_snap *s,
-		   const struct metrics_build *b)
+/* Both commands': the partitions, the WAL, what the binary is. */
+static void common_gauges(FILE *f, const struct metrics_snap *s,
+			  const struct metrics_build *b)
 {
 	part_gauge(f, s, "revtrail_partition_lag", "Messages behind the "
 		   "high watermark, from the database's offset.",
@@ -272,24 +295,10 @@ static void gauges(FILE *f, const struct metrics_snap *s,
 		   part_high);
 	one(f, "revtrail_partitions_assigned", "gauge",
 	    "Partitions assigned to this instance.", s->assigned);
-	head(f, "revtrail_incidents_open", "gauge", "Incidents open.");
-	if (s->incidents_open >= 0)
-		fprintf(f, "revtrail_incidents_open %" PRId64 "\n",
-			s->incidents_open);
 	head(f, "revtrail_wal_bytes", "gauge", "Bytes of the database's "
 	     "write-ahead log (-wal), read when the figures were published.");
 	if (s->wal_bytes >= 0)
 		fprintf(f, "revtrail_wal_bytes %" PRId64 "\n", s->wal_bytes);
-	one(f, "revtrail_helm_topic_partitions", "gauge",
-	    "Partitions of the --helm-topic topics read in full.",
-	    (uint64_t)s->helm_partitions);
-	head(f, "revtrail_helm_topic_lag", "gauge", "Messages of the "
-	     "--helm-topic topics behind their high watermarks, summed.");
-	if (s->helm_lag >= 0)
-		fprintf(f, "revtrail_helm_topic_lag %" PRId64 "\n",
-			s->helm_lag);
-	one(f, "revtrail_brokers_down", "gauge",
-	    "1 while every broker is unreachable.", s->brokers_down);
 	head(f, "revtrail_build_info", "gauge",
 	     "The version and the libraries it runs with.");
 	fputs("revtrail_build_info{version=\"", f);
@@ -304,6 +313,24 @@ static void gauges(FILE *f, const struct metrics_snap *s,
 	fprintf(f, "process_start_time_seconds %.3f\n", b->start_time);
 }
 
+static void gauges(FILE *f, const struct metrics_snap *s)
+{
+	head(f, "revtrail_incidents_open", "gauge", "Incidents open.");
+	if (s->incidents_open >= 0)
+		fprintf(f, "revtrail_incidents_open %" PRId64 "\n",
+			s->incidents_open);
+	one(f, "revtrail_helm_topic_partitions", "gauge",
+	    "Partitions of the --helm-topic topics read in full.",
+	    (uint64_t)s->helm_partitions);
+	head(f, "revtrail_helm_topic_lag", "gauge", "Messages of the "
+	     "--helm-topic topics behind their high watermarks, summed.");
+	if (s->helm_lag >= 0)
+		fprintf(f, "revtrail_helm_topic_lag %" PRId64 "\n",
+			s->helm_lag);
+	one(f, "revtrail_brokers_down", "gauge",
+	    "1 while every broker is unreachable.", s->brokers_down);
+}
+
 char *metrics_render(const struct metrics_snap *s, const struct metrics_hist *h,
 		     const struct metrics_build *b, size_t *len)
 {
@@ -312,9 +339,14 @@ char *metrics_render(const struct metrics_snap *s, const struct metrics_hist *h,
 
 	if (!f)
 		return NULL;
-	counters(f, s);
+	if (s->fleet)
+		fleet_counters(f, s);
+	else
+		counters(f, s);
 	histogram(f, h);
-	gauges(f, s, b);
+	common_gauges(f, s, b);
+	if (!s->fleet)
+		gauges(f, s);
 	if (fclose(f)) {
 		free(text);
 		return NULL;
@@ -340,8 +372,9 @@ bool metrics_healthy(const struct metrics_snap *s, int64_t now_ms, char *why,
 		break;
 	}
 	if (idle > METRICS_STALL_MS) {
-		snprintf(why, size, "stuck: the consume loop has not come round "
-			 "for %" PRId64 " s", idle / 1000);
+		snprintf(why, size, "stuck: the %s loop has not come round "
+			 "for %" PRId64 " s", s->fleet ? "fold" : "consume",
+			 idle / 1000);
 		return false;
 	}
 	snprintf(why, size, "ok");

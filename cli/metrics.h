@@ -1,5 +1,6 @@
 /*
- * metrics.h (private to cli/): what `consume --http` serves, kept apart
+ * metrics.h (private to cli/): what `consume --http` and `fleet --http`
+ * serve, kept apart
  * from the server (http.c) so a unit test can render it without a socket.
  *
  * The consume loop publishes a snapshot of its figures (metrics_publish)
@@ -35,9 +36,12 @@ struct metrics_part {
 	int64_t lag;            /* -1 unknown */
 };
 
-/* The consume loop's figures at one moment. */
+/* The consume loop's figures at one moment, or the fleet fold's (fleet:
+ * then only messages, batches, the fleet_* counters, the partitions and
+ * wal_bytes are set, and only those are rendered). */
 struct metrics_snap {
 	enum metrics_state state;
+	bool fleet;
 	int64_t progress_ms;    /* CLOCK_MONOTONIC ms of the loop's last turn */
 	uint64_t messages, bytes, records, tagged, batches, redelivered;
 	uint64_t rejects_empty, rejects_undecodable;
@@ -60,6 +64,8 @@ struct metrics_snap {
 	int helm_partitions;    /* the --helm-topic's partitions read */
 	int64_t helm_lag;       /* theirs summed, -1 unknown */
 	uint64_t helm_topic_skipped;  /* their records without Helm state */
+	uint64_t fleet_parts, fleet_tombstones, fleet_refused;
+	uint64_t fleet_recomputed;
 	size_t assigned;        /* may exceed nparts */
 	size_t nparts;
 	struct metrics_part parts[METRICS_MAX_PARTS];

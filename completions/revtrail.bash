@@ -37,7 +37,7 @@ _revtrail()
 	prune) opts="--db --retain --help" ;;
 	fleet) opts="-b --brokers -t --topic -X --property -F --properties-file
 		--db -e --exit-at-end --batch-messages --batch-ms --gap --stats-json
-		--help" ;;
+		--http --ready-lag --help" ;;
 	classify) opts="--all $input --help" ;;
 	rules) opts="list check test --rules --no-default-rules -v --verbose
 		--help" ;;

@@ -172,8 +172,19 @@ is "$(jq length "$OUT")" "$want" "and no incident more or less"
 # A partition added to the topic while the fold follows it is found
 # (within 30 s) and read from its beginning: there, an incident of an
 # instance not seen before (a live value of the topic under a new key).
-fleet_bg
+# The fold serves /healthz, /readyz and /metrics (--http) meanwhile.
+fleet_bg --http 127.0.0.1:0
+port() { sed -n 's/.* http: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$T/fleet.err"; }
+says() {   # PATH STATUS REGEX: the fold answers STATUS with REGEX in it
+	[ "$(curl -s -o "$T/body" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$(port)$1")" = "$2" ] &&
+		grep -qE -- "$3" "$T/body"
+}
 ok wait_until 60 offs_ge "$(kafka_ends incidents)"
+ok wait_until 30 says /readyz 200 '^ready: 3 partitions, lag 0'
+ok says /healthz 200 '^ok'
+ok says /metrics 200 '^revtrail_fleet_parts_stored_total 0$'
+ok says /metrics 200 '^revtrail_partition_lag\{topic="incidents",partition="2"\} 0$'
+unlike "$(cat "$T/body")" 'revtrail_records_total' "/metrics: the fold's figures, not consume's"
 timeout 180 "$KD/broker.sh" partitions "$BROKER_DIR" incidents 4 ||
 	_result 1 "the incidents topic gets a fourth partition"
 newkey=/shop/web-2/00000000000000ff/1
@@ -186,11 +197,18 @@ like "$(cat "$T/fleet.err")" 'incidents has 4 partitions now \(3 before\)' \
 	"the fold says it found the new partition"
 is "$(db_count "$FDB" "SELECT offset FROM sources WHERE path = 'incidents' AND partition = 3")" 1 \
 	"the new partition is folded from its beginning, its position stored"
+ok wait_until 10 says /metrics 200 '^revtrail_partition_committed_offset\{topic="incidents",partition="3"\} 1$'
+ok says /metrics 200 '^revtrail_partitions_assigned 4$'
+ok says /metrics 200 '^revtrail_fleet_parts_stored_total 1$'
+ok says /metrics 200 '^revtrail_messages_total 1$'
 consume_kill fleet TERM
 consume_wait fleet 20
 is "$RC" 0 "the fold exits 0 on SIGTERM"
 
 run_rt fleet -b "$BS" --db "$FDB" -e
 is "$RC" 2 "fleet without -t is a usage error"
+run_rt fleet -b "$BS" -t incidents --db "$T/other.db" -e --http 127.0.0.1:70000
+is "$RC" 2 "a port over 65535 for --http too"
+like "$(cat "$ERR")" '70000' "named in the error"
 
 done_testing

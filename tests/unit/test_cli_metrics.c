@@ -274,11 +274,55 @@ static void test_wal_bytes(void)
 	rmdir(dir);
 }
 
+/* fleet --http: the fold's own counters, the partitions and what both
+ * commands share, and none of consume's (which it has no figures for). */
+static void test_fleet(void)
+{
+	struct metrics_snap *s = malloc(sizeof(*s));
+	struct metrics_hist h = { 0 };
+	char why[256];
+	size_t len;
+	char *text;
+
+	fill(s);
+	s->fleet = true;
+	s->fleet_parts = 40;
+	s->fleet_tombstones = 2;
+	s->fleet_refused = 1;
+	s->fleet_recomputed = 17;
+	text = metrics_render(s, &h, &build, &len);
+	is_int(untyped_samples(text), 0, "fleet: every sample typed");
+	is_int(sample(text, "revtrail_messages_total"), 705, "fleet: messages");
+	is_int(sample(text, "revtrail_batches_total"), 3, "fleet: batches");
+	is_int(sample(text, "revtrail_fleet_parts_stored_total"), 40,
+	       "fleet: parts stored");
+	is_int(sample(text, "revtrail_fleet_tombstones_total"), 2,
+	       "fleet: tombstones");
+	is_int(sample(text, "revtrail_fleet_refused_total"), 1,
+	       "fleet: refused");
+	is_int(sample(text, "revtrail_fleet_incidents_recomputed_total"), 17,
+	       "fleet: incidents recomputed");
+	is_int(sample(text, "revtrail_partition_lag{topic=\"k8s-events\","
+		      "partition=\"0\"}"), 10, "fleet: a partition's lag");
+	is_int(sample(text, "revtrail_wal_bytes"), 5000000000LL,
+	       "fleet: the WAL's bytes");
+	ok(strstr(text, "revtrail_build_info{") != NULL, "fleet: build_info");
+	ok(!strstr(text, "revtrail_records_total") &&
+	   !strstr(text, "revtrail_incidents_open") &&
+	   !strstr(text, "revtrail_rebalances_total"),
+	   "fleet: none of consume's figures");
+	free(text);
+	ok(!metrics_healthy(s, 100001 + METRICS_STALL_MS, why, sizeof(why)) &&
+	   strstr(why, "the fold loop"), "fleet: a stuck fold named (%s)", why);
+	free(s);
+}
+
 int main(void)
 {
 	test_wal_bytes();
 	test_render();
 	test_probes();
 	test_helm_topic();
+	test_fleet();
 	return done_testing();
 }
