@@ -538,17 +538,6 @@ static void fill_parts(struct metrics_snap *m, struct consume *c)
 	}
 }
 
-/* DB-wal, where SQLite keeps the WAL: malloc'd, NULL without memory. */
-static char *wal_path_of(const char *db)
-{
-	size_t n = strlen(db) + sizeof("-wal");
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s-wal", db);
-	return p;
-}
-
 /* The figures, for the server's thread to copy. The WAL's size is read
  * here, in the loop's thread, so a scrape never touches the database's
  * files. */
@@ -608,13 +597,8 @@ static void metrics_tick(struct consume *c)
 {
 	int64_t now = now_ms();
 
-	if (!c->m)
-		return;
-	metrics_progress(c->m, now);
-	if (now >= c->next_publish_ms) {
+	if (c->m && metrics_turn(c->m, now, &c->next_publish_ms, PUBLISH_MS))
 		publish(c, now);
-		c->next_publish_ms = now + PUBLISH_MS;
-	}
 }
 
 /* Before anything slow (rules, the database's migration): /healthz
@@ -624,11 +608,8 @@ static int start_http(struct consume *c, const char *addr, int64_t ready_lag)
 	char err[RT_ERRLEN];
 	int rc;
 
-	if (!(c->m = malloc(sizeof(*c->m))))
-		goto nomem;
-	metrics_init(c->m, ready_lag);
-	metrics_progress(c->m, now_ms());
-	if (!(c->snap = malloc(sizeof(*c->snap))))
+	if (!(c->m = metrics_new(ready_lag, now_ms())) ||
+	    !(c->snap = malloc(sizeof(*c->snap))))
 		goto nomem;
 	if ((rc = http_start(addr, c->m, &c->http, err, sizeof(err)))) {
 		rt_log(RT_LOG_ERROR, "http", "%s", err);
@@ -1035,7 +1016,7 @@ static int setup(struct consume *c, struct consume_args *a)
 		return rc == RT_EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
 	c->st = pipeline_db_store(c->db);
-	if (c->m && !(c->wal_path = wal_path_of(c->db_path)))
+	if (c->m && !(c->wal_path = metrics_wal_path(c->db_path)))
 		return CLI_FAIL;
 	if (store_regapped_from(c->st))
 		cli_note_regap("consume", store_regapped_from(c->st),
@@ -1108,9 +1089,7 @@ int cmd_consume(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		if (c.vlog[i])
 			fclose(c.vlog[i]);
-	if (c.m)
-		metrics_release(c.m);
-	free(c.m);
+	metrics_free(c.m);
 	free(c.snap);
 	free(c.wal_path);
 	rt_log_flush();

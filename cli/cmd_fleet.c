@@ -378,36 +378,21 @@ static void publish(struct fleet *f)
  * the figures. */
 static void metrics_tick(struct fleet *f)
 {
-	int64_t now = now_ms();
-
-	if (!f->m)
-		return;
-	metrics_progress(f->m, now);
-	if (now >= f->publish_ms) {
+	if (f->m && metrics_turn(f->m, now_ms(), &f->publish_ms, PUBLISH_MS))
 		publish(f);
-		f->publish_ms = now + PUBLISH_MS;
-	}
 }
 
 /* Before the database opens (a migration can take a while): /healthz
  * answers while the fold starts. */
 static int start_http(struct fleet *f, char *err, size_t errsz)
 {
-	size_t n = strlen(f->db) + sizeof("-wal");
-
-	if (!(f->m = malloc(sizeof(*f->m)))) {
+	if (!(f->m = metrics_new(f->ready_lag >= 0 ? f->ready_lag :
+				 2 * f->batch_messages, now_ms())) ||
+	    !(f->snap = malloc(sizeof(*f->snap))) ||
+	    !(f->wal_path = metrics_wal_path(f->db))) {
 		snprintf(err, errsz, "out of memory");
 		return RT_ENOMEM;
 	}
-	metrics_init(f->m, f->ready_lag >= 0 ? f->ready_lag :
-		     2 * f->batch_messages);
-	metrics_progress(f->m, now_ms());
-	if (!(f->snap = malloc(sizeof(*f->snap))) ||
-	    !(f->wal_path = malloc(n))) {
-		snprintf(err, errsz, "out of memory");
-		return RT_ENOMEM;
-	}
-	snprintf(f->wal_path, n, "%s-wal", f->db);
 	return http_start(f->http_addr, f->m, &f->http, err, errsz);
 }
 
@@ -564,10 +549,7 @@ static void release(struct fleet *f)
 	free(f->moved);
 	free(f->wal_path);
 	free(f->snap);
-	if (f->m) {
-		metrics_release(f->m);
-		free(f->m);
-	}
+	metrics_free(f->m);
 }
 
 /* ---- options ----------------------------------------------------------- */

@@ -49,6 +49,35 @@ void metrics_release(struct metrics *m)
 	pthread_mutex_destroy(&m->mu);
 }
 
+struct metrics *metrics_new(int64_t ready_lag, int64_t now_ms)
+{
+	struct metrics *m = malloc(sizeof(*m));
+
+	if (m) {
+		metrics_init(m, ready_lag);
+		metrics_progress(m, now_ms);
+	}
+	return m;
+}
+
+void metrics_free(struct metrics *m)
+{
+	if (m) {
+		metrics_release(m);
+		free(m);
+	}
+}
+
+char *metrics_wal_path(const char *db)
+{
+	size_t n = strlen(db) + sizeof("-wal");
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s-wal", db);
+	return p;
+}
+
 void metrics_publish(struct metrics *m, const struct metrics_snap *s)
 {
 	enum metrics_state state;
@@ -68,6 +97,16 @@ void metrics_progress(struct metrics *m, int64_t now_ms)
 	pthread_mutex_lock(&m->mu);
 	m->snap.progress_ms = now_ms;
 	pthread_mutex_unlock(&m->mu);
+}
+
+bool metrics_turn(struct metrics *m, int64_t now_ms, int64_t *next_ms,
+		  int64_t every_ms)
+{
+	metrics_progress(m, now_ms);
+	if (now_ms < *next_ms)
+		return false;
+	*next_ms = now_ms + every_ms;
+	return true;
 }
 
 void metrics_set_state(struct metrics *m, enum metrics_state state)

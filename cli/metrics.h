@@ -94,10 +94,19 @@ struct metrics {
 
 void metrics_init(struct metrics *m, int64_t ready_lag);
 void metrics_release(struct metrics *m);
+/* metrics_init'ed on the heap, its heartbeat at now_ms: a server started
+ * now answers /healthz before the loop's first turn. NULL without memory.
+ * metrics_free accepts NULL. */
+struct metrics *metrics_new(int64_t ready_lag, int64_t now_ms);
+void metrics_free(struct metrics *m);
 
 /* The loop's side. publish copies s (not state or progress). */
 void metrics_publish(struct metrics *m, const struct metrics_snap *s);
 void metrics_progress(struct metrics *m, int64_t now_ms);
+/* Each turn of a loop: its heartbeat at now_ms (what /healthz reads);
+ * true when its figures are due, every every_ms (*next_ms keeps when). */
+bool metrics_turn(struct metrics *m, int64_t now_ms, int64_t *next_ms,
+		  int64_t every_ms);
 void metrics_set_state(struct metrics *m, enum metrics_state state);
 /* The writer thread's: one batch's transaction took secs. */
 void metrics_observe_commit(struct metrics *m, double secs);
@@ -106,6 +115,9 @@ void metrics_observe_commit(struct metrics *m, double secs);
  * consume loop when it publishes, never by the server's thread): 0 when
  * there is none, -1 when it cannot be read. */
 int64_t metrics_file_bytes(const char *path);
+/* DB-wal, where SQLite keeps the WAL of db: malloc'd, NULL without
+ * memory. */
+char *metrics_wal_path(const char *db);
 
 /* The server's side: a consistent copy of everything. */
 void metrics_copy(struct metrics *m, struct metrics_snap *s,

@@ -317,8 +317,34 @@ static void test_fleet(void)
 	free(s);
 }
 
+/* A loop's turn: the heartbeat each time, the figures when due. */
+static void test_turn(void)
+{
+	struct metrics *m = metrics_new(10, 50);
+	struct metrics_snap *s = malloc(sizeof(*s));
+	struct metrics_hist h;
+	int64_t next = 0, lag;
+
+	if (!ok(m && s, "metrics_new"))
+		return;
+	metrics_copy(m, s, &h, &lag);
+	ok(s->progress_ms == 50 && lag == 10, "its heartbeat and --ready-lag");
+	ok(metrics_turn(m, 100, &next, 1000) && next == 1100,
+	   "the first turn publishes");
+	ok(!metrics_turn(m, 600, &next, 1000) && next == 1100,
+	   "not again before every_ms");
+	metrics_copy(m, s, &h, &lag);
+	ok(s->progress_ms == 600, "but each turn beats");
+	ok(metrics_turn(m, 1100, &next, 1000) && next == 2100,
+	   "then again");
+	metrics_free(m);
+	metrics_free(NULL);
+	free(s);
+}
+
 int main(void)
 {
+	test_turn();
 	test_wal_bytes();
 	test_render();
 	test_probes();
