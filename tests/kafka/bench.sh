@@ -53,9 +53,10 @@ ksecs=$(echo "$t1 - $t0" | bc)
 printf 'bench: kcat read %s messages in %.2f s: %.0f msg/s (reference)\n' \
 	"$n" "$ksecs" "$(echo "$n / $ksecs" | bc -l)"
 
-# Each timed run starts with no writes pending: the broker has just
-# written the topic (and kcat read it), and consume would otherwise share
-# the disk with the kernel's writeback of it, which ingest never does.
+# Each timed run starts with no writes pending (the broker has just
+# written the topic), so that neither shares the disk with the writeback
+# of what came before it. On a quiet machine this changes nothing
+# measurable; a busy one moves both figures far more (docs/benchmarks.md).
 sync
 t0=$(date +%s.%N)
 /usr/bin/time -f '%U %S %M' -o "$W/consume.cpu" \
