@@ -54,6 +54,14 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/* What the fold knows of one partition of the topic. */
+struct fpart {
+	int64_t next;                   /* next offset to fold */
+	int64_t stored;                 /* next offset in the database */
+	bool eof;                       /* read to its end */
+	bool moved;                     /* read in the open batch */
+};
+
 struct fleet {
 	const char *brokers, *topic, *db, *stats_path;
 	char prop_kind[MAX_PROPS];
@@ -66,10 +74,7 @@ struct fleet {
 	rd_kafka_t *rk;
 	struct store *st;
 	int nparts;
-	int64_t *next;                  /* per partition: next to fold */
-	int64_t *stored;                /* ... next in the database */
-	bool *eof;
-	bool *moved;                    /* read in the open batch */
+	struct fpart *part;             /* nparts of them */
 	long pending;                   /* messages in the open batch */
 	int64_t batch_start_ms, stats_ms, refresh_ms;
 	uint64_t messages, parts, tombstones, refused, batches, recomputed;
@@ -177,31 +182,6 @@ static int partitions(struct fleet *f, int timeout_ms, int *n, char *err,
 	return 0;
 }
 
-static int grow(struct fleet *f, int n)
-{
-	int64_t *next = realloc(f->next, (size_t)n * sizeof(*next)), *stored;
-	bool *eof, *moved;
-
-	if (next)
-		f->next = next;
-	eof = realloc(f->eof, (size_t)n * sizeof(*eof));
-	if (eof)
-		f->eof = eof;
-	moved = realloc(f->moved, (size_t)n * sizeof(*moved));
-	if (moved)
-		f->moved = moved;
-	stored = realloc(f->stored, (size_t)n * sizeof(*stored));
-	if (stored)
-		f->stored = stored;
-	if (!next || !eof || !moved || !stored)
-		return RT_ENOMEM;
-	for (int p = f->nparts; p < n; p++) {
-		f->next[p] = f->stored[p] = 0;
-		f->eof[p] = f->moved[p] = false;
-	}
-	return 0;
-}
-
 /*
  * Partitions up to n: the new ones start where the database stored, else
  * at the first offset; then all are assigned at once (a consumer without
@@ -214,25 +194,31 @@ static int assign(struct fleet *f, int n, char *err, size_t errsz)
 	rd_kafka_resp_err_t e;
 	int rc;
 
-	if ((rc = grow(f, n))) {
+	struct fpart *part = realloc(f->part, (size_t)n * sizeof(*part));
+
+	if (!part) {
 		snprintf(err, errsz, "out of memory");
-		return rc;
+		return RT_ENOMEM;
 	}
+	f->part = part;
 	for (; f->nparts < n; f->nparts++) {
-		rc = store_position(f->st, f->topic, f->nparts,
-				    &f->next[f->nparts]);
+		struct fpart *fp = &f->part[f->nparts];
+
+		*fp = (struct fpart){ 0 };
+		rc = store_position(f->st, f->topic, f->nparts, &fp->next);
 		if (rc < 0) {
 			snprintf(err, errsz, "%s", store_errmsg(f->st));
 			return rc;
 		}
 		if (rc == 1)
-			f->next[f->nparts] = 0;
-		f->stored[f->nparts] = f->next[f->nparts];
+			fp->next = 0;
+		fp->stored = fp->next;
 	}
 	l = rd_kafka_topic_partition_list_new(f->nparts);
 	for (int p = 0; p < f->nparts; p++)
 		rd_kafka_topic_partition_list_add(l, f->topic, p)->offset =
-			f->next[p] ? f->next[p] : RD_KAFKA_OFFSET_BEGINNING;
+			f->part[p].next ? f->part[p].next :
+			RD_KAFKA_OFFSET_BEGINNING;
 	e = rd_kafka_assign(f->rk, l);
 	rd_kafka_topic_partition_list_destroy(l);
 	if (e) {
@@ -325,7 +311,7 @@ static void stats_json(struct fleet *f, bool final)
 	fputs(",\"partitions\":[", out);
 	for (int p = 0; p < f->nparts; p++)
 		fprintf(out, "%s{\"partition\":%d,\"next_offset\":%" PRId64
-			"}", p ? "," : "", p, f->next[p]);
+			"}", p ? "," : "", p, f->part[p].next);
 	fputs("]}\n", out);
 	rt_replace_commit(out, tmp, f->stats_path);
 }
@@ -342,12 +328,12 @@ static void fill_part(struct fleet *f, int p, struct metrics_part *mp)
 
 	snprintf(mp->topic, sizeof(mp->topic), "%s", f->topic);
 	mp->partition = p;
-	mp->committed = f->stored[p];
+	mp->committed = f->part[p].stored;
 	mp->high = mp->lag = -1;
 	if (rd_kafka_get_watermark_offsets(f->rk, f->topic, p, &lo, &hi) ||
 	    hi < 0)
 		return;
-	from = f->stored[p] || lo < 0 ? f->stored[p] : lo;
+	from = f->part[p].stored || lo < 0 ? f->part[p].stored : lo;
 	mp->high = hi;
 	mp->lag = hi > from ? hi - from : 0;
 }
@@ -418,9 +404,9 @@ static int commit(struct fleet *f)
 	int err = store_fleet_fold(f->st, &f->recomputed);
 
 	for (int p = 0; p < f->nparts && !err; p++) {
-		if (f->moved[p])
+		if (f->part[p].moved)
 			pos[n++] = (struct plan_batch_pos){ f->topic, p,
-							    f->next[p] };
+							    f->part[p].next };
 		if (n && (n == sizeof(pos) / sizeof(*pos) ||
 			  p == f->nparts - 1)) {
 			err = store_write_positions(f->st, pos, n);
@@ -438,9 +424,10 @@ static int commit(struct fleet *f)
 	f->pending = 0;
 	f->batches++;
 	for (int p = 0; p < f->nparts; p++)
-		if (f->moved[p])
-			f->stored[p] = f->next[p];
-	memset(f->moved, 0, (size_t)f->nparts * sizeof(*f->moved));
+		if (f->part[p].moved) {
+			f->part[p].stored = f->part[p].next;
+			f->part[p].moved = false;
+		}
 	if (f->m)
 		metrics_observe_commit(f->m, (double)(now_ms() - start) / 1e3);
 	if (now_ms() - f->stats_ms >= STATS_MS)
@@ -463,7 +450,7 @@ static int message(struct fleet *f, const rd_kafka_message_t *m)
 	int rc;
 
 	if (m->partition < 0 || m->partition >= f->nparts ||
-	    m->offset < f->next[m->partition])
+	    m->offset < f->part[m->partition].next)
 		return 0;               /* not ours, or folded already */
 	if (!f->pending && (rc = store_begin(f->st))) {
 		rt_log(RT_LOG_ERROR, "store", "%s", store_errmsg(f->st));
@@ -473,9 +460,9 @@ static int message(struct fleet *f, const rd_kafka_message_t *m)
 		f->batch_start_ms = now_ms();
 	f->pending++;
 	f->messages++;
-	f->eof[m->partition] = false;
-	f->moved[m->partition] = true;
-	f->next[m->partition] = m->offset + 1;
+	f->part[m->partition].eof = false;
+	f->part[m->partition].moved = true;
+	f->part[m->partition].next = m->offset + 1;
 	if (!m->payload || !m->len)
 		f->tombstones++;
 	rc = store_fleet_put(f->st, m->key, m->key_len, m->payload, m->len);
@@ -489,7 +476,7 @@ static int message(struct fleet *f, const rd_kafka_message_t *m)
 static bool all_eof(const struct fleet *f)
 {
 	for (int p = 0; p < f->nparts; p++)
-		if (!f->eof[p])
+		if (!f->part[p].eof)
 			return false;
 	return true;
 }
@@ -503,7 +490,7 @@ static int step(struct fleet *f)
 	metrics_tick(f);
 	if (m && m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 		if (m->partition >= 0 && m->partition < f->nparts)
-			f->eof[m->partition] = true;
+			f->part[m->partition].eof = true;
 	} else if (m && m->err) {
 		rt_log(RT_LOG_WARN, "kafka", "%s", rd_kafka_message_errstr(m));
 	} else if (m) {
@@ -543,10 +530,7 @@ static void release(struct fleet *f)
 		rd_kafka_destroy(f->rk);
 	}
 	store_close(f->st);
-	free(f->next);
-	free(f->stored);
-	free(f->eof);
-	free(f->moved);
+	free(f->part);
 	free(f->wal_path);
 	free(f->snap);
 	metrics_free(f->m);
