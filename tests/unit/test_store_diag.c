@@ -77,6 +77,23 @@ static int64_t incident(struct store *st, int nbare)
 	return err ? err : (err = store_write_event(st, &e, &x, id)) ? err : id;
 }
 
+/* A fresh database's writer in a transaction holding incident(st, 0):
+ * the store, its id in *id; NULL when a step failed. */
+static struct store *open_incident(int64_t *id)
+{
+	struct store *st = NULL;
+	char err[256];
+
+	fresh();
+	*id = 0;
+	if (store_open(path, 0, NULL, &st, err, sizeof(err)) == 0 &&
+	    store_begin(st) == 0 && (*id = incident(st, 0)) > 0)
+		return st;
+	printf("# %s\n", st ? store_errmsg(st) : err);
+	store_close(st);
+	return NULL;
+}
+
 static void bounded(void)
 {
 	struct store *st = NULL;
@@ -210,15 +227,11 @@ static void same_as_sql(void)
 	struct store *st = NULL;
 	struct plan_incrow row = { .ns = "prod", .rel = "web" };
 	struct corr_capture want[64];
-	char err[256];
 	int64_t id = 0;
 	size_t n;
 	bool same = true;
 
-	fresh();
-	if (!ok(store_open(path, 0, NULL, &st, err, sizeof(err)) == 0 &&
-		store_begin(st) == 0 && (id = incident(st, 0)) > 0,
-		"an incident"))
+	if (!ok((st = open_incident(&id)) != NULL, "an incident"))
 		return;
 	for (int i = 0; i < 300; i++) {
 		struct plan_evstate x = { .tags = tagsets[i % 7],
@@ -284,15 +297,12 @@ static void captures_same_as_sql(void)
 	struct store *st = NULL;
 	struct plan_incrow row = { .ns = "prod", .rel = "web" };
 	struct corr_capture want[64];
-	char err[256], val[3][32];
+	char val[3][32];
 	int64_t id = 0;
 	size_t n;
 	bool same = true;
 
-	fresh();
-	if (!ok(store_open(path, 0, NULL, &st, err, sizeof(err)) == 0 &&
-		store_begin(st) == 0 && (id = incident(st, 0)) > 0,
-		"an incident"))
+	if (!ok((st = open_incident(&id)) != NULL, "an incident"))
 		return;
 	for (int i = 0; i < 600 && same; i++) {
 		struct plan_evstate x = { .tags = tagsets[i % 6],
@@ -368,14 +378,11 @@ static void cached(void)
 	struct rt_field f = { S("configmap"), S("cfg") };
 	struct plan_evstate x = { .tags = "[\"a\"]", .via = "label",
 				  .cluster = true };
-	char err[256], sql[160];
+	char sql[160];
 	int64_t id = 0;
 	bool same = true;
 
-	fresh();
-	if (!ok(store_open(path, 0, NULL, &st, err, sizeof(err)) == 0 &&
-		store_begin(st) == 0 && (id = incident(st, 0)) > 0,
-		"an incident"))
+	if (!ok((st = open_incident(&id)) != NULL, "an incident"))
 		return;
 	for (int i = 0; i < 4200 && same; i++) {
 		struct plan_event e = event(3000 + (uint64_t)i, T0 + i,
@@ -421,13 +428,10 @@ static void escaped(void)
 	struct plan_evstate x = { .tags = "[\"a\\\\b\"]", .via = "label",
 				  .cluster = true };
 	struct plan_event e = event(5000, T0 + SEC, "web-9", "x");
-	char err[256];
 	int64_t id = 0;
 	bool found = false;
 
-	fresh();
-	if (!ok(store_open(path, 0, NULL, &st, err, sizeof(err)) == 0 &&
-		store_begin(st) == 0 && (id = incident(st, 0)) > 0 &&
+	if (!ok((st = open_incident(&id)) != NULL &&
 		store_write_event(st, &e, &x, id) == 0,
 		"an incident with a row tagged [\"a\\\\b\"]"))
 		return;
